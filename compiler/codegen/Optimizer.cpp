@@ -1,0 +1,45 @@
+//===- codegen/Optimizer.cpp - LLVM's optimisation pipeline ---------------===//
+//
+// No fast-math flags are ever set on the IR, so the pipeline only applies
+// value-preserving rewrites: results match the evaluator bit for bit except
+// where libm calls are constant-folded or small powers expanded.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Optimizer.h"
+
+#include "llvm/Analysis/CGSCCPassManager.h"
+#include "llvm/Analysis/LoopAnalysisManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/PassManager.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Target/TargetMachine.h"
+
+namespace hbg::codegen {
+
+void configureForTarget(llvm::Module &module, const llvm::TargetMachine &tm) {
+  module.setTargetTriple(tm.getTargetTriple().str());
+  module.setDataLayout(tm.createDataLayout());
+}
+
+void optimizeModule(llvm::Module &module, llvm::TargetMachine &tm) {
+  // The analysis managers must outlive the pass manager run and be
+  // destroyed in reverse order of their dependencies (declaration order).
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+
+  llvm::PassBuilder builder(&tm);
+  builder.registerModuleAnalyses(mam);
+  builder.registerCGSCCAnalyses(cgam);
+  builder.registerFunctionAnalyses(fam);
+  builder.registerLoopAnalyses(lam);
+  builder.crossRegisterProxies(lam, fam, cgam, mam);
+
+  llvm::ModulePassManager passes =
+      builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2);
+  passes.run(module, mam);
+}
+
+} // namespace hbg::codegen

@@ -1,0 +1,157 @@
+//===- compiler/support/Diagnostics.cpp - Diagnostics engine --------------===//
+
+#include "hbg/support/Diagnostics.h"
+
+#include <algorithm>
+#include <sstream>
+
+namespace hbg {
+
+namespace {
+struct KindInfo {
+  const char *name;
+  Severity severity;
+  const char *format;
+};
+
+const KindInfo kKinds[] = {
+#define HBG_DIAG(ID, SEVERITY, FORMAT) {#ID, Severity::SEVERITY, FORMAT},
+#include "hbg/support/DiagnosticKinds.def"
+};
+
+const char *severityText(Severity s) {
+  switch (s) {
+  case Severity::Error: return "error";
+  case Severity::Warning: return "warning";
+  case Severity::Note: return "note";
+  }
+  return "error";
+}
+} // namespace
+
+const char *diagKindName(DiagKind kind) { return kKinds[static_cast<int>(kind)].name; }
+std::size_t numDiagKinds() { return sizeof kKinds / sizeof kKinds[0]; }
+
+DiagArg::DiagArg(double v) {
+  std::ostringstream os;
+  os.precision(12);
+  os << v;
+  text_ = os.str();
+}
+
+std::string formatMessage(const char *format, std::initializer_list<DiagArg> args) {
+  std::string out;
+  const DiagArg *argv = args.begin();
+  for (const char *p = format; *p; ++p) {
+    if (*p == '{' && p[1] >= '0' && p[1] <= '9' && p[2] == '}') {
+      std::size_t i = static_cast<std::size_t>(p[1] - '0');
+      if (i >= args.size())
+        throw InternalError(std::string("diagnostic format needs argument ") + p[1] + ": " +
+                            format);
+      out += argv[i].text();
+      p += 2;
+    } else {
+      out += *p;
+    }
+  }
+  return out;
+}
+
+Diagnostic &DiagnosticEngine::report(DiagKind kind, SourceRange range,
+                                     std::initializer_list<DiagArg> args) {
+  const KindInfo &info = kKinds[static_cast<int>(kind)];
+  if (info.severity == Severity::Error)
+    ++errors_;
+  Diagnostic d{kind, info.severity, range, formatMessage(info.format, args), {}};
+  // Past the limit errors are counted but not kept; the last slot absorbs
+  // notes meant for dropped errors.
+  if (info.severity == Severity::Error && errors_ > limit_) {
+    static thread_local Diagnostic sink;
+    sink = d;
+    return sink;
+  }
+  diags_.push_back(std::move(d));
+  return diags_.back();
+}
+
+void DiagnosticEngine::note(DiagKind kind, SourceRange range,
+                            std::initializer_list<DiagArg> args) {
+  const KindInfo &info = kKinds[static_cast<int>(kind)];
+  if (diags_.empty() || errors_ > limit_)
+    return;
+  diags_.back().notes.push_back(
+      Diagnostic{kind, info.severity, range, formatMessage(info.format, args), {}});
+}
+
+std::string DiagnosticEngine::renderOne(const Diagnostic &d) const {
+  std::string out;
+  if (!d.range.valid()) {
+    out += std::string("hbgc: ") + severityText(d.severity) + ": " + d.message + "\n";
+    return out;
+  }
+  LineCol lc = sm_.lineCol(d.range.begin);
+  out += sm_.name(d.range.begin.file) + ":" + std::to_string(lc.line) + ":" +
+         std::to_string(lc.column) + ": " + severityText(d.severity) + ": " + d.message + "\n";
+  std::string_view line = sm_.lineText(d.range.begin.file, lc.line);
+  out += std::string(line) + "\n";
+  // Keep tabs in the caret line's indentation so the caret lines up.
+  std::string caret;
+  for (std::uint32_t i = 0; i + 1 < lc.column && i < line.size(); ++i)
+    caret += line[i] == '\t' ? '\t' : ' ';
+  caret += '^';
+  std::size_t room = line.size() >= lc.column ? line.size() - lc.column : 0;
+  std::size_t tildes = std::min<std::size_t>(d.range.length > 0 ? d.range.length - 1 : 0, room);
+  caret.append(tildes, '~');
+  out += caret + "\n";
+  return out;
+}
+
+std::string DiagnosticEngine::render(const Diagnostic &d) const {
+  std::string out = renderOne(d);
+  for (const Diagnostic &n : d.notes)
+    out += renderOne(n);
+  return out;
+}
+
+std::string DiagnosticEngine::renderAll() const {
+  std::string out;
+  for (const Diagnostic &d : diags_)
+    out += render(d);
+  if (errors_ > limit_)
+    out += "hbgc: note: " + std::to_string(errors_ - limit_) + " more errors not shown\n";
+  return out;
+}
+
+static std::size_t editDistance(const std::string &a, const std::string &b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j)
+    row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      std::size_t up = row[j];
+      std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + cost});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string closestName(const std::string &name, const std::vector<std::string> &candidates) {
+  // Accept up to a third of the name's length in edits (at least one), the
+  // rule of thumb compilers use so suggestions stay plausible.
+  std::size_t best = std::max<std::size_t>(1, name.size() / 3) + 1;
+  std::string bestName;
+  for (const std::string &c : candidates) {
+    std::size_t d = editDistance(name, c);
+    if (d < best) {
+      best = d;
+      bestName = c;
+    }
+  }
+  return bestName;
+}
+
+} // namespace hbg

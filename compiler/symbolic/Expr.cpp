@@ -1,0 +1,473 @@
+//===- compiler/symbolic/Expr.cpp - The symbolic expression DAG -----------===//
+
+#include "hbg/symbolic/Expr.h"
+
+#include <cmath>
+#include <cstring>
+#include <sstream>
+
+namespace hbg::sym {
+
+int arity(Op op) {
+  switch (op) {
+  case Op::Const:
+  case Op::Symbol:
+    return 0;
+  case Op::Add:
+  case Op::Sub:
+  case Op::Mul:
+  case Op::Div:
+  case Op::Pow:
+  case Op::Min:
+  case Op::Max:
+    return 2;
+  default:
+    return 1;
+  }
+}
+
+const char *functionName(Op op) {
+  switch (op) {
+  case Op::Sin: return "sin";
+  case Op::Cos: return "cos";
+  case Op::Tan: return "tan";
+  case Op::Exp: return "exp";
+  case Op::Log: return "log";
+  case Op::Sqrt: return "sqrt";
+  case Op::Tanh: return "tanh";
+  case Op::Abs: return "abs";
+  case Op::Sign: return "sign";
+  case Op::Min: return "min";
+  case Op::Max: return "max";
+  case Op::Pow: return "pow";
+  default: return nullptr;
+  }
+}
+
+/// Applies an op to numbers; shared by constant folding and evaluation.
+static double apply(Op op, double a, double b) {
+  switch (op) {
+  case Op::Neg: return -a;
+  case Op::Sin: return std::sin(a);
+  case Op::Cos: return std::cos(a);
+  case Op::Tan: return std::tan(a);
+  case Op::Exp: return std::exp(a);
+  case Op::Log: return std::log(a);
+  case Op::Sqrt: return std::sqrt(a);
+  case Op::Tanh: return std::tanh(a);
+  case Op::Abs: return std::fabs(a);
+  case Op::Sign: return a > 0 ? 1.0 : (a < 0 ? -1.0 : 0.0);
+  case Op::Add: return a + b;
+  case Op::Sub: return a - b;
+  case Op::Mul: return a * b;
+  case Op::Div: return a / b;
+  case Op::Pow: return std::pow(a, b);
+  case Op::Min: return std::fmin(a, b);
+  case Op::Max: return std::fmax(a, b);
+  case Op::Const:
+  case Op::Symbol: break;
+  }
+  return 0;
+}
+
+std::size_t ExprContext::KeyHash::operator()(const Node &n) const {
+  std::uint64_t bits;
+  std::memcpy(&bits, &n.value, sizeof bits);
+  std::size_t h = static_cast<std::size_t>(n.op);
+  auto mix = [&h](std::uint64_t v) { h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); };
+  mix(n.lhs.index);
+  mix(n.rhs.index);
+  mix(bits);
+  mix(n.symbol.index);
+  return h;
+}
+
+bool ExprContext::KeyEq::operator()(const Node &a, const Node &b) const {
+  // Constants compare by bit pattern so that 0.0 and -0.0 stay distinct.
+  return a.op == b.op && a.lhs == b.lhs && a.rhs == b.rhs && a.symbol == b.symbol &&
+         std::memcmp(&a.value, &b.value, sizeof a.value) == 0;
+}
+
+ExprContext::ExprContext() { time_ = addSymbol("time", SymbolKind::Time, 0); }
+
+SymbolId ExprContext::addSymbol(std::string name, SymbolKind kind, std::uint32_t slot) {
+  symbols_.push_back(Symbol{std::move(name), kind, slot});
+  return SymbolId{static_cast<std::uint32_t>(symbols_.size() - 1)};
+}
+
+ExprId ExprContext::intern(const Node &n) {
+  auto [it, inserted] = interned_.try_emplace(n, ExprId{static_cast<std::uint32_t>(nodes_.size())});
+  if (inserted)
+    nodes_.push_back(n);
+  return it->second;
+}
+
+ExprId ExprContext::constant(double v) {
+  Node n{Op::Const, {}, {}, v, {}};
+  return intern(n);
+}
+
+ExprId ExprContext::ref(SymbolId s) {
+  Node n{Op::Symbol, {}, {}, 0, s};
+  return intern(n);
+}
+
+/// Canonical operand order of commutative ops: constants, then parameters,
+/// then everything else by id. Sharing needs some fixed order; this one also
+/// prints coefficients first ("2 * k * x").
+static bool before(const ExprContext &ctx, ExprId a, ExprId b) {
+  auto rank = [&ctx](ExprId e) {
+    const Node &n = ctx.node(e);
+    if (n.op == Op::Const)
+      return 0;
+    if (n.op == Op::Symbol && ctx.symbol(n.symbol).kind == SymbolKind::Parameter)
+      return 1;
+    return 2;
+  };
+  int ra = rank(a), rb = rank(b);
+  return ra != rb ? ra < rb : a < b;
+}
+
+/// Folds `op` over constant operands when the result is an ordinary number;
+/// NaN and infinities stay symbolic so that they surface at run time, where
+/// the error can name the time.
+static bool foldable(double r) { return std::isfinite(r); }
+
+ExprId ExprContext::neg(ExprId a) {
+  const Node &na = node(a);
+  if (na.op == Op::Const)
+    return constant(-na.value);
+  if (na.op == Op::Neg)
+    return na.lhs;
+  if (na.op == Op::Sub) // -(x - y) = y - x
+    return sub(na.rhs, na.lhs);
+  return intern(Node{Op::Neg, a, {}, 0, {}});
+}
+
+ExprId ExprContext::add(ExprId a, ExprId b) {
+  if (isConst(a) && isConst(b) && foldable(node(a).value + node(b).value))
+    return constant(node(a).value + node(b).value);
+  if (isConst(a, 0))
+    return b;
+  if (isConst(b, 0))
+    return a;
+  if (node(b).op == Op::Neg)
+    return sub(a, node(b).lhs);
+  if (node(a).op == Op::Neg)
+    return sub(b, node(a).lhs);
+  if (before(*this, b, a))
+    std::swap(a, b);
+  return intern(Node{Op::Add, a, b, 0, {}});
+}
+
+ExprId ExprContext::sub(ExprId a, ExprId b) {
+  if (isConst(a) && isConst(b) && foldable(node(a).value - node(b).value))
+    return constant(node(a).value - node(b).value);
+  if (isConst(b, 0))
+    return a;
+  if (isConst(a, 0))
+    return neg(b);
+  if (a == b)
+    return constant(0);
+  if (node(b).op == Op::Neg)
+    return add(a, node(b).lhs);
+  return intern(Node{Op::Sub, a, b, 0, {}});
+}
+
+ExprId ExprContext::mul(ExprId a, ExprId b) {
+  if (isConst(a) && isConst(b) && foldable(node(a).value * node(b).value))
+    return constant(node(a).value * node(b).value);
+  if (before(*this, b, a))
+    std::swap(a, b);
+  if (isConst(a)) {
+    double c = node(a).value;
+    if (c == 0)
+      return a;
+    if (c == 1)
+      return b;
+    if (c == -1)
+      return neg(b);
+    if (node(b).op == Op::Neg)
+      return mul(constant(-c), node(b).lhs);
+  }
+  if (node(a).op == Op::Neg && node(b).op == Op::Neg)
+    return mul(node(a).lhs, node(b).lhs);
+  if (node(a).op == Op::Neg)
+    return neg(mul(node(a).lhs, b));
+  if (node(b).op == Op::Neg)
+    return neg(mul(a, node(b).lhs));
+  return intern(Node{Op::Mul, a, b, 0, {}});
+}
+
+ExprId ExprContext::div(ExprId a, ExprId b) {
+  if (isConst(a) && isConst(b) && foldable(node(a).value / node(b).value))
+    return constant(node(a).value / node(b).value);
+  if (isConst(b, 1))
+    return a;
+  if (isConst(b, -1))
+    return neg(a);
+  if (isConst(a, 0) && !isConst(b, 0))
+    return a;
+  if (node(a).op == Op::Neg)
+    return neg(div(node(a).lhs, b));
+  return intern(Node{Op::Div, a, b, 0, {}});
+}
+
+ExprId ExprContext::pow(ExprId a, ExprId b) {
+  if (isConst(a) && isConst(b) && foldable(std::pow(node(a).value, node(b).value)))
+    return constant(std::pow(node(a).value, node(b).value));
+  if (isConst(b, 1))
+    return a;
+  if (isConst(b, 0))
+    return constant(1);
+  return intern(Node{Op::Pow, a, b, 0, {}});
+}
+
+ExprId ExprContext::min(ExprId a, ExprId b) {
+  if (isConst(a) && isConst(b))
+    return constant(std::fmin(node(a).value, node(b).value));
+  if (a == b)
+    return a;
+  if (b < a)
+    std::swap(a, b);
+  return intern(Node{Op::Min, a, b, 0, {}});
+}
+
+ExprId ExprContext::max(ExprId a, ExprId b) {
+  if (isConst(a) && isConst(b))
+    return constant(std::fmax(node(a).value, node(b).value));
+  if (a == b)
+    return a;
+  if (b < a)
+    std::swap(a, b);
+  return intern(Node{Op::Max, a, b, 0, {}});
+}
+
+ExprId ExprContext::unary(Op op, ExprId a) {
+  if (op == Op::Neg)
+    return neg(a);
+  if (isConst(a) && foldable(apply(op, node(a).value, 0)))
+    return constant(apply(op, node(a).value, 0));
+  if (op == Op::Abs && node(a).op == Op::Abs)
+    return a;
+  return intern(Node{op, a, {}, 0, {}});
+}
+
+ExprId ExprContext::make(Op op, ExprId a, ExprId b) {
+  switch (op) {
+  case Op::Add: return add(a, b);
+  case Op::Sub: return sub(a, b);
+  case Op::Mul: return mul(a, b);
+  case Op::Div: return div(a, b);
+  case Op::Pow: return pow(a, b);
+  case Op::Min: return min(a, b);
+  case Op::Max: return max(a, b);
+  case Op::Const:
+  case Op::Symbol: return a;
+  default: return unary(op, a);
+  }
+}
+
+/// Marks every node reachable from `roots`; ids are topological, so one
+/// backwards sweep over [0, max root] suffices and no recursion is needed.
+static std::vector<char> reachable(const ExprContext &ctx, const std::vector<ExprId> &roots) {
+  std::uint32_t top = 0;
+  for (ExprId r : roots)
+    top = std::max(top, r.index + 1);
+  std::vector<char> mark(top, 0);
+  for (ExprId r : roots)
+    mark[r.index] = 1;
+  for (std::uint32_t i = top; i-- > 0;) {
+    if (!mark[i])
+      continue;
+    const Node &n = ctx.node(ExprId{i});
+    int k = arity(n.op);
+    if (k >= 1)
+      mark[n.lhs.index] = 1;
+    if (k == 2)
+      mark[n.rhs.index] = 1;
+  }
+  return mark;
+}
+
+bool ExprContext::isParametric(ExprId id) const {
+  std::vector<char> mark = reachable(*this, {id});
+  for (std::uint32_t i = 0; i < mark.size(); ++i)
+    if (mark[i] && nodes_[i].op == Op::Symbol &&
+        symbols_[nodes_[i].symbol.index].kind != SymbolKind::Parameter)
+      return false;
+  return true;
+}
+
+bool ExprContext::dependsOn(ExprId id, SymbolId s) const {
+  std::vector<char> mark = reachable(*this, {id});
+  for (std::uint32_t i = 0; i < mark.size(); ++i)
+    if (mark[i] && nodes_[i].op == Op::Symbol && nodes_[i].symbol == s)
+      return true;
+  return false;
+}
+
+std::size_t ExprContext::countNodes(const std::vector<ExprId> &roots) const {
+  std::vector<char> mark = reachable(*this, roots);
+  std::size_t n = 0;
+  for (char m : mark)
+    n += m;
+  return n;
+}
+
+ExprId ExprContext::substitute(ExprId id,
+                               const std::unordered_map<std::uint32_t, ExprId> &bySymbol) {
+  std::vector<char> mark = reachable(*this, {id});
+  std::vector<ExprId> image(mark.size());
+  for (std::uint32_t i = 0; i < mark.size(); ++i) {
+    if (!mark[i])
+      continue;
+    Node n = nodes_[i]; // copy: building may grow nodes_
+    if (n.op == Op::Symbol) {
+      auto it = bySymbol.find(n.symbol.index);
+      image[i] = it == bySymbol.end() ? ExprId{i} : it->second;
+    } else if (n.op == Op::Const) {
+      image[i] = ExprId{i};
+    } else {
+      ExprId a = image[n.lhs.index];
+      ExprId b = arity(n.op) == 2 ? image[n.rhs.index] : ExprId();
+      image[i] = make(n.op, a, b);
+    }
+  }
+  return image[id.index];
+}
+
+ExprId ExprContext::derivative(ExprId id, SymbolId s) {
+  std::vector<char> mark = reachable(*this, {id});
+  std::vector<ExprId> d(mark.size());
+  for (std::uint32_t i = 0; i < mark.size(); ++i) {
+    if (!mark[i])
+      continue;
+    Node n = nodes_[i];
+    ExprId x{i};
+    ExprId a = n.lhs, b = n.rhs;
+    ExprId da = arity(n.op) >= 1 ? d[a.index] : ExprId();
+    ExprId db = arity(n.op) == 2 ? d[b.index] : ExprId();
+    ExprId r;
+    switch (n.op) {
+    case Op::Const: r = constant(0); break;
+    case Op::Symbol: r = constant(n.symbol == s ? 1 : 0); break;
+    case Op::Neg: r = neg(da); break;
+    case Op::Add: r = add(da, db); break;
+    case Op::Sub: r = sub(da, db); break;
+    case Op::Mul: r = add(mul(da, b), mul(a, db)); break;
+    case Op::Div: r = div(sub(mul(da, b), mul(a, db)), mul(b, b)); break;
+    case Op::Pow:
+      if (isConst(db, 0)) // d(a^c) = c a^(c-1) da
+        r = mul(mul(b, pow(a, sub(b, constant(1)))), da);
+      else // d(a^b) = a^b (db ln a + b da / a)
+        r = mul(x, add(mul(db, unary(Op::Log, a)), div(mul(b, da), a)));
+      break;
+    case Op::Sin: r = mul(unary(Op::Cos, a), da); break;
+    case Op::Cos: r = neg(mul(unary(Op::Sin, a), da)); break;
+    case Op::Tan: r = mul(add(constant(1), mul(x, x)), da); break;
+    case Op::Exp: r = mul(x, da); break;
+    case Op::Log: r = div(da, a); break;
+    case Op::Sqrt: r = div(da, mul(constant(2), x)); break;
+    case Op::Tanh: r = mul(sub(constant(1), mul(x, x)), da); break;
+    case Op::Abs: r = mul(unary(Op::Sign, a), da); break;
+    case Op::Sign: r = constant(0); break;
+    case Op::Min: // piecewise: the derivative of the smaller operand
+    case Op::Max: {
+      ExprId pick = n.op == Op::Min ? sub(b, a) : sub(a, b);
+      // (1 + sign(pick)) / 2 selects a; ties take the mean of both slopes.
+      ExprId wa = mul(constant(0.5), add(constant(1), unary(Op::Sign, pick)));
+      r = add(mul(wa, da), mul(sub(constant(1), wa), db));
+      break;
+    }
+    }
+    d[i] = r;
+  }
+  return d[id.index];
+}
+
+double ExprContext::evaluate(ExprId id, const std::function<double(SymbolId)> &valueOf) const {
+  std::vector<char> mark = reachable(*this, {id});
+  std::vector<double> val(mark.size(), 0.0);
+  for (std::uint32_t i = 0; i < mark.size(); ++i) {
+    if (!mark[i])
+      continue;
+    const Node &n = nodes_[i];
+    if (n.op == Op::Const)
+      val[i] = n.value;
+    else if (n.op == Op::Symbol)
+      val[i] = valueOf(n.symbol);
+    else
+      val[i] = apply(n.op, val[n.lhs.index], arity(n.op) == 2 ? val[n.rhs.index] : 0.0);
+  }
+  return val[id.index];
+}
+
+namespace {
+/// Binding strength for printing: higher binds tighter.
+int precedence(Op op) {
+  switch (op) {
+  case Op::Add:
+  case Op::Sub: return 1;
+  case Op::Mul:
+  case Op::Div: return 2;
+  case Op::Neg: return 3;
+  case Op::Pow: return 4;
+  default: return 5;
+  }
+}
+
+std::string formatNumber(double v) {
+  std::ostringstream os;
+  os.precision(17);
+  os << v;
+  std::string s = os.str();
+  // Prefer the shortest text that reads back to the same value.
+  for (int p = 1; p <= 17; ++p) {
+    std::ostringstream t;
+    t.precision(p);
+    t << v;
+    if (std::stod(t.str()) == v)
+      return t.str();
+  }
+  return s;
+}
+} // namespace
+
+std::string ExprContext::print(ExprId id) const {
+  std::vector<char> mark = reachable(*this, {id});
+  std::vector<std::string> text(mark.size());
+  auto wrap = [&](ExprId child, int parentPrec, bool rightSide) {
+    const Node &c = node(child);
+    int p = c.op == Op::Const && c.value < 0 ? 3 : precedence(c.op);
+    bool paren = p < parentPrec || (rightSide && p == parentPrec && parentPrec < 5);
+    return paren ? "(" + text[child.index] + ")" : text[child.index];
+  };
+  for (std::uint32_t i = 0; i < mark.size(); ++i) {
+    if (!mark[i])
+      continue;
+    const Node &n = nodes_[i];
+    int p = precedence(n.op);
+    switch (n.op) {
+    case Op::Const: text[i] = formatNumber(n.value); break;
+    case Op::Symbol: text[i] = symbols_[n.symbol.index].name; break;
+    case Op::Neg: text[i] = "-" + wrap(n.lhs, p + 1, false); break;
+    case Op::Add: text[i] = wrap(n.lhs, p, false) + " + " + wrap(n.rhs, p, true); break;
+    case Op::Sub: text[i] = wrap(n.lhs, p, false) + " - " + wrap(n.rhs, p, true); break;
+    case Op::Mul: text[i] = wrap(n.lhs, p, false) + " * " + wrap(n.rhs, p, true); break;
+    case Op::Div: text[i] = wrap(n.lhs, p, false) + " / " + wrap(n.rhs, p, true); break;
+    case Op::Pow: text[i] = wrap(n.lhs, p + 1, false) + "^" + wrap(n.rhs, p, false); break;
+    case Op::Min:
+    case Op::Max:
+      text[i] = std::string(functionName(n.op)) + "(" + text[n.lhs.index] + ", " +
+                text[n.rhs.index] + ")";
+      break;
+    default:
+      text[i] = std::string(functionName(n.op)) + "(" + text[n.lhs.index] + ")";
+      break;
+    }
+  }
+  return text[id.index];
+}
+
+} // namespace hbg::sym

@@ -1,0 +1,75 @@
+//===- hbg/codegen/CodeGen.h - Expressions to LLVM IR to native code ------===//
+//
+// Lowers groups of DAG expressions into functions of one C signature,
+//
+//   void name(double t, const double *x, const double *p, double *out);
+//
+// where out[i] receives the i-th expression of the group, symbols of kind
+// State read x[slot], Parameter read p[slot] and Time reads t. Parameters
+// are arguments, so changing one never recompiles. The module goes through
+// LLVM's O2 pipeline and is JIT-compiled by ORC LLJIT.
+//
+// Large groups are split into helper functions of bounded size (each
+// writes a slice of `out`), so that optimisation and compile time grow
+// linearly with the model.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "hbg/symbolic/Expr.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace hbg::codegen {
+
+/// The signature of every generated function.
+using CompiledFn = void (*)(double t, const double *x, const double *p, double *out);
+
+/// One function to generate: out[i] = outputs[i].
+struct FunctionSpec {
+  std::string name;
+  std::vector<sym::ExprId> outputs;
+};
+
+/// Code generation settings.
+struct CodeGenOptions {
+  /// 0 skips the optimisation pipeline, 2 runs LLVM's O2 (the default).
+  unsigned optLevel = 2;
+  /// Upper bound on DAG nodes lowered into one LLVM function.
+  std::size_t maxNodesPerFunction = 2000;
+};
+
+/// The functions of one compiled module. Owns its JIT and code; dropping it
+/// frees them. Movable, not copyable.
+class CompiledModule {
+public:
+  CompiledModule();
+  CompiledModule(CompiledModule &&) noexcept;
+  CompiledModule &operator=(CompiledModule &&) noexcept;
+  ~CompiledModule();
+  /// The entry point generated for FunctionSpec `name`, or nullptr.
+  CompiledFn lookup(const std::string &name) const;
+
+private:
+  friend class CodeGenerator;
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// Lowers and compiles. Errors are internal (the input was already checked),
+/// so they are thrown as std::runtime_error with LLVM's message.
+class CodeGenerator {
+public:
+  explicit CodeGenerator(CodeGenOptions opts = {});
+  /// The optimised (or, with optLevel 0, unoptimised) module as LLVM IR text.
+  std::string emitIR(const sym::ExprContext &ctx, const std::vector<FunctionSpec> &fns) const;
+  /// Lowers, optimises and JIT-compiles the functions.
+  CompiledModule compile(const sym::ExprContext &ctx, const std::vector<FunctionSpec> &fns) const;
+
+private:
+  CodeGenOptions opts_;
+};
+
+} // namespace hbg::codegen

@@ -1,0 +1,120 @@
+//===- hbg/runtime/Integrator.h - ODE integrators with dense output -------===//
+//
+// The continuous part of a simulation: dx/dt = f(t, x). Steppers advance one
+// step at a time and can interpolate inside the last accepted step, so the
+// caller can sample outputs on a grid and (for hybrid models) locate events
+// without ever integrating across one.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace hbg::runtime {
+
+/// The right-hand side of an ODE system dx/dt = f(t, x).
+class OdeSystem {
+public:
+  virtual ~OdeSystem() = default;
+  /// Number of continuous states.
+  virtual std::size_t numStates() const = 0;
+  /// Writes f(t, x) into `xdot` (numStates() doubles).
+  virtual void rhs(double t, const double *x, double *xdot) = 0;
+};
+
+/// The integration methods hbg offers.
+enum class Method { Euler, RK4, DormandPrince };
+
+/// Parses "euler", "rk4" or "dopri5"; returns false on an unknown name.
+bool parseMethod(const std::string &name, Method &out);
+/// The command-line name of a method ("euler", "rk4", "dopri5").
+const char *methodName(Method m);
+
+/// Settings shared by all steppers.
+struct IntegratorOptions {
+  Method method = Method::DormandPrince;
+  /// Fixed step for euler and rk4; the first trial step for dopri5 (0 picks one).
+  double step = 1e-3;
+  /// Error tolerances of the adaptive method: err_i <= atol + rtol * |x_i|.
+  double rtol = 1e-6;
+  double atol = 1e-9;
+  /// Upper bound on any step.
+  double maxStep = std::numeric_limits<double>::infinity();
+  /// Bound on the number of accepted plus rejected steps of one integrate() call.
+  std::size_t maxSteps = 50'000'000;
+};
+
+/// Why a step failed.
+enum class StepStatus { Ok, StepSizeUnderflow, NonFinite };
+
+/// What a StepStatus::NonFinite step ran into: the value of state `index`, or
+/// its derivative, at time `t`.
+struct NonFiniteInfo {
+  std::size_t index = 0;
+  bool derivative = false;
+  double t = 0;
+};
+
+/// A one-step method with dense output over its last accepted step.
+class Stepper {
+public:
+  virtual ~Stepper() = default;
+  /// Starts integration at (t0, x0).
+  virtual void reset(double t0, const double *x0) = 0;
+  /// Advances by one accepted step, never past `tLimit` (the step is clipped
+  /// to land on it exactly). Adaptive steppers retry rejected steps inside.
+  virtual StepStatus step(double tLimit) = 0;
+  /// Time and state after the last accepted step.
+  double t() const { return t_; }
+  const std::vector<double> &x() const { return x_; }
+  /// Start of the last accepted step.
+  double tPrev() const { return tPrev_; }
+  /// Writes the interpolated state at `tau` in [tPrev(), t()] into `out`.
+  virtual void interpolate(double tau, double *out) const = 0;
+  /// Accepted and rejected steps and right-hand-side evaluations so far.
+  std::size_t acceptedSteps() const { return accepted_; }
+  std::size_t rejectedSteps() const { return rejected_; }
+  std::size_t rhsCalls() const { return rhsCalls_; }
+  /// Details of the last StepStatus::NonFinite failure.
+  const NonFiniteInfo &nonFinite() const { return nonFinite_; }
+
+protected:
+  double t_ = 0, tPrev_ = 0;
+  std::vector<double> x_;
+  std::size_t accepted_ = 0, rejected_ = 0, rhsCalls_ = 0;
+  NonFiniteInfo nonFinite_;
+};
+
+/// Creates the stepper for `opts.method` on `sys` (which must outlive it).
+std::unique_ptr<Stepper> makeStepper(OdeSystem &sys, const IntegratorOptions &opts);
+
+/// The result of integrate().
+struct IntegrationStatus {
+  StepStatus status = StepStatus::Ok;
+  /// Time reached (tEnd on success, the last good time otherwise).
+  double t = 0;
+  /// Readable reason on failure, empty on success.
+  std::string message;
+  /// Which state went bad when status is NonFinite (for naming it).
+  NonFiniteInfo nonFinite;
+  /// Failures that are not a step's fault (too many steps, bad arguments)
+  /// keep status Ok, so success is judged by the message.
+  bool ok() const { return message.empty(); }
+};
+
+/// Integrates from (t0, x0) to tEnd and calls `sample(t, x)` at
+/// t0, t0 + dtOut, t0 + 2 dtOut, ... and finally exactly at tEnd. Adaptive
+/// steps are sampled through dense output; fixed steps are clipped so that
+/// every sample time is a mesh point. Returns early with a message on failure
+/// (non-finite state, step-size underflow, too many steps), after sampling
+/// everything up to the last good step.
+IntegrationStatus integrate(OdeSystem &sys, double t0, const std::vector<double> &x0,
+                            double tEnd, double dtOut, const IntegratorOptions &opts,
+                            const std::function<void(double t, const double *x)> &sample);
+
+} // namespace hbg::runtime

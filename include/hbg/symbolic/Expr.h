@@ -1,0 +1,164 @@
+//===- hbg/symbolic/Expr.h - The symbolic expression DAG ------------------===//
+//
+// Every equation hbg derives lives in one ExprContext: a hash-consed DAG of
+// nodes addressed by ExprId. Building a node that already exists returns the
+// existing id, so common subexpressions are shared by construction; the
+// builders fold constants and drop neutral elements (x + 0, x * 1, x * 0) as
+// they go, so what is stored is already simplified.
+//
+// Nodes are only ever appended, and a node's operands always have smaller
+// ids than the node itself: iterating ids in increasing order is a
+// topological order, which evaluation and code generation rely on.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace hbg::sym {
+
+/// A node of the DAG. Valid ids come from an ExprContext.
+struct ExprId {
+  std::uint32_t index = UINT32_MAX;
+  bool valid() const { return index != UINT32_MAX; }
+  friend bool operator==(ExprId a, ExprId b) { return a.index == b.index; }
+  friend bool operator!=(ExprId a, ExprId b) { return a.index != b.index; }
+  friend bool operator<(ExprId a, ExprId b) { return a.index < b.index; }
+};
+
+/// A named leaf of the DAG.
+struct SymbolId {
+  std::uint32_t index = UINT32_MAX;
+  bool valid() const { return index != UINT32_MAX; }
+  friend bool operator==(SymbolId a, SymbolId b) { return a.index == b.index; }
+  friend bool operator!=(SymbolId a, SymbolId b) { return a.index != b.index; }
+};
+
+/// What a symbol stands for when the expression is compiled or evaluated.
+enum class SymbolKind : std::uint8_t {
+  Time,      ///< the simulation time `t`
+  State,     ///< x[slot]
+  Parameter, ///< p[slot]
+  Variable,  ///< an unknown still to be eliminated (never reaches codegen)
+};
+
+/// A symbol: a name for printing, a kind and a slot in its argument array.
+struct Symbol {
+  std::string name;
+  SymbolKind kind;
+  std::uint32_t slot;
+};
+
+/// The operation of a node.
+enum class Op : std::uint8_t {
+  // Leaves.
+  Const,  ///< value
+  Symbol, ///< symbol
+  // Unary.
+  Neg,
+  Sin,
+  Cos,
+  Tan,
+  Exp,
+  Log,
+  Sqrt,
+  Tanh,
+  Abs,
+  Sign, ///< -1, 0 or 1 (the derivative of abs)
+  // Binary.
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Pow,
+  Min,
+  Max,
+};
+
+/// Number of operands of an op (0, 1 or 2).
+int arity(Op op);
+/// The source-level name of a function op ("sin", "min", ...), or nullptr.
+const char *functionName(Op op);
+
+/// A stored node. Leaves use `value` or `symbol`; others use `lhs`/`rhs`.
+struct Node {
+  Op op;
+  ExprId lhs, rhs;   ///< operands (rhs only for binary ops)
+  double value = 0;  ///< Const
+  SymbolId symbol;   ///< Symbol
+};
+
+/// The DAG and its symbol table.
+class ExprContext {
+public:
+  ExprContext();
+
+  // --- Symbols -----------------------------------------------------------
+  /// Declares a symbol. Names need not be unique; slots index the argument
+  /// array of the symbol's kind.
+  SymbolId addSymbol(std::string name, SymbolKind kind, std::uint32_t slot);
+  const Symbol &symbol(SymbolId id) const { return symbols_[id.index]; }
+  std::size_t numSymbols() const { return symbols_.size(); }
+  /// The symbol `t` (always present).
+  SymbolId timeSymbol() const { return time_; }
+
+  // --- Builders (simplify and hash-cons) --------------------------------
+  ExprId constant(double v);
+  ExprId ref(SymbolId s);
+  ExprId time() { return ref(time_); }
+  ExprId neg(ExprId a);
+  ExprId add(ExprId a, ExprId b);
+  ExprId sub(ExprId a, ExprId b);
+  ExprId mul(ExprId a, ExprId b);
+  ExprId div(ExprId a, ExprId b);
+  ExprId pow(ExprId a, ExprId b);
+  ExprId min(ExprId a, ExprId b);
+  ExprId max(ExprId a, ExprId b);
+  /// Builds a unary function node (Sin ... Sign).
+  ExprId unary(Op op, ExprId a);
+  /// Builds any node by op (dispatches to the builders above).
+  ExprId make(Op op, ExprId a, ExprId b = ExprId());
+
+  // --- Inspection --------------------------------------------------------
+  const Node &node(ExprId id) const { return nodes_[id.index]; }
+  std::size_t size() const { return nodes_.size(); }
+  bool isConst(ExprId id) const { return node(id).op == Op::Const; }
+  bool isConst(ExprId id, double v) const { return isConst(id) && node(id).value == v; }
+  /// True when the expression refers to no symbol of kind Time, State or Variable.
+  bool isParametric(ExprId id) const;
+  /// True when `id` refers to symbol `s`.
+  bool dependsOn(ExprId id, SymbolId s) const;
+  /// Number of distinct nodes reachable from `roots` (the DAG's size).
+  std::size_t countNodes(const std::vector<ExprId> &roots) const;
+
+  // --- Transformations ---------------------------------------------------
+  /// Replaces symbols by expressions (symbols not in the map stay).
+  ExprId substitute(ExprId id, const std::unordered_map<std::uint32_t, ExprId> &bySymbol);
+  /// The symbolic partial derivative d id / d s.
+  ExprId derivative(ExprId id, SymbolId s);
+
+  // --- Evaluation and printing -------------------------------------------
+  /// Evaluates with `valueOf(symbol)` supplying leaf values.
+  double evaluate(ExprId id, const std::function<double(SymbolId)> &valueOf) const;
+  /// Infix text with minimal parentheses, symbols by name: "k * (x1 - x2)".
+  std::string print(ExprId id) const;
+
+private:
+  ExprId intern(const Node &n);
+  struct KeyHash {
+    std::size_t operator()(const Node &n) const;
+  };
+  struct KeyEq {
+    bool operator()(const Node &a, const Node &b) const;
+  };
+  std::vector<Node> nodes_;
+  std::vector<Symbol> symbols_;
+  std::unordered_map<Node, ExprId, KeyHash, KeyEq> interned_;
+  SymbolId time_;
+};
+
+} // namespace hbg::sym

@@ -1,0 +1,130 @@
+//===- hbg/syntax/AST.h - The abstract syntax tree of a .hbg file ---------===//
+//
+// A tree of unique_ptr nodes, each with a source range, produced by the
+// parser and read by sema. No ANTLR type appears here.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "hbg/support/Source.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace hbg::ast {
+
+struct Expr;
+using ExprPtr = std::unique_ptr<Expr>;
+
+/// What an expression node is.
+enum class ExprKind {
+  Number, ///< `number`
+  Name,   ///< `name` (a parameter, a signal, `time`, ...)
+  Member, ///< `name.member` (a variable of an element, junction or bond)
+  Unary,  ///< `op operands[0]`; op is '-' (or '+')
+  Binary, ///< `operands[0] op operands[1]`; op is one of + - * / ^
+  Call,   ///< `name(operands...)`
+};
+
+/// An expression. Which fields are used depends on `kind`.
+struct Expr {
+  ExprKind kind;
+  SourceRange range;     ///< the whole expression
+  double number = 0;     ///< Number
+  std::string name;      ///< Name, Member (the base), Call (the callee)
+  SourceRange nameRange; ///< the identifier of Name, Member and Call
+  std::string member;    ///< Member
+  SourceRange memberRange;
+  char op = 0;                   ///< Unary, Binary
+  std::vector<ExprPtr> operands; ///< Unary (1), Binary (2), Call (arguments)
+};
+
+/// `parameter name = value;`
+struct Parameter {
+  std::string name;
+  SourceRange nameRange;
+  ExprPtr value;
+};
+
+/// One argument of an element: positional (`name` empty) or named (`e = ...`).
+struct ElementArg {
+  std::string name;
+  SourceRange nameRange;
+  ExprPtr value;
+};
+
+/// `name = value;` inside an element's braces: an initial value.
+struct InitialValue {
+  std::string name;
+  SourceRange nameRange;
+  ExprPtr value;
+};
+
+/// `KIND name(args) { initial values }` with KIND one of
+/// Se Sf MSe MSf C I R TF GY MTF MGY.
+struct Element {
+  std::string kind;
+  SourceRange kindRange;
+  std::string name;
+  SourceRange nameRange;
+  std::vector<ElementArg> args;
+  SourceRange argsRange; ///< from `(` to `)`
+  std::vector<InitialValue> initials;
+};
+
+/// `0 name;` or `1 name;`
+struct Junction {
+  char kind; ///< '0' or '1'
+  SourceRange kindRange;
+  std::string name;
+  SourceRange nameRange;
+};
+
+/// `bond from -> to;` or `bond name: from -> to;` (power flows from -> to).
+struct Bond {
+  std::string name; ///< empty when unnamed
+  SourceRange nameRange;
+  std::string from, to;
+  SourceRange fromRange, toRange;
+  SourceRange range; ///< the whole declaration
+};
+
+/// `signal name = value;`
+struct Signal {
+  std::string name;
+  SourceRange nameRange;
+  ExprPtr value;
+};
+
+/// One item of `output a, b = expr, ...;`: `name` is empty for a bare
+/// expression, whose printed text then names the column.
+struct Output {
+  std::string name;
+  SourceRange nameRange;
+  ExprPtr value;
+  std::string text; ///< the expression's source text
+};
+
+/// `model name { ... }`
+struct Model {
+  std::string name;
+  SourceRange nameRange;
+  std::vector<Parameter> parameters;
+  std::vector<Element> elements;
+  std::vector<Junction> junctions;
+  std::vector<Bond> bonds;
+  std::vector<Signal> signals;
+  std::vector<Output> outputs;
+};
+
+/// A parsed file.
+struct File {
+  std::uint32_t fileId = 0;
+  std::vector<std::unique_ptr<Model>> models;
+};
+
+/// Prints the AST as an indented tree (`hbgc run --emit=ast`).
+std::string dump(const File &file);
+
+} // namespace hbg::ast

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs the Debian packages hbg needs to build and test.
+# Idempotent: when every package is present it does nothing.
+set -euo pipefail
+
+packages=(
+  cmake g++ make ccache
+  antlr4 default-jre-headless libantlr4-runtime-dev
+  llvm-19-dev llvm-19-tools
+  libeigen3-dev doctest-dev
+  python3
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+echo "installing: ${missing[*]}"
+sudo_cmd=()
+if [ "$(id -u)" -ne 0 ]; then
+  sudo_cmd=(sudo)
+fi
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -qq
+"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"

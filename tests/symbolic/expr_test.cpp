@@ -1,0 +1,99 @@
+#include "hbg/symbolic/Expr.h"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+using namespace hbg::sym;
+
+namespace {
+struct Fixture {
+  ExprContext ctx;
+  SymbolId xs = ctx.addSymbol("x", SymbolKind::State, 0);
+  SymbolId ks = ctx.addSymbol("k", SymbolKind::Parameter, 0);
+  ExprId x = ctx.ref(xs), k = ctx.ref(ks);
+  double eval(ExprId e, double xv, double kv, double t = 0) {
+    return ctx.evaluate(e, [&](SymbolId s) {
+      return s == xs ? xv : s == ks ? kv : t;
+    });
+  }
+};
+} // namespace
+
+TEST_CASE_FIXTURE(Fixture, "hash-consing shares equal subexpressions") {
+  ExprId a = ctx.mul(k, x);
+  ExprId b = ctx.mul(x, k);
+  CHECK(a == b);
+  std::size_t before = ctx.size();
+  ExprId c = ctx.add(ctx.mul(k, x), ctx.constant(1));
+  CHECK(ctx.size() == before + 2); // the constant and the sum, nothing else
+  CHECK(ctx.countNodes({c, a}) == 5);
+}
+
+TEST_CASE_FIXTURE(Fixture, "neutral elements and constants fold") {
+  CHECK(ctx.add(x, ctx.constant(0)) == x);
+  CHECK(ctx.mul(ctx.constant(1), x) == x);
+  CHECK(ctx.isConst(ctx.mul(ctx.constant(0), x), 0));
+  CHECK(ctx.sub(x, x) == ctx.constant(0));
+  CHECK(ctx.neg(ctx.neg(x)) == x);
+  CHECK(ctx.div(x, ctx.constant(1)) == x);
+  CHECK(ctx.pow(x, ctx.constant(1)) == x);
+  CHECK(ctx.isConst(ctx.add(ctx.constant(2), ctx.mul(ctx.constant(3), ctx.constant(4))), 14));
+  CHECK(ctx.isConst(ctx.unary(Op::Exp, ctx.constant(0)), 1));
+  // Division by zero stays symbolic: the run-time error is clearer.
+  CHECK_FALSE(ctx.isConst(ctx.div(ctx.constant(1), ctx.constant(0))));
+  CHECK(ctx.add(x, ctx.neg(k)) == ctx.sub(x, k));
+}
+
+TEST_CASE_FIXTURE(Fixture, "printing uses minimal parentheses") {
+  CHECK(ctx.print(ctx.mul(k, ctx.sub(x, ctx.constant(1)))) == "k * (x - 1)");
+  CHECK(ctx.print(ctx.sub(x, ctx.sub(k, x))) == "x - (k - x)");
+  CHECK(ctx.print(ctx.add(ctx.mul(k, x), ctx.constant(2))) == "2 + k * x");
+  CHECK(ctx.print(ctx.div(x, ctx.mul(k, x))) == "x / (k * x)");
+  CHECK(ctx.print(ctx.pow(ctx.add(x, k), ctx.constant(2))) == "(x + k)^2");
+  CHECK(ctx.print(ctx.unary(Op::Sin, ctx.time())) == "sin(time)");
+  CHECK(ctx.print(ctx.neg(ctx.add(x, k))) == "-(x + k)");
+  CHECK(ctx.print(ctx.constant(0.1)) == "0.1");
+}
+
+TEST_CASE_FIXTURE(Fixture, "evaluation") {
+  ExprId e = ctx.add(ctx.mul(k, ctx.unary(Op::Tanh, x)), ctx.max(x, k));
+  CHECK(eval(e, 0.5, 2.0) == doctest::Approx(2 * std::tanh(0.5) + 2.0));
+  CHECK(eval(ctx.unary(Op::Sign, x), -3, 0) == -1);
+  CHECK(eval(ctx.time(), 0, 0, 7.5) == 7.5);
+}
+
+TEST_CASE_FIXTURE(Fixture, "derivatives match finite differences") {
+  std::vector<ExprId> fs = {
+      ctx.mul(k, ctx.pow(x, ctx.constant(3))),
+      ctx.div(ctx.unary(Op::Sin, x), ctx.add(ctx.constant(2), ctx.unary(Op::Cos, x))),
+      ctx.unary(Op::Exp, ctx.mul(k, x)),
+      ctx.unary(Op::Log, ctx.add(ctx.constant(3), x)),
+      ctx.unary(Op::Sqrt, ctx.add(ctx.constant(3), x)),
+      ctx.unary(Op::Tanh, x),
+      ctx.unary(Op::Tan, x),
+      ctx.mul(x, ctx.unary(Op::Abs, x)),
+      ctx.pow(ctx.add(ctx.constant(2), x), x),
+      ctx.min(ctx.mul(ctx.constant(2), x), ctx.constant(0.3)),
+      ctx.max(ctx.mul(ctx.constant(2), x), ctx.constant(0.3)),
+  };
+  for (double xv : {-0.7, 0.1, 0.4}) {
+    for (ExprId f : fs) {
+      ExprId df = ctx.derivative(f, xs);
+      double h = 1e-6;
+      double fd = (eval(f, xv + h, 1.5) - eval(f, xv - h, 1.5)) / (2 * h);
+      CHECK(eval(df, xv, 1.5) == doctest::Approx(fd).epsilon(1e-6));
+    }
+  }
+  CHECK(ctx.isConst(ctx.derivative(k, xs), 0));
+}
+
+TEST_CASE_FIXTURE(Fixture, "substitution and dependencies") {
+  ExprId e = ctx.mul(k, ctx.add(x, ctx.constant(1)));
+  CHECK(ctx.dependsOn(e, xs));
+  CHECK_FALSE(ctx.isParametric(e));
+  ExprId s = ctx.substitute(e, {{xs.index, ctx.constant(2)}});
+  CHECK(ctx.isParametric(s));
+  CHECK(ctx.print(s) == "3 * k");
+  CHECK(eval(s, 0, 2) == 6);
+}
