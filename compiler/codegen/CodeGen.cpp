@@ -21,8 +21,7 @@ namespace hbg::codegen {
 namespace {
 
 /// Lowers `fns` into `llvmCtx` and optimises the result for the host.
-std::unique_ptr<llvm::Module> buildModule(llvm::LLVMContext &llvmCtx,
-                                          const sym::ExprContext &ctx,
+std::unique_ptr<llvm::Module> buildModule(llvm::LLVMContext &llvmCtx, const sym::ExprContext &ctx,
                                           const std::vector<FunctionSpec> &fns,
                                           const CodeGenOptions &opts) {
   std::unique_ptr<llvm::TargetMachine> tm = createHostTargetMachine();

@@ -12,9 +12,9 @@ std::unique_ptr<CompiledModule::Impl>
 CompiledModule::Impl::create(llvm::orc::ThreadSafeModule module,
                              const std::vector<std::string> &names) {
   auto impl = std::make_unique<Impl>();
-  impl->jit = unwrap(
-      llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(hostMachineBuilder()).create(),
-      "cannot create the JIT");
+  impl->jit =
+      unwrap(llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(hostMachineBuilder()).create(),
+             "cannot create the JIT");
 
   // Generated code calls libm (tan, tanh, and whatever the backend lowers
   // intrinsics to); resolve those from the libraries loaded in this process.

@@ -39,9 +39,9 @@ constexpr double kMaxPowiExponent = 16;
 /// C library functions the generated code may call (directly, or after
 /// LLVM lowers an intrinsic or combines calls). A public function of the
 /// same name would capture those calls at link time.
-constexpr const char *kLibmNames[] = {"sin",   "cos",  "tan",  "exp",  "log",      "sqrt",
-                                      "tanh",  "fabs", "pow",  "fmin", "fmax",     "exp2",
-                                      "log2",  "log10", "sincos", "exp10", "__powidf2"};
+constexpr const char *kLibmNames[] = {"sin",  "cos",   "tan",    "exp",   "log",      "sqrt",
+                                      "tanh", "fabs",  "pow",    "fmin",  "fmax",     "exp2",
+                                      "log2", "log10", "sincos", "exp10", "__powidf2"};
 
 /// Argument positions of the CompiledFn signature.
 enum ArgIndex : unsigned { ArgT = 0, ArgX = 1, ArgP = 2, ArgOut = 3 };
@@ -86,8 +86,7 @@ private:
   std::vector<llvm::Value *> values_;
 };
 
-llvm::Function *Lowerer::create(const std::string &name,
-                                llvm::GlobalValue::LinkageTypes linkage) {
+llvm::Function *Lowerer::create(const std::string &name, llvm::GlobalValue::LinkageTypes linkage) {
   llvm::Function *fn = llvm::Function::Create(fnTy_, linkage, name, module_);
   fn->setDoesNotThrow();
   fn->getArg(ArgT)->setName("t");
@@ -152,8 +151,7 @@ void Lowerer::define(llvm::Function *fn, const FunctionSpec &spec, std::size_t m
   builder_.CreateRetVoid();
 }
 
-void Lowerer::emitSlice(llvm::Function *fn, const std::vector<ExprId> &outputs,
-                        OutputSlice slice) {
+void Lowerer::emitSlice(llvm::Function *fn, const std::vector<ExprId> &outputs, OutputSlice slice) {
   set_.clear();
   members_.clear();
   for (std::size_t i = slice.begin; i < slice.end; ++i)
@@ -180,26 +178,45 @@ llvm::Value *Lowerer::emitNode(const sym::Node &node, llvm::Function *fn) {
     return builder_.CreateBinaryIntrinsic(id, operand(node.lhs), operand(node.rhs));
   };
   switch (node.op) {
-  case Op::Const: return llvm::ConstantFP::get(f64_, node.value);
-  case Op::Symbol: return emitSymbol(ctx_.symbol(node.symbol), fn);
-  case Op::Neg: return builder_.CreateFNeg(operand(node.lhs));
-  case Op::Sin: return unaryIntrinsic(llvm::Intrinsic::sin);
-  case Op::Cos: return unaryIntrinsic(llvm::Intrinsic::cos);
-  case Op::Tan: return callLibm("tan", operand(node.lhs));
-  case Op::Exp: return unaryIntrinsic(llvm::Intrinsic::exp);
-  case Op::Log: return unaryIntrinsic(llvm::Intrinsic::log);
-  case Op::Sqrt: return unaryIntrinsic(llvm::Intrinsic::sqrt);
-  case Op::Tanh: return callLibm("tanh", operand(node.lhs));
-  case Op::Abs: return unaryIntrinsic(llvm::Intrinsic::fabs);
-  case Op::Sign: return emitSign(operand(node.lhs));
-  case Op::Add: return builder_.CreateFAdd(operand(node.lhs), operand(node.rhs));
-  case Op::Sub: return builder_.CreateFSub(operand(node.lhs), operand(node.rhs));
-  case Op::Mul: return builder_.CreateFMul(operand(node.lhs), operand(node.rhs));
-  case Op::Div: return builder_.CreateFDiv(operand(node.lhs), operand(node.rhs));
-  case Op::Pow: return emitPow(operand(node.lhs), node.rhs);
+  case Op::Const:
+    return llvm::ConstantFP::get(f64_, node.value);
+  case Op::Symbol:
+    return emitSymbol(ctx_.symbol(node.symbol), fn);
+  case Op::Neg:
+    return builder_.CreateFNeg(operand(node.lhs));
+  case Op::Sin:
+    return unaryIntrinsic(llvm::Intrinsic::sin);
+  case Op::Cos:
+    return unaryIntrinsic(llvm::Intrinsic::cos);
+  case Op::Tan:
+    return callLibm("tan", operand(node.lhs));
+  case Op::Exp:
+    return unaryIntrinsic(llvm::Intrinsic::exp);
+  case Op::Log:
+    return unaryIntrinsic(llvm::Intrinsic::log);
+  case Op::Sqrt:
+    return unaryIntrinsic(llvm::Intrinsic::sqrt);
+  case Op::Tanh:
+    return callLibm("tanh", operand(node.lhs));
+  case Op::Abs:
+    return unaryIntrinsic(llvm::Intrinsic::fabs);
+  case Op::Sign:
+    return emitSign(operand(node.lhs));
+  case Op::Add:
+    return builder_.CreateFAdd(operand(node.lhs), operand(node.rhs));
+  case Op::Sub:
+    return builder_.CreateFSub(operand(node.lhs), operand(node.rhs));
+  case Op::Mul:
+    return builder_.CreateFMul(operand(node.lhs), operand(node.rhs));
+  case Op::Div:
+    return builder_.CreateFDiv(operand(node.lhs), operand(node.rhs));
+  case Op::Pow:
+    return emitPow(operand(node.lhs), node.rhs);
   // minnum/maxnum return the non-NaN operand, exactly like std::fmin/fmax.
-  case Op::Min: return binaryIntrinsic(llvm::Intrinsic::minnum);
-  case Op::Max: return binaryIntrinsic(llvm::Intrinsic::maxnum);
+  case Op::Min:
+    return binaryIntrinsic(llvm::Intrinsic::minnum);
+  case Op::Max:
+    return binaryIntrinsic(llvm::Intrinsic::maxnum);
   }
   throw std::runtime_error("codegen: node with an unknown op");
 }
@@ -207,9 +224,14 @@ llvm::Value *Lowerer::emitNode(const sym::Node &node, llvm::Function *fn) {
 llvm::Value *Lowerer::emitSymbol(const sym::Symbol &s, llvm::Function *fn) {
   llvm::Argument *array = nullptr;
   switch (s.kind) {
-  case sym::SymbolKind::Time: return fn->getArg(ArgT);
-  case sym::SymbolKind::State: array = fn->getArg(ArgX); break;
-  case sym::SymbolKind::Parameter: array = fn->getArg(ArgP); break;
+  case sym::SymbolKind::Time:
+    return fn->getArg(ArgT);
+  case sym::SymbolKind::State:
+    array = fn->getArg(ArgX);
+    break;
+  case sym::SymbolKind::Parameter:
+    array = fn->getArg(ArgP);
+    break;
   case sym::SymbolKind::Variable:
     throw std::runtime_error("codegen: internal error: unknown '" + s.name +
                              "' was not eliminated before code generation");
@@ -240,8 +262,8 @@ llvm::Value *Lowerer::emitSign(llvm::Value *v) {
   auto *zero = llvm::ConstantFP::get(f64_, 0.0);
   llvm::Value *below = builder_.CreateSelect(builder_.CreateFCmpOLT(v, zero),
                                              llvm::ConstantFP::get(f64_, -1.0), zero);
-  return builder_.CreateSelect(builder_.CreateFCmpOGT(v, zero),
-                               llvm::ConstantFP::get(f64_, 1.0), below);
+  return builder_.CreateSelect(builder_.CreateFCmpOGT(v, zero), llvm::ConstantFP::get(f64_, 1.0),
+                               below);
 }
 
 llvm::Value *Lowerer::callLibm(const char *name, llvm::Value *v) {

@@ -1,8 +1,9 @@
 //===- codegen/Optimizer.cpp - LLVM's optimisation pipeline ---------------===//
 //
-// No fast-math flags are ever set on the IR, so the pipeline only applies
-// value-preserving rewrites: results match the evaluator bit for bit except
-// where libm calls are constant-folded or small powers expanded.
+// Lowering never sets fast-math flags, so O2 may only apply rewrites that
+// preserve IEEE results (no reassociation, no contraction into FMA): the
+// simulator compares against closed forms at 1e-10 and expects the split
+// and unsplit forms of a function to agree exactly.
 //
 //===----------------------------------------------------------------------===//
 
