@@ -2,9 +2,9 @@
 
 #include "hbg/symbolic/Expr.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstring>
-#include <sstream>
 
 namespace hbg::sym {
 
@@ -418,19 +418,10 @@ int precedence(Op op) {
 }
 
 std::string formatNumber(double v) {
-  std::ostringstream os;
-  os.precision(17);
-  os << v;
-  std::string s = os.str();
-  // Prefer the shortest text that reads back to the same value.
-  for (int p = 1; p <= 17; ++p) {
-    std::ostringstream t;
-    t.precision(p);
-    t << v;
-    if (std::stod(t.str()) == v)
-      return t.str();
-  }
-  return s;
+  // The shortest text that reads back to the same double.
+  char buf[64];
+  auto res = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, res.ptr);
 }
 } // namespace
 

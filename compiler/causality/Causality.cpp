@@ -1,0 +1,334 @@
+//===- compiler/causality/Causality.cpp - SCAP ----------------------------===//
+
+#include "hbg/causality/Causality.h"
+
+#include <algorithm>
+#include <deque>
+#include <sstream>
+
+namespace hbg::causality {
+
+using namespace hbg::bg;
+
+bool CausalAssignment::setsEffort(const BondGraph &g, BondId b, ElementId e) const {
+  EffortFrom c = bonds[b.index].effort;
+  return c == EffortFrom::Tail ? g.bond(b).from == e : c == EffortFrom::Head && g.bond(b).to == e;
+}
+
+namespace {
+
+/// The propagation engine. Every assignment is followed at once by the
+/// junction, TF and GY rules at both ends, so constraints stay saturated and
+/// a bond is only ever assigned while unassigned.
+class Scap {
+public:
+  Scap(const BondGraph &g, DiagnosticEngine &diags) : g_(g), diags_(diags) {
+    ca_.bonds.resize(g.bonds.size());
+  }
+
+  std::optional<CausalAssignment> run();
+
+private:
+  /// Assigns `b` so that `setter` sets its effort, then propagates.
+  void assignAndPropagate(BondId b, ElementId setter, ElementId origin);
+  void assign(BondId b, ElementId setter, ElementId origin, BondId via);
+  void examine(ElementId e, ElementId origin, BondId via);
+  bool sets(BondId b, ElementId e) const { return ca_.setsEffort(g_, b, e); }
+  bool assigned(BondId b) const { return ca_.bonds[b.index].effort != EffortFrom::Unassigned; }
+  /// Elements from the origin of `b`'s wave to `b`'s far end from the origin.
+  std::vector<ElementId> pathTo(BondId b, ElementId end) const;
+  bool sourceSetsEffort(ElementKind k) const {
+    return k == ElementKind::Se || k == ElementKind::MSe;
+  }
+  /// The preferred (integral) causality: does the storage element set its effort?
+  static bool storageSetsEffort(ElementKind k) { return k == ElementKind::C; }
+
+  const BondGraph &g_;
+  DiagnosticEngine &diags_;
+  CausalAssignment ca_;
+  std::deque<std::pair<ElementId, BondId>> work_;
+  std::vector<BondId> wave_; ///< bonds assigned by the current wave, in order
+  bool conflict_ = false;
+};
+
+void Scap::assign(BondId b, ElementId setter, ElementId origin, BondId via) {
+  const Bond &bd = g_.bond(b);
+  ca_.bonds[b.index] = {bd.from == setter ? EffortFrom::Tail : EffortFrom::Head, origin, via};
+  wave_.push_back(b);
+  work_.push_back({bd.from, b});
+  work_.push_back({bd.to, b});
+}
+
+void Scap::assignAndPropagate(BondId b, ElementId setter, ElementId origin) {
+  wave_.clear();
+  assign(b, setter, origin, {});
+  while (!work_.empty() && !conflict_) {
+    auto [e, via] = work_.front();
+    work_.pop_front();
+    examine(e, origin, via);
+  }
+  work_.clear();
+}
+
+void Scap::examine(ElementId id, ElementId origin, BondId via) {
+  const Element &e = g_.element(id);
+  if (isJunction(e.kind)) {
+    // A 0-junction takes its effort from exactly one bond and sets it on all
+    // others; a 1-junction dually takes its flow from exactly one bond, the
+    // one on which it sets the effort.
+    bool zero = e.kind == ElementKind::Zero;
+    std::size_t special = 0, ordinary = 0, open = 0;
+    for (BondId b : e.bonds) {
+      if (!assigned(b))
+        ++open;
+      else if (sets(b, id) != zero)
+        ++special;
+      else
+        ++ordinary;
+    }
+    if (special > 1 || (open == 0 && special == 0)) {
+      conflict_ = true;
+      diags_.report(DiagKind::CausalConflict, e.range,
+                    {e.name, special > 1 ? (zero ? "more than one bond sets its effort"
+                                                 : "more than one bond sets its flow")
+                                         : (zero ? "no bond sets its effort"
+                                                 : "no bond sets its flow")});
+      return;
+    }
+    if (open == 0)
+      return;
+    if (special == 1) {
+      for (BondId b : e.bonds)
+        if (!assigned(b))
+          assign(b, zero ? id : g_.otherEnd(b, id), origin, via);
+    } else if (open == 1) {
+      for (BondId b : e.bonds)
+        if (!assigned(b))
+          assign(b, zero ? g_.otherEnd(b, id) : id, origin, via);
+    }
+    return;
+  }
+  if (isTwoPort(e.kind) && e.bonds.size() == 2) {
+    BondId in = e.bonds[0], out = e.bonds[1];
+    bool gyrator = e.kind == ElementKind::GY || e.kind == ElementKind::MGY;
+    BondId known = assigned(in) ? in : out;
+    BondId other = known == in ? out : in;
+    if (!assigned(known) || assigned(other))
+      return;
+    // TF passes effort through (sets it on one side iff it receives it on
+    // the other); GY sets both or neither.
+    bool setsOther = gyrator ? sets(known, id) : !sets(known, id);
+    assign(other, setsOther ? id : g_.otherEnd(other, id), origin, via);
+  }
+}
+
+std::vector<ElementId> Scap::pathTo(BondId b, ElementId end) const {
+  std::vector<ElementId> path{end};
+  ElementId at = end;
+  for (BondId cur = b; cur.valid(); cur = ca_.bonds[cur.index].via) {
+    at = g_.otherEnd(cur, at);
+    path.push_back(at);
+  }
+  // Walking `via` back from a far bond may pass a junction twice when the
+  // junction fanned the wave out; that is fine for naming the path.
+  std::reverse(path.begin(), path.end());
+  return path;
+}
+
+std::optional<CausalAssignment> Scap::run() {
+  // 1. Sources, whose causality is fixed.
+  for (std::uint32_t i = 0; i < g_.elements.size() && !conflict_; ++i) {
+    ElementId id{i};
+    const Element &e = g_.elements[i];
+    if (!isSource(e.kind) || e.bonds.size() != 1)
+      continue;
+    BondId b = e.bonds[0];
+    bool wantSets = sourceSetsEffort(e.kind);
+    if (!assigned(b)) {
+      assignAndPropagate(b, wantSets ? id : g_.otherEnd(b, id), id);
+      continue;
+    }
+    if (sets(b, id) == wantSets)
+      continue;
+    ElementId other = ca_.bonds[b.index].origin;
+    ElementId at = g_.otherEnd(b, id);
+    const char *what = wantSets ? "effort" : "flow";
+    diags_.report(DiagKind::SourceConflict, e.range,
+                  {e.name, g_.element(other).name, what, g_.element(at).name});
+    diags_.note(DiagKind::ConflictOrigin, g_.element(other).range,
+                {g_.element(other).name, sourceSetsEffort(g_.element(other).kind) ? "effort" : "flow"});
+    conflict_ = true;
+  }
+  if (conflict_)
+    return std::nullopt;
+
+  // 2. Storage in its preferred integral causality.
+  for (std::uint32_t i = 0; i < g_.elements.size() && !conflict_; ++i) {
+    ElementId id{i};
+    const Element &e = g_.elements[i];
+    if (!isStorage(e.kind) || e.bonds.size() != 1 || assigned(e.bonds[0]))
+      continue;
+    BondId b = e.bonds[0];
+    assignAndPropagate(b, storageSetsEffort(e.kind) ? id : g_.otherEnd(b, id), id);
+  }
+
+  // 3. R elements left free: a choice each, in the causality of their law.
+  auto choose = [&](BondId b, ElementId setter, ElementId element) {
+    assignAndPropagate(b, setter, setter);
+    Choice c{element, b, {}};
+    ElementId from = element.valid() ? element : setter;
+    for (BondId w : wave_) {
+      if (w == b)
+        continue;
+      for (ElementId end : {g_.bond(w).from, g_.bond(w).to}) {
+        if (g_.element(end).kind == ElementKind::R && end != from && c.path.empty())
+          c.path = pathTo(w, end);
+      }
+    }
+    if (c.path.empty()) {
+      c.path.push_back(from);
+      for (BondId w : wave_)
+        for (ElementId end : {g_.bond(w).from, g_.bond(w).to})
+          if (std::find(c.path.begin(), c.path.end(), end) == c.path.end())
+            c.path.push_back(end);
+    }
+    ca_.choices.push_back(std::move(c));
+  };
+  for (std::uint32_t i = 0; i < g_.elements.size() && !conflict_; ++i) {
+    ElementId id{i};
+    const Element &e = g_.elements[i];
+    if (e.kind != ElementKind::R || e.bonds.size() != 1 || assigned(e.bonds[0]))
+      continue;
+    BondId b = e.bonds[0];
+    bool rSetsEffort = e.law != LawForm::FlowLaw;
+    choose(b, rSetsEffort ? id : g_.otherEnd(b, id), id);
+  }
+  // 4. Junction structure still free (loops of junctions alone).
+  for (std::uint32_t i = 0; i < g_.bonds.size() && !conflict_; ++i)
+    if (!assigned(BondId{i}))
+      choose(BondId{i}, g_.bonds[i].from, ElementId{});
+  if (conflict_)
+    return std::nullopt;
+
+  // Storage that ended up against its preference is in derivative causality.
+  for (std::uint32_t i = 0; i < g_.elements.size(); ++i) {
+    ElementId id{i};
+    const Element &e = g_.elements[i];
+    if (!isStorage(e.kind) || e.bonds.size() != 1)
+      continue;
+    BondId b = e.bonds[0];
+    if (sets(b, id) != storageSetsEffort(e.kind))
+      ca_.derivative.push_back({id, pathTo(b, id)});
+  }
+
+  std::string problem = ca_.verify(g_);
+  if (!problem.empty())
+    throw InternalError("causality verifier: " + problem);
+  return std::move(ca_);
+}
+
+std::string names(const BondGraph &g, const std::vector<ElementId> &path) {
+  std::string out;
+  for (std::size_t k = 0; k < path.size(); ++k) {
+    const Element &e = g.element(path[k]);
+    out += (k ? " -> " : "");
+    out += isJunction(e.kind) ? std::string(kindName(e.kind)) + ":" + e.name : e.name;
+  }
+  return out;
+}
+
+} // namespace
+
+std::string CausalAssignment::verify(const BondGraph &g) const {
+  for (std::uint32_t i = 0; i < g.bonds.size(); ++i)
+    if (bonds[i].effort == EffortFrom::Unassigned)
+      return "bond `" + g.bonds[i].name + "` has no causality";
+  for (std::uint32_t i = 0; i < g.elements.size(); ++i) {
+    ElementId id{i};
+    const Element &e = g.elements[i];
+    if (isJunction(e.kind)) {
+      bool zero = e.kind == ElementKind::Zero;
+      int special = 0;
+      for (BondId b : e.bonds)
+        special += setsEffort(g, b, id) != zero;
+      if (special != 1)
+        return "junction `" + e.name + "` has " + std::to_string(special) +
+               (zero ? " bonds setting its effort" : " bonds setting its flow");
+    } else if (isTwoPort(e.kind) && e.bonds.size() == 2) {
+      bool a = setsEffort(g, e.bonds[0], id), b = setsEffort(g, e.bonds[1], id);
+      bool gyrator = e.kind == ElementKind::GY || e.kind == ElementKind::MGY;
+      if ((a == b) != gyrator)
+        return "two-port `" + e.name + "` has inconsistent causality";
+    } else if (isSource(e.kind) && e.bonds.size() == 1) {
+      bool wants = e.kind == ElementKind::Se || e.kind == ElementKind::MSe;
+      if (setsEffort(g, e.bonds[0], id) != wants)
+        return "source `" + e.name + "` has the wrong causality";
+    }
+  }
+  return "";
+}
+
+std::string CausalAssignment::dump(const BondGraph &g) const {
+  std::ostringstream os;
+  os << "causality\n";
+  for (std::uint32_t i = 0; i < g.bonds.size(); ++i) {
+    const Bond &b = g.bonds[i];
+    const Element &from = g.element(b.from), &to = g.element(b.to);
+    bool tail = bonds[i].effort == EffortFrom::Tail;
+    os << "  bond " << b.name << ": " << from.name << " -> " << to.name << "   effort set by "
+       << (tail ? from.name : to.name) << ", flow set by " << (tail ? to.name : from.name)
+       << "\n";
+  }
+  for (std::uint32_t i = 0; i < g.elements.size(); ++i) {
+    const Element &e = g.elements[i];
+    if (!isStorage(e.kind))
+      continue;
+    bool derivativeCausality = std::any_of(derivative.begin(), derivative.end(), [&](auto &d) {
+      return d.element.index == i;
+    });
+    os << "  " << kindName(e.kind) << " " << e.name << ": "
+       << (derivativeCausality ? "derivative" : "integral") << " causality\n";
+  }
+  for (const Choice &c : choices)
+    os << "  choice: " << (c.element.valid() ? g.element(c.element).name : g.bond(c.bond).name)
+       << " (loop " << names(g, c.path) << ")\n";
+  return os.str();
+}
+
+std::optional<CausalAssignment> assignCausality(const BondGraph &g, DiagnosticEngine &diags) {
+  Scap scap(g, diags);
+  return scap.run();
+}
+
+bool reportUnsupported(const BondGraph &g, const CausalAssignment &ca, DiagnosticEngine &diags) {
+  bool any = false;
+  for (const Choice &c : ca.choices) {
+    SourceRange at = c.element.valid() ? g.element(c.element).range : g.bond(c.bond).range;
+    diags.report(DiagKind::AlgebraicLoop, at, {names(g, c.path)});
+    diags.note(DiagKind::AlgebraicLoopUnsupported, {});
+    any = true;
+  }
+  for (const DerivativeStorage &d : ca.derivative) {
+    const Element &e = g.element(d.element);
+    diags.report(DiagKind::DerivativeCausality, e.range,
+                 {kindName(e.kind), e.name, "causal path " + names(g, d.path)});
+    diags.note(DiagKind::DerivativeCausalityUnsupported, {});
+    any = true;
+  }
+  for (std::uint32_t i = 0; i < g.elements.size(); ++i) {
+    ElementId id{i};
+    const Element &e = g.elements[i];
+    if (e.kind != ElementKind::R || e.law == LawForm::Linear || e.bonds.size() != 1)
+      continue;
+    bool setsEffort = ca.setsEffort(g, e.bonds[0], id);
+    if (setsEffort != (e.law == LawForm::EffortLaw)) {
+      const char *given = e.law == LawForm::EffortLaw ? "e" : "f";
+      const char *needed = e.law == LawForm::EffortLaw ? "f" : "e";
+      diags.report(DiagKind::NonlinearLawWrongCausality, e.range, {"R", e.name, given, needed});
+      any = true;
+    }
+  }
+  return any;
+}
+
+} // namespace hbg::causality

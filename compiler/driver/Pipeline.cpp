@@ -1,0 +1,91 @@
+//===- compiler/driver/Pipeline.cpp - The compiler's stages in order ------===//
+
+#include "hbg/driver/Pipeline.h"
+
+#include "hbg/sema/Sema.h"
+#include "hbg/syntax/Parser.h"
+
+#include <chrono>
+#include <ostream>
+#include <sstream>
+
+namespace hbg::driver {
+
+bool parseStage(const std::string &name, Stage &out) {
+  static const std::pair<const char *, Stage> stages[] = {
+      {"ast", Stage::Ast},           {"bondgraph", Stage::BondGraph},
+      {"causality", Stage::Causality}, {"equations", Stage::Equations},
+      {"llvm", Stage::LLVM},
+  };
+  for (const auto &[text, stage] : stages)
+    if (name == text) {
+      out = stage;
+      return true;
+    }
+  return false;
+}
+
+namespace {
+/// Times one pass when timings are requested.
+class PassTimer {
+public:
+  PassTimer(const PipelineOptions &opts, const char *name)
+      : out_(opts.timings), name_(name), start_(std::chrono::steady_clock::now()) {}
+  ~PassTimer() {
+    if (!out_)
+      return;
+    std::chrono::duration<double, std::milli> ms = std::chrono::steady_clock::now() - start_;
+    *out_ << "pass " << name_ << ": " << ms.count() << " ms\n";
+  }
+
+private:
+  std::ostream *out_;
+  const char *name_;
+  std::chrono::steady_clock::time_point start_;
+};
+} // namespace
+
+FrontendResult runFrontend(const SourceManager &sm, std::uint32_t file, DiagnosticEngine &diags,
+                           const PipelineOptions &opts) {
+  FrontendResult r;
+  // Text -> AST; syntax errors stop here.
+  {
+    PassTimer t(opts, "parse");
+    r.ast = syntax::parse(file, sm, diags);
+  }
+  if (!r.ast || opts.stopAfter == Stage::Ast)
+    return r;
+  // AST -> checked, flat bond graph (names, arities, bonds, expressions).
+  {
+    PassTimer t(opts, "sema");
+    r.graph = sema::analyze(*r.ast, sm, diags);
+  }
+  if (!r.graph || opts.stopAfter == Stage::BondGraph)
+    return r;
+  // SCAP: the causality of every bond; then what later stages can't handle.
+  {
+    PassTimer t(opts, "causality");
+    r.causality = causality::assignCausality(*r.graph, diags);
+  }
+  if (!r.causality)
+    return r;
+  if (opts.stopAfter == Stage::Causality)
+    return r;
+  if (causality::reportUnsupported(*r.graph, *r.causality, diags))
+    return r;
+  // Causal graph -> state equations in the expression DAG.
+  {
+    PassTimer t(opts, "equations");
+    r.equations = eq::buildEquations(*r.graph, *r.causality, diags);
+  }
+  return r;
+}
+
+std::string explain(const bg::BondGraph &g, const causality::CausalAssignment &ca,
+                    const eq::EquationSystem &sys) {
+  std::ostringstream os;
+  os << "model " << g.modelName << "\n\n" << ca.dump(g) << "\n" << sys.dump();
+  return os.str();
+}
+
+} // namespace hbg::driver

@@ -1,0 +1,114 @@
+//===- compiler/driver/Simulation.cpp - Running a compiled model ----------===//
+
+#include "hbg/hbg.h"
+
+#include "hbg/support/Diagnostics.h"
+
+#include <cmath>
+#include <cstdio>
+#include <ostream>
+
+namespace hbg {
+
+namespace {
+/// The compiled right-hand side with the run's parameter values bound.
+class ModelOde : public runtime::OdeSystem {
+public:
+  ModelOde(const Model &m, const std::vector<double> &p) : m_(m), p_(p) {}
+  std::size_t numStates() const override { return m_.stateNames().size(); }
+  void rhs(double t, const double *x, double *xdot) override { m_.rhs(t, x, p_.data(), xdot); }
+
+private:
+  const Model &m_;
+  const std::vector<double> &p_;
+};
+} // namespace
+
+Simulation::Simulation(Model model, SimulationOptions opts)
+    : model_(std::move(model)), opts_(opts) {}
+
+void Simulation::setParameter(const std::string &name, double value) {
+  const std::vector<std::string> &names = model_.parameterNames();
+  if (std::find(names.begin(), names.end(), name) == names.end()) {
+    std::string best = closestName(name, names);
+    throw std::invalid_argument("model `" + model_.name() + "` has no parameter `" + name + "`" +
+                                (best.empty() ? "" : "; did you mean `" + best + "`?"));
+  }
+  overrides_[name] = value;
+}
+
+Result Simulation::run() const {
+  Result r;
+  r.names.push_back("time");
+  for (const std::string &n : model_.outputNames())
+    r.names.push_back(n);
+  r.columns.resize(r.names.size());
+
+  std::vector<double> p = model_.parameterValues(overrides_);
+  std::vector<double> x0 = model_.initialState(p);
+  for (std::size_t i = 0; i < x0.size(); ++i)
+    if (!std::isfinite(x0[i])) {
+      r.error = "initial value of state `" + model_.stateNames()[i] + "` is not finite";
+      return r;
+    }
+  double span = opts_.tEnd - opts_.tStart;
+  if (!(span >= 0)) {
+    r.error = "end time is before start time";
+    return r;
+  }
+  double dtOut = opts_.dtOut > 0 ? opts_.dtOut : (span > 0 ? span / 100 : 1);
+
+  runtime::IntegratorOptions io;
+  io.method = opts_.method;
+  io.step = opts_.step;
+  io.rtol = opts_.rtol;
+  io.atol = opts_.atol;
+
+  ModelOde ode(model_, p);
+  std::vector<double> y(model_.outputNames().size());
+  runtime::IntegrationStatus st = runtime::integrate(
+      ode, opts_.tStart, x0, opts_.tEnd, dtOut, io, [&](double t, const double *x) {
+        model_.outputs(t, x, p.data(), y.data());
+        r.columns[0].push_back(t);
+        for (std::size_t i = 0; i < y.size(); ++i)
+          r.columns[i + 1].push_back(y[i]);
+      });
+  if (!st.ok()) {
+    std::string what = st.message;
+    if (st.status == runtime::StepStatus::NonFinite &&
+        st.nonFinite.index < model_.stateNames().size()) {
+      char t[32];
+      std::snprintf(t, sizeof t, "%.9g", st.nonFinite.t);
+      what = std::string(st.nonFinite.derivative ? "the derivative of " : "") + "state `" +
+             model_.stateNames()[st.nonFinite.index] + "` is not finite at t = " + t;
+    }
+    r.error = "model `" + model_.name() + "`: " + what;
+  }
+  return r;
+}
+
+const std::vector<double> &Result::at(const std::string &name) const {
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (names[i] == name)
+      return columns[i];
+  std::string best = closestName(name, names);
+  throw std::out_of_range("no output `" + name + "`" +
+                          (best.empty() ? "" : "; did you mean `" + best + "`?"));
+}
+
+void Result::writeCsv(std::ostream &os) const {
+  for (std::size_t i = 0; i < names.size(); ++i)
+    os << (i ? "," : "") << names[i];
+  os << "\n";
+  std::size_t rows = columns.empty() ? 0 : columns[0].size();
+  char buf[32];
+  for (std::size_t r = 0; r < rows; ++r) {
+    for (std::size_t i = 0; i < columns.size(); ++i) {
+      std::snprintf(buf, sizeof buf, "%.17g", columns[i][r]);
+      os << (i ? "," : "") << buf;
+    }
+    os << "\n";
+  }
+}
+
+} // namespace hbg

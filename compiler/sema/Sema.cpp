@@ -1,0 +1,724 @@
+//===- compiler/sema/Sema.cpp - AST to checked bond graph -----------------===//
+//
+// Sema runs in four steps, each needing the previous one's results:
+//   1. declare every name (duplicates are errors);
+//   2. create elements and bonds, then check bond counts and directions
+//      (junction and two-port variables need their bonds);
+//   3. lower expressions (parameters, element values and laws, initial
+//      values, signals, outputs) into the symbolic DAG;
+//   4. check parameter and signal dependencies for cycles.
+//
+//===----------------------------------------------------------------------===//
+
+#include "hbg/sema/Sema.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <unordered_map>
+
+namespace hbg::sema {
+
+using namespace hbg::bg;
+
+namespace {
+
+/// What a model-level name refers to.
+struct NameInfo {
+  enum Kind { Parameter, Element, Bond, Signal } kind;
+  std::uint32_t index;
+  SourceRange range;
+};
+
+/// Kinds by keyword.
+const std::map<std::string, ElementKind> kElementKinds = {
+    {"Se", ElementKind::Se}, {"Sf", ElementKind::Sf},   {"MSe", ElementKind::MSe},
+    {"MSf", ElementKind::MSf}, {"C", ElementKind::C},   {"I", ElementKind::I},
+    {"R", ElementKind::R},   {"TF", ElementKind::TF},   {"GY", ElementKind::GY},
+    {"MTF", ElementKind::MTF}, {"MGY", ElementKind::MGY},
+};
+
+/// Functions callable in expressions, with their arity.
+struct FunctionInfo {
+  sym::Op op;
+  int arity;
+};
+const std::map<std::string, FunctionInfo> kFunctions = {
+    {"sin", {sym::Op::Sin, 1}},   {"cos", {sym::Op::Cos, 1}},   {"tan", {sym::Op::Tan, 1}},
+    {"exp", {sym::Op::Exp, 1}},   {"log", {sym::Op::Log, 1}},   {"sqrt", {sym::Op::Sqrt, 1}},
+    {"tanh", {sym::Op::Tanh, 1}}, {"abs", {sym::Op::Abs, 1}},   {"sign", {sym::Op::Sign, 1}},
+    {"min", {sym::Op::Min, 2}},   {"max", {sym::Op::Max, 2}},   {"pow", {sym::Op::Pow, 2}},
+};
+
+std::string elementNoun(ElementKind k) {
+  return isJunction(k) ? std::string(kindName(k)) + "-junction"
+                       : std::string(kindName(k)) + " element";
+}
+
+std::string quoteList(const std::vector<std::string> &names) {
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (i)
+      out += i + 1 == names.size() ? " and " : ", ";
+    out += "`" + names[i] + "`";
+  }
+  return out;
+}
+
+/// Where an expression is being lowered, which decides what it may use.
+struct ExprScope {
+  /// Local names of a constitutive law (`q`, `p`, `e`, `f`) and their symbols.
+  std::vector<std::pair<std::string, sym::SymbolId>> locals;
+  /// The signal being defined, if any (integral() is allowed only there).
+  int signal = -1;
+};
+
+class Analyzer {
+public:
+  Analyzer(const SourceManager &sm, DiagnosticEngine &diags) : sm_(sm), diags_(diags) {}
+
+  std::optional<BondGraph> run(const ast::File &file);
+
+private:
+  void declare(const std::string &name, SourceRange range, NameInfo info);
+  void buildStructure(const ast::Model &m);
+  void checkBondCounts();
+  void lowerParameters(const ast::Model &m);
+  void lowerElements(const ast::Model &m);
+  void lowerSignalsAndOutputs(const ast::Model &m);
+  void orderParameters();
+  void checkSignalCycles();
+
+  sym::ExprId lower(const ast::Expr &e, const ExprScope &scope);
+  sym::ExprId lowerName(const ast::Expr &e, const ExprScope &scope);
+  sym::ExprId lowerMember(const ast::Expr &e);
+  sym::ExprId lowerCall(const ast::Expr &e, const ExprScope &scope);
+  sym::ExprId lowerConstant(const ast::Expr &e, const std::string &what);
+  void unknownName(const std::string &name, SourceRange range,
+                   const std::vector<std::string> &candidates);
+
+  sym::ExprContext &ctx() { return *g_.ctx; }
+
+  const SourceManager &sm_;
+  DiagnosticEngine &diags_;
+  BondGraph g_;
+  std::unordered_map<std::string, NameInfo> names_;
+  std::vector<std::string> valueNames_; ///< parameters, signals, `time`
+  std::vector<int> signalIntegrals_;    ///< integrals created per signal
+};
+
+void Analyzer::declare(const std::string &name, SourceRange range, NameInfo info) {
+  if (name == "time") {
+    diags_.report(DiagKind::ReservedName, range, {name});
+    return;
+  }
+  auto [it, inserted] = names_.emplace(name, info);
+  if (!inserted) {
+    diags_.report(DiagKind::DuplicateName, range, {name});
+    diags_.note(DiagKind::PreviousDefinition, it->second.range, {name});
+  }
+}
+
+std::optional<BondGraph> Analyzer::run(const ast::File &file) {
+  if (file.models.empty()) {
+    diags_.report(DiagKind::NoModel, {}, {sm_.name(file.fileId)});
+    return std::nullopt;
+  }
+  if (file.models.size() > 1) {
+    const ast::Model &second = *file.models[1];
+    diags_.report(DiagKind::MultipleModels, second.nameRange, {second.name});
+    return std::nullopt;
+  }
+  const ast::Model &m = *file.models[0];
+  g_.modelName = m.name;
+
+  // 1. Names. Declaration order across kinds is by source position so that
+  // "first defined here" points at the earlier one.
+  struct Decl {
+    std::string name;
+    SourceRange range;
+    NameInfo info;
+  };
+  std::vector<Decl> decls;
+  for (std::size_t i = 0; i < m.parameters.size(); ++i)
+    decls.push_back({m.parameters[i].name, m.parameters[i].nameRange,
+                     {NameInfo::Parameter, std::uint32_t(i), m.parameters[i].nameRange}});
+  for (std::size_t i = 0; i < m.elements.size(); ++i)
+    decls.push_back({m.elements[i].name, m.elements[i].nameRange,
+                     {NameInfo::Element, std::uint32_t(i), m.elements[i].nameRange}});
+  for (std::size_t i = 0; i < m.junctions.size(); ++i)
+    decls.push_back({m.junctions[i].name, m.junctions[i].nameRange,
+                     {NameInfo::Element, std::uint32_t(m.elements.size() + i),
+                      m.junctions[i].nameRange}});
+  for (std::size_t i = 0; i < m.bonds.size(); ++i)
+    if (!m.bonds[i].name.empty())
+      decls.push_back({m.bonds[i].name, m.bonds[i].nameRange,
+                       {NameInfo::Bond, std::uint32_t(i), m.bonds[i].nameRange}});
+  for (std::size_t i = 0; i < m.signals.size(); ++i)
+    decls.push_back({m.signals[i].name, m.signals[i].nameRange,
+                     {NameInfo::Signal, std::uint32_t(i), m.signals[i].nameRange}});
+  std::stable_sort(decls.begin(), decls.end(), [](const Decl &a, const Decl &b) {
+    return a.range.begin.offset < b.range.begin.offset;
+  });
+  for (const Decl &d : decls)
+    declare(d.name, d.range, d.info);
+  for (const ast::Parameter &p : m.parameters)
+    valueNames_.push_back(p.name);
+  for (const ast::Signal &s : m.signals)
+    valueNames_.push_back(s.name);
+  valueNames_.push_back("time");
+
+  // 2. Structure.
+  buildStructure(m);
+  if (diags_.hasErrors())
+    return std::nullopt;
+  checkBondCounts();
+
+  // 3. Expressions.
+  lowerParameters(m);
+  lowerElements(m);
+  lowerSignalsAndOutputs(m);
+
+  // 4. Dependencies.
+  if (!diags_.hasErrors())
+    orderParameters();
+  if (!diags_.hasErrors())
+    checkSignalCycles();
+  if (diags_.hasErrors())
+    return std::nullopt;
+  std::string problem = g_.verify();
+  if (!problem.empty())
+    throw InternalError("bond graph verifier: " + problem);
+  return std::move(g_);
+}
+
+void Analyzer::buildStructure(const ast::Model &m) {
+  for (const ast::Parameter &p : m.parameters) {
+    Parameter param;
+    param.name = p.name;
+    param.range = p.nameRange;
+    param.symbol = ctx().addSymbol(p.name, sym::SymbolKind::Parameter,
+                                   static_cast<std::uint32_t>(g_.parameters.size()));
+    g_.parameters.push_back(std::move(param));
+  }
+  for (const ast::Element &e : m.elements) {
+    ElementId id = g_.addElement(kElementKinds.at(e.kind), e.name, e.nameRange);
+    Element &el = g_.elements[id.index];
+    if (el.kind == ElementKind::C)
+      el.state = g_.addVariable(e.name + ".q", {VariableInfo::State, id.index});
+    else if (el.kind == ElementKind::I)
+      el.state = g_.addVariable(e.name + ".p", {VariableInfo::State, id.index});
+  }
+  for (const ast::Junction &j : m.junctions)
+    g_.addElement(j.kind == '0' ? ElementKind::Zero : ElementKind::One, j.name, j.nameRange);
+  for (const ast::Signal &s : m.signals) {
+    Signal sig;
+    sig.name = s.name;
+    sig.range = s.nameRange;
+    sig.symbol = g_.addVariable(s.name, {VariableInfo::Signal, std::uint32_t(g_.signals.size())});
+    g_.signals.push_back(std::move(sig));
+  }
+
+  // Bonds: both ends must name elements or junctions.
+  std::vector<std::string> elementNames;
+  for (const Element &e : g_.elements)
+    elementNames.push_back(e.name);
+  for (const ast::Bond &b : m.bonds) {
+    auto resolveEnd = [&](const std::string &name, SourceRange range) -> ElementId {
+      auto it = names_.find(name);
+      if (it == names_.end()) {
+        unknownName(name, range, elementNames);
+        return {};
+      }
+      if (it->second.kind != NameInfo::Element) {
+        static const char *nouns[] = {"parameter", "element", "bond", "signal"};
+        diags_.report(DiagKind::NotAnElement, range, {name, nouns[it->second.kind]});
+        return {};
+      }
+      return ElementId{it->second.index};
+    };
+    ElementId from = resolveEnd(b.from, b.fromRange);
+    ElementId to = resolveEnd(b.to, b.toRange);
+    if (!from.valid() || !to.valid())
+      continue;
+    if (from == to) {
+      diags_.report(DiagKind::BondToItself, b.range, {b.from});
+      continue;
+    }
+    g_.addBond(from, to, b.name, b.range);
+  }
+}
+
+void Analyzer::checkBondCounts() {
+  for (std::size_t i = 0; i < g_.elements.size(); ++i) {
+    Element &e = g_.elements[i];
+    ElementId id{static_cast<std::uint32_t>(i)};
+    std::size_t n = e.bonds.size();
+    if (isJunction(e.kind)) {
+      if (n < 2)
+        diags_.report(DiagKind::JunctionTooFewBonds, e.range, {e.name, n == 0 ? "no" : "one"});
+    } else if (isTwoPort(e.kind)) {
+      if (n != 2) {
+        diags_.report(DiagKind::TwoPortBondCount, e.range, {kindName(e.kind), e.name, n});
+        continue;
+      }
+      int in = (g_.sign(e.bonds[0], id) > 0) + (g_.sign(e.bonds[1], id) > 0);
+      if (in != 1) {
+        diags_.report(DiagKind::TwoPortDirection, e.range, {kindName(e.kind), e.name, in, 2 - in});
+        continue;
+      }
+      if (g_.sign(e.bonds[0], id) < 0)
+        std::swap(e.bonds[0], e.bonds[1]);
+    } else if (n != 1) {
+      diags_.report(DiagKind::OnePortBondCount, e.range, {kindName(e.kind), e.name, n});
+    }
+  }
+}
+
+void Analyzer::unknownName(const std::string &name, SourceRange range,
+                           const std::vector<std::string> &candidates) {
+  std::string best = closestName(name, candidates);
+  if (best.empty())
+    diags_.report(DiagKind::UnknownName, range, {name});
+  else
+    diags_.report(DiagKind::UnknownNameSuggest, range, {name, best});
+}
+
+sym::ExprId Analyzer::lowerConstant(const ast::Expr &e, const std::string &what) {
+  sym::ExprId v = lower(e, {});
+  if (v.valid() && !ctx().isParametric(v)) {
+    diags_.report(DiagKind::NotConstant, e.range, {what});
+    return {};
+  }
+  return v;
+}
+
+void Analyzer::lowerParameters(const ast::Model &m) {
+  for (std::size_t i = 0; i < m.parameters.size(); ++i)
+    g_.parameters[i].defaultValue =
+        lowerConstant(*m.parameters[i].value, "the default of parameter `" + m.parameters[i].name + "`");
+}
+
+void Analyzer::lowerElements(const ast::Model &m) {
+  for (std::size_t i = 0; i < m.elements.size(); ++i) {
+    const ast::Element &a = m.elements[i];
+    Element &e = g_.elements[i];
+    std::string noun = elementNoun(e.kind);
+
+    if (a.args.size() != 1) {
+      diags_.report(DiagKind::WrongArgumentCount, a.argsRange.valid() ? a.argsRange : a.nameRange,
+                    {noun, a.name, "one argument", a.args.size()});
+      continue;
+    }
+    const ast::ElementArg &arg = a.args[0];
+
+    // Named arguments are nonlinear laws, allowed on C, I and R only.
+    if (!arg.name.empty()) {
+      std::string allowed;
+      sym::SymbolId local;
+      if (e.kind == ElementKind::C && arg.name == "e") {
+        e.law = LawForm::EffortLaw;
+        local = e.state;
+      } else if (e.kind == ElementKind::I && arg.name == "f") {
+        e.law = LawForm::FlowLaw;
+        local = e.state;
+      } else if (e.kind == ElementKind::R && (arg.name == "e" || arg.name == "f")) {
+        e.law = arg.name == "e" ? LawForm::EffortLaw : LawForm::FlowLaw;
+        local = ctx().addSymbol(a.name + (arg.name == "e" ? ".f" : ".e"),
+                                sym::SymbolKind::Variable, 0);
+      } else {
+        allowed = e.kind == ElementKind::C   ? "`e = ...` (of `q`)"
+                  : e.kind == ElementKind::I ? "`f = ...` (of `p`)"
+                  : e.kind == ElementKind::R ? "`e = ...` (of `f`) or `f = ...` (of `e`)"
+                                             : "no named law, only a value";
+        diags_.report(DiagKind::BadLaw, arg.nameRange, {kindName(e.kind), a.name, arg.name, allowed});
+        continue;
+      }
+      e.lawArg = local;
+      ExprScope scope;
+      std::string localName = e.kind == ElementKind::C   ? "q"
+                              : e.kind == ElementKind::I ? "p"
+                                                         : (arg.name == "e" ? "f" : "e");
+      scope.locals.push_back({localName, local});
+      e.lawExpr = lower(*arg.value, scope);
+    } else if (e.kind == ElementKind::MSe || e.kind == ElementKind::MSf ||
+               e.kind == ElementKind::MTF || e.kind == ElementKind::MGY) {
+      e.value = lower(*arg.value, {});
+    } else {
+      sym::ExprId v = lower(*arg.value, {});
+      if (v.valid() && !ctx().isParametric(v)) {
+        diags_.report(DiagKind::NotConstant, arg.value->range,
+                      {"the value of " + noun + " `" + a.name + "`"});
+        if (isSource(e.kind) || isTwoPort(e.kind))
+          diags_.note(DiagKind::UseModulatedSource, a.kindRange,
+                      {std::string("M") + kindName(e.kind) + " " + a.name + "(...)"});
+        v = {};
+      }
+      e.value = v;
+    }
+
+    // Initial values.
+    if (!isStorage(e.kind)) {
+      if (!a.initials.empty())
+        diags_.report(DiagKind::NoInitialValue, a.initials[0].nameRange, {kindName(e.kind), a.name});
+      continue;
+    }
+    std::string expected = e.kind == ElementKind::C ? "q0" : "p0";
+    for (const ast::InitialValue &iv : a.initials) {
+      if (iv.name != expected) {
+        diags_.report(DiagKind::BadInitialValue, iv.nameRange,
+                      {kindName(e.kind), a.name, iv.name, expected});
+        continue;
+      }
+      if (e.initial.valid()) {
+        diags_.report(DiagKind::DuplicateInitialValue, iv.nameRange, {iv.name, a.name});
+        continue;
+      }
+      e.initial = lowerConstant(*iv.value, "the initial value of `" + a.name + "`");
+    }
+    if (!e.initial.valid())
+      e.initial = ctx().constant(0);
+  }
+}
+
+void Analyzer::lowerSignalsAndOutputs(const ast::Model &m) {
+  for (std::size_t i = 0; i < m.signals.size(); ++i) {
+    ExprScope scope;
+    scope.signal = static_cast<int>(i);
+    g_.signals[i].value = lower(*m.signals[i].value, scope);
+  }
+  std::map<std::string, SourceRange> seen;
+  for (const ast::Output &o : m.outputs) {
+    Output out;
+    out.name = o.name.empty() ? o.text : o.name;
+    out.range = o.name.empty() ? o.value->range : o.nameRange;
+    out.value = lower(*o.value, {});
+    if (!seen.emplace(out.name, out.range).second) {
+      diags_.report(DiagKind::DuplicateOutput, out.range, {out.name});
+      continue;
+    }
+    g_.outputs.push_back(std::move(out));
+  }
+}
+
+sym::ExprId Analyzer::lower(const ast::Expr &e, const ExprScope &scope) {
+  switch (e.kind) {
+  case ast::ExprKind::Number:
+    return ctx().constant(e.number);
+  case ast::ExprKind::Name:
+    return lowerName(e, scope);
+  case ast::ExprKind::Member:
+    return lowerMember(e);
+  case ast::ExprKind::Call:
+    return lowerCall(e, scope);
+  case ast::ExprKind::Unary: {
+    sym::ExprId a = lower(*e.operands[0], scope);
+    if (!a.valid())
+      return {};
+    return e.op == '-' ? ctx().neg(a) : a;
+  }
+  case ast::ExprKind::Binary: {
+    sym::ExprId a = lower(*e.operands[0], scope);
+    sym::ExprId b = lower(*e.operands[1], scope);
+    if (!a.valid() || !b.valid())
+      return {};
+    switch (e.op) {
+    case '+': return ctx().add(a, b);
+    case '-': return ctx().sub(a, b);
+    case '*': return ctx().mul(a, b);
+    case '/': return ctx().div(a, b);
+    case '^': return ctx().pow(a, b);
+    }
+    throw InternalError(std::string("unknown binary operator ") + e.op);
+  }
+  }
+  throw InternalError("unknown expression kind");
+}
+
+sym::ExprId Analyzer::lowerName(const ast::Expr &e, const ExprScope &scope) {
+  for (const auto &[name, symbol] : scope.locals)
+    if (name == e.name)
+      return ctx().ref(symbol);
+  if (e.name == "time")
+    return ctx().time();
+  auto it = names_.find(e.name);
+  if (it == names_.end()) {
+    std::vector<std::string> candidates = valueNames_;
+    for (const auto &[name, symbol] : scope.locals)
+      candidates.push_back(name);
+    unknownName(e.name, e.nameRange, candidates);
+    return {};
+  }
+  const NameInfo &info = it->second;
+  switch (info.kind) {
+  case NameInfo::Parameter:
+    return ctx().ref(g_.parameters[info.index].symbol);
+  case NameInfo::Signal:
+    return ctx().ref(g_.signals[info.index].symbol);
+  case NameInfo::Element: {
+    const Element &el = g_.elements[info.index];
+    std::vector<std::string> vars;
+    if (el.kind == ElementKind::Zero)
+      vars = {e.name + ".e"};
+    else if (el.kind == ElementKind::One)
+      vars = {e.name + ".f"};
+    else if (isTwoPort(el.kind))
+      vars = {e.name + ".e1", e.name + ".f1", e.name + ".e2", e.name + ".f2"};
+    else {
+      vars = {e.name + ".e", e.name + ".f"};
+      if (isStorage(el.kind))
+        vars.push_back(e.name + (el.kind == ElementKind::C ? ".q" : ".p"));
+    }
+    diags_.report(DiagKind::NotAValue, e.nameRange, {e.name, elementNoun(el.kind), quoteList(vars)});
+    return {};
+  }
+  case NameInfo::Bond:
+    diags_.report(DiagKind::NotAValue, e.nameRange,
+                  {e.name, "bond", quoteList({e.name + ".e", e.name + ".f"})});
+    return {};
+  }
+  return {};
+}
+
+sym::ExprId Analyzer::lowerMember(const ast::Expr &e) {
+  auto it = names_.find(e.name);
+  if (it == names_.end()) {
+    std::vector<std::string> candidates;
+    for (const auto &[name, info] : names_)
+      if (info.kind == NameInfo::Element || info.kind == NameInfo::Bond)
+        candidates.push_back(name);
+    std::sort(candidates.begin(), candidates.end());
+    unknownName(e.name, e.nameRange, candidates);
+    return {};
+  }
+  const NameInfo &info = it->second;
+  if (info.kind == NameInfo::Bond) {
+    if (e.member == "e" || e.member == "f") {
+      // Bonds whose ends failed to resolve were not created (and reported).
+      for (const Bond &b : g_.bonds)
+        if (b.name == e.name)
+          return ctx().ref(e.member == "e" ? b.effort : b.flow);
+      return ctx().constant(0);
+    }
+    diags_.report(DiagKind::UnknownVariable, e.memberRange,
+                  {"bond", e.name, e.member, "`e` and `f`"});
+    return {};
+  }
+  if (info.kind != NameInfo::Element) {
+    diags_.report(DiagKind::UnknownVariable, e.memberRange,
+                  {info.kind == NameInfo::Parameter ? "parameter" : "signal", e.name, e.member,
+                   "none"});
+    return {};
+  }
+  const Element &el = g_.elements[info.index];
+  std::string noun = elementNoun(el.kind);
+  auto bondAt = [&](std::size_t k) -> const Bond * {
+    return k < el.bonds.size() ? &g_.bonds[el.bonds[k].index] : nullptr;
+  };
+  std::vector<std::string> vars;
+  const Bond *b = nullptr;
+  bool effort = true;
+  if (el.kind == ElementKind::Zero) {
+    vars = {"e"};
+    b = e.member == "e" ? bondAt(0) : nullptr;
+  } else if (el.kind == ElementKind::One) {
+    vars = {"f"};
+    b = e.member == "f" ? bondAt(0) : nullptr;
+    effort = false;
+  } else if (isTwoPort(el.kind)) {
+    vars = {"e1", "f1", "e2", "f2"};
+    for (std::size_t k = 0; k < 4; ++k)
+      if (e.member == vars[k]) {
+        b = bondAt(k / 2);
+        effort = k % 2 == 0;
+      }
+  } else {
+    vars = {"e", "f"};
+    if (isStorage(el.kind)) {
+      std::string state = el.kind == ElementKind::C ? "q" : "p";
+      vars.push_back(state);
+      if (e.member == state)
+        return ctx().ref(el.state);
+    }
+    if (e.member == "e" || e.member == "f") {
+      b = bondAt(0);
+      effort = e.member == "e";
+    }
+  }
+  if (!b) {
+    bool known = std::find(vars.begin(), vars.end(), e.member) != vars.end();
+    if (known) // the element lacks its bonds, which was reported already
+      return ctx().constant(0);
+    std::vector<std::string> full;
+    for (const std::string &v : vars)
+      full.push_back(v);
+    diags_.report(DiagKind::UnknownVariable, e.memberRange, {noun, e.name, e.member, quoteList(full)});
+    return {};
+  }
+  return ctx().ref(effort ? b->effort : b->flow);
+}
+
+sym::ExprId Analyzer::lowerCall(const ast::Expr &e, const ExprScope &scope) {
+  auto argCountError = [&](const char *expected) {
+    diags_.report(DiagKind::WrongArgumentCount, e.range,
+                  {"function", e.name, expected, e.operands.size()});
+  };
+  if (e.name == "integral") {
+    if (scope.signal < 0) {
+      diags_.report(DiagKind::IntegralOutsideSignal, e.nameRange);
+      return {};
+    }
+    if (e.operands.size() != 1) {
+      argCountError("one argument");
+      return {};
+    }
+    sym::ExprId input = lower(*e.operands[0], scope);
+    if (!input.valid())
+      return {};
+    const Signal &sig = g_.signals[scope.signal];
+    if (signalIntegrals_.size() < g_.signals.size())
+      signalIntegrals_.resize(g_.signals.size(), 0);
+    int k = ++signalIntegrals_[scope.signal];
+    Integrator integ;
+    integ.name = sig.name + ".integral" + (k > 1 ? std::to_string(k) : "");
+    integ.range = e.range;
+    integ.input = input;
+    integ.state = g_.addVariable(integ.name, {VariableInfo::Integrator,
+                                              std::uint32_t(g_.integrators.size())});
+    g_.integrators.push_back(integ);
+    return ctx().ref(integ.state);
+  }
+  auto it = kFunctions.find(e.name);
+  if (it == kFunctions.end()) {
+    std::vector<std::string> candidates;
+    for (const auto &[name, info] : kFunctions)
+      candidates.push_back(name);
+    candidates.push_back("integral");
+    std::string best = closestName(e.name, candidates);
+    if (best.empty())
+      diags_.report(DiagKind::UnknownFunction, e.nameRange, {e.name});
+    else
+      diags_.report(DiagKind::UnknownFunctionSuggest, e.nameRange, {e.name, best});
+    return {};
+  }
+  const FunctionInfo &fn = it->second;
+  if (static_cast<int>(e.operands.size()) != fn.arity) {
+    argCountError(fn.arity == 1 ? "one argument" : "two arguments");
+    return {};
+  }
+  sym::ExprId a = lower(*e.operands[0], scope);
+  sym::ExprId b = fn.arity == 2 ? lower(*e.operands[1], scope) : sym::ExprId();
+  if (!a.valid() || (fn.arity == 2 && !b.valid()))
+    return {};
+  return ctx().make(fn.op, a, b);
+}
+
+/// Symbols of kind `kind` that `root` refers to, in id order.
+std::vector<sym::SymbolId> symbolsIn(const sym::ExprContext &ctx, sym::ExprId root,
+                                     sym::SymbolKind kind) {
+  std::vector<sym::SymbolId> out;
+  if (!root.valid())
+    return out;
+  std::vector<sym::ExprId> stack{root};
+  std::vector<char> seen(ctx.size(), 0);
+  while (!stack.empty()) {
+    sym::ExprId id = stack.back();
+    stack.pop_back();
+    if (seen[id.index])
+      continue;
+    seen[id.index] = 1;
+    const sym::Node &n = ctx.node(id);
+    if (n.op == sym::Op::Symbol && ctx.symbol(n.symbol).kind == kind)
+      out.push_back(n.symbol);
+    int k = sym::arity(n.op);
+    if (k >= 1)
+      stack.push_back(n.lhs);
+    if (k == 2)
+      stack.push_back(n.rhs);
+  }
+  return out;
+}
+
+/// Depth-first search for a cycle in a dependency graph over `n` nodes;
+/// returns the cycle as node indices (first == last) or empty.
+std::vector<std::uint32_t> findCycle(std::size_t n,
+                                     const std::function<std::vector<std::uint32_t>(std::uint32_t)> &deps) {
+  std::vector<int> state(n, 0); // 0 new, 1 on stack, 2 done
+  std::vector<std::uint32_t> path;
+  std::function<bool(std::uint32_t)> visit = [&](std::uint32_t v) {
+    state[v] = 1;
+    path.push_back(v);
+    for (std::uint32_t w : deps(v)) {
+      if (state[w] == 1) {
+        path.erase(path.begin(), std::find(path.begin(), path.end(), w));
+        path.push_back(w);
+        return true;
+      }
+      if (state[w] == 0 && visit(w))
+        return true;
+    }
+    path.pop_back();
+    state[v] = 2;
+    return false;
+  };
+  for (std::uint32_t v = 0; v < n; ++v)
+    if (state[v] == 0 && visit(v))
+      return path;
+  return {};
+}
+
+void Analyzer::orderParameters() {
+  std::unordered_map<std::uint32_t, std::uint32_t> bySymbol;
+  for (std::uint32_t i = 0; i < g_.parameters.size(); ++i)
+    bySymbol[g_.parameters[i].symbol.index] = i;
+  auto deps = [&](std::uint32_t i) {
+    std::vector<std::uint32_t> out;
+    for (sym::SymbolId s : symbolsIn(ctx(), g_.parameters[i].defaultValue, sym::SymbolKind::Parameter))
+      out.push_back(bySymbol.at(s.index));
+    return out;
+  };
+  std::vector<std::uint32_t> cycle = findCycle(g_.parameters.size(), deps);
+  if (!cycle.empty()) {
+    std::string path;
+    for (std::size_t k = 0; k < cycle.size(); ++k)
+      path += (k ? " -> " : "") + ("`" + g_.parameters[cycle[k]].name + "`");
+    const Parameter &p = g_.parameters[cycle[0]];
+    diags_.report(DiagKind::ParameterCycle, p.range, {p.name, path});
+  }
+  // Slots stay in declaration order; Simulation evaluates defaults in
+  // dependency order, which it derives from the same DAG.
+}
+
+void Analyzer::checkSignalCycles() {
+  std::unordered_map<std::uint32_t, std::uint32_t> bySymbol;
+  for (std::uint32_t i = 0; i < g_.signals.size(); ++i)
+    bySymbol[g_.signals[i].symbol.index] = i;
+  // Integrators break cycles: a signal may depend on its own integral.
+  auto deps = [&](std::uint32_t i) {
+    std::vector<std::uint32_t> out;
+    for (sym::SymbolId s : symbolsIn(ctx(), g_.signals[i].value, sym::SymbolKind::Variable)) {
+      auto it = bySymbol.find(s.index);
+      if (it != bySymbol.end())
+        out.push_back(it->second);
+    }
+    return out;
+  };
+  std::vector<std::uint32_t> cycle = findCycle(g_.signals.size(), deps);
+  if (cycle.empty())
+    return;
+  std::string path;
+  for (std::size_t k = 0; k < cycle.size(); ++k)
+    path += (k ? " -> " : "") + ("`" + g_.signals[cycle[k]].name + "`");
+  const Signal &s = g_.signals[cycle[0]];
+  diags_.report(DiagKind::SignalCycle, s.range, {s.name, path});
+}
+
+} // namespace
+
+std::optional<BondGraph> analyze(const ast::File &file, const SourceManager &sm,
+                                 DiagnosticEngine &diags) {
+  Analyzer a(sm, diags);
+  return a.run(file);
+}
+
+} // namespace hbg::sema

@@ -1,0 +1,249 @@
+//===- compiler/syntax/AstBuilder.cpp - Parse tree to AST -----------------===//
+
+#include "AstBuilder.h"
+
+#include <tree/TerminalNode.h>
+
+#include <functional>
+
+namespace hbg::syntax {
+
+namespace {
+
+/// The span covering both `a` and `b` (same file, `a` first).
+SourceRange join(const SourceRange &a, const SourceRange &b) {
+  return {a.begin, b.begin.offset + b.length - a.begin.offset};
+}
+
+ast::ExprPtr makeExpr(ast::ExprKind kind, SourceRange range) {
+  auto e = std::make_unique<ast::Expr>();
+  e->kind = kind;
+  e->range = range;
+  return e;
+}
+
+ast::ExprPtr makeBinary(char op, ast::ExprPtr lhs, ast::ExprPtr rhs) {
+  auto e = makeExpr(ast::ExprKind::Binary, join(lhs->range, rhs->range));
+  e->op = op;
+  e->operands.push_back(std::move(lhs));
+  e->operands.push_back(std::move(rhs));
+  return e;
+}
+
+} // namespace
+
+std::string AstBuilder::text(const antlr4::Token *tok) const {
+  return std::string(tokenText(src_.buffer, tok));
+}
+
+SourceRange AstBuilder::range(const antlr4::Token *tok) const {
+  return tokenRange(src_.fileId, tok);
+}
+
+SourceRange AstBuilder::range(antlr4::ParserRuleContext *ctx) const {
+  return tokenRange(src_.fileId, ctx->getStart(), ctx->getStop());
+}
+
+std::string AstBuilder::normalizedText(antlr4::ParserRuleContext *ctx) const {
+  std::string out;
+  std::size_t lastStop = 0;
+  std::function<void(antlr4::tree::ParseTree *)> walk = [&](antlr4::tree::ParseTree *node) {
+    if (auto *leaf = dynamic_cast<antlr4::tree::TerminalNode *>(node)) {
+      antlr4::Token *tok = leaf->getSymbol();
+      if (!out.empty() && tok->getStartIndex() > lastStop + 1)
+        out += ' ';
+      out += tokenText(src_.buffer, tok);
+      lastStop = tok->getStopIndex();
+      return;
+    }
+    for (antlr4::tree::ParseTree *child : node->children)
+      walk(child);
+  };
+  walk(ctx);
+  return out;
+}
+
+std::unique_ptr<ast::File> AstBuilder::build(P::FileContext *ctx) {
+  auto file = std::make_unique<ast::File>();
+  file->fileId = src_.fileId;
+  for (P::ModelContext *m : ctx->model())
+    file->models.push_back(model(m));
+  return file;
+}
+
+std::unique_ptr<ast::Model> AstBuilder::model(P::ModelContext *ctx) {
+  auto m = std::make_unique<ast::Model>();
+  m->name = text(ctx->name->getStart());
+  m->nameRange = range(ctx->name->getStart());
+  for (P::DeclarationContext *d : ctx->declaration())
+    declaration(d, *m);
+  return m;
+}
+
+void AstBuilder::declaration(P::DeclarationContext *ctx, ast::Model &m) {
+  if (auto *d = ctx->parameterDecl())
+    m.parameters.push_back(parameter(d));
+  else if (auto *d = ctx->elementDecl())
+    m.elements.push_back(element(d));
+  else if (auto *d = ctx->junctionDecl())
+    m.junctions.push_back(junction(d));
+  else if (auto *d = ctx->bondDecl())
+    m.bonds.push_back(bond(d));
+  else if (auto *d = ctx->signalDecl())
+    m.signals.push_back(signal(d));
+  else if (auto *d = ctx->outputDecl())
+    for (P::OutputItemContext *item : d->outputItem())
+      m.outputs.push_back(output(item));
+}
+
+ast::Parameter AstBuilder::parameter(P::ParameterDeclContext *ctx) {
+  ast::Parameter p;
+  p.name = text(ctx->name->getStart());
+  p.nameRange = range(ctx->name->getStart());
+  p.value = expr(ctx->value);
+  return p;
+}
+
+ast::Element AstBuilder::element(P::ElementDeclContext *ctx) {
+  ast::Element e;
+  e.kind = text(ctx->kind->getStart());
+  e.kindRange = range(ctx->kind->getStart());
+  e.name = text(ctx->name->getStart());
+  e.nameRange = range(ctx->name->getStart());
+  e.argsRange = tokenRange(src_.fileId, ctx->lparen, ctx->rparen);
+  for (P::ElementArgContext *a : ctx->elementArg()) {
+    ast::ElementArg arg;
+    if (a->name) {
+      arg.name = text(a->name->getStart());
+      arg.nameRange = range(a->name->getStart());
+    }
+    arg.value = expr(a->value);
+    e.args.push_back(std::move(arg));
+  }
+  if (P::InitialBlockContext *block = ctx->initialBlock()) {
+    for (P::InitialValueContext *iv : block->initialValue()) {
+      ast::InitialValue init;
+      init.name = text(iv->name->getStart());
+      init.nameRange = range(iv->name->getStart());
+      init.value = expr(iv->value);
+      e.initials.push_back(std::move(init));
+    }
+  }
+  return e;
+}
+
+ast::Junction AstBuilder::junction(P::JunctionDeclContext *ctx) {
+  ast::Junction j;
+  j.kind = ctx->kind->getType() == P::ZERO ? '0' : '1';
+  j.kindRange = range(ctx->kind);
+  j.name = text(ctx->name->getStart());
+  j.nameRange = range(ctx->name->getStart());
+  return j;
+}
+
+ast::Bond AstBuilder::bond(P::BondDeclContext *ctx) {
+  ast::Bond b;
+  P::IdentContext *from = ctx->first;
+  if (ctx->second) {
+    b.name = text(ctx->first->getStart());
+    b.nameRange = range(ctx->first->getStart());
+    from = ctx->second;
+  }
+  b.from = text(from->getStart());
+  b.fromRange = range(from->getStart());
+  b.to = text(ctx->to->getStart());
+  b.toRange = range(ctx->to->getStart());
+  b.range = range(ctx);
+  return b;
+}
+
+ast::Signal AstBuilder::signal(P::SignalDeclContext *ctx) {
+  ast::Signal s;
+  s.name = text(ctx->name->getStart());
+  s.nameRange = range(ctx->name->getStart());
+  s.value = expr(ctx->value);
+  return s;
+}
+
+ast::Output AstBuilder::output(P::OutputItemContext *ctx) {
+  ast::Output o;
+  if (ctx->name) {
+    o.name = text(ctx->name->getStart());
+    o.nameRange = range(ctx->name->getStart());
+  }
+  o.value = expr(ctx->value);
+  o.text = normalizedText(ctx->value);
+  return o;
+}
+
+// --- Expressions -------------------------------------------------------------
+
+ast::ExprPtr AstBuilder::expr(P::ExprContext *ctx) {
+  ast::ExprPtr lhs = term(ctx->operands[0]);
+  for (std::size_t i = 0; i < ctx->ops.size(); ++i)
+    lhs = makeBinary(text(ctx->ops[i])[0], std::move(lhs), term(ctx->operands[i + 1]));
+  return lhs;
+}
+
+ast::ExprPtr AstBuilder::term(P::TermContext *ctx) {
+  ast::ExprPtr lhs = unary(ctx->operands[0]);
+  for (std::size_t i = 0; i < ctx->ops.size(); ++i)
+    lhs = makeBinary(text(ctx->ops[i])[0], std::move(lhs), unary(ctx->operands[i + 1]));
+  return lhs;
+}
+
+ast::ExprPtr AstBuilder::unary(P::UnaryContext *ctx) {
+  if (!ctx->op)
+    return power(ctx->power());
+  ast::ExprPtr operand = unary(ctx->operand);
+  auto e = makeExpr(ast::ExprKind::Unary, join(range(ctx->op), operand->range));
+  e->op = text(ctx->op)[0];
+  e->operands.push_back(std::move(operand));
+  return e;
+}
+
+ast::ExprPtr AstBuilder::power(P::PowerContext *ctx) {
+  ast::ExprPtr base = primary(ctx->base);
+  if (!ctx->exponent)
+    return base;
+  return makeBinary('^', std::move(base), unary(ctx->exponent));
+}
+
+ast::ExprPtr AstBuilder::primary(P::PrimaryContext *ctx) {
+  if (auto *n = dynamic_cast<P::NumberExprContext *>(ctx)) {
+    auto e = makeExpr(ast::ExprKind::Number, range(n->number));
+    // Parser.cpp has rejected numbers out of range before building.
+    parseNumber(text(n->number), e->number);
+    return e;
+  }
+  if (auto *n = dynamic_cast<P::NameExprContext *>(ctx)) {
+    auto e = makeExpr(ast::ExprKind::Name, range(ctx));
+    e->name = text(n->name->getStart());
+    e->nameRange = e->range;
+    return e;
+  }
+  if (auto *m = dynamic_cast<P::MemberExprContext *>(ctx)) {
+    auto e = makeExpr(ast::ExprKind::Member, range(ctx));
+    e->name = text(m->base->getStart());
+    e->nameRange = range(m->base->getStart());
+    e->member = text(m->member->getStart());
+    e->memberRange = range(m->member->getStart());
+    return e;
+  }
+  if (auto *c = dynamic_cast<P::CallExprContext *>(ctx)) {
+    auto e = makeExpr(ast::ExprKind::Call, range(ctx));
+    e->name = text(c->callee->getStart());
+    e->nameRange = range(c->callee->getStart());
+    for (P::ExprContext *arg : c->args)
+      e->operands.push_back(expr(arg));
+    return e;
+  }
+  auto *p = dynamic_cast<P::ParenExprContext *>(ctx);
+  // Parentheses make no node, but the expression they enclose now spans
+  // them, so a diagnostic about `(a + b)` underlines what was written.
+  ast::ExprPtr inner = expr(p->inner);
+  inner->range = tokenRange(src_.fileId, p->lparen, p->rparen);
+  return inner;
+}
+
+} // namespace hbg::syntax

@@ -1,0 +1,54 @@
+//===- compiler/syntax/AstBuilder.h - Parse tree to AST ---------*- C++ -*-===//
+//
+// Internal to hbg_syntax: the one place that reads ANTLR parse-tree contexts.
+// It runs only on a tree that parsed without error and whose numbers are in
+// range, so it reports nothing.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "Tokens.h"
+
+#include "hbg/syntax/AST.h"
+
+#include "HbgParser.h"
+
+#include <memory>
+
+namespace hbg::syntax {
+
+/// Builds the AST of one file from its parse tree.
+class AstBuilder {
+public:
+  explicit AstBuilder(SourceText src) : src_(src) {}
+
+  std::unique_ptr<ast::File> build(hbg_antlr::HbgParser::FileContext *file);
+
+private:
+  using P = hbg_antlr::HbgParser;
+
+  std::unique_ptr<ast::Model> model(P::ModelContext *ctx);
+  void declaration(P::DeclarationContext *ctx, ast::Model &model);
+  ast::Parameter parameter(P::ParameterDeclContext *ctx);
+  ast::Element element(P::ElementDeclContext *ctx);
+  ast::Junction junction(P::JunctionDeclContext *ctx);
+  ast::Bond bond(P::BondDeclContext *ctx);
+  ast::Signal signal(P::SignalDeclContext *ctx);
+  ast::Output output(P::OutputItemContext *ctx);
+
+  ast::ExprPtr expr(P::ExprContext *ctx);
+  ast::ExprPtr term(P::TermContext *ctx);
+  ast::ExprPtr unary(P::UnaryContext *ctx);
+  ast::ExprPtr power(P::PowerContext *ctx);
+  ast::ExprPtr primary(P::PrimaryContext *ctx);
+
+  std::string text(const antlr4::Token *tok) const;
+  SourceRange range(const antlr4::Token *tok) const;
+  SourceRange range(antlr4::ParserRuleContext *ctx) const;
+  /// The expression's tokens, one space wherever the source had a gap.
+  std::string normalizedText(antlr4::ParserRuleContext *ctx) const;
+
+  SourceText src_;
+};
+
+} // namespace hbg::syntax

@@ -1,0 +1,112 @@
+//===- compiler/syntax/AstDump.cpp - The AST as an indented tree ----------===//
+//
+// One node per line, children indented by two spaces:
+//
+//   Model RLC
+//     Parameter V
+//       Number 1
+//     Element C capacitor
+//       Arg
+//         Name C
+//       Initial q0
+//         Number 0
+//
+// Declarations are grouped by kind, in the order the Model keeps them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "hbg/syntax/AST.h"
+
+#include <charconv>
+
+namespace hbg::ast {
+
+namespace {
+
+class Dumper {
+public:
+  std::string out;
+
+  void line(int depth, const std::string &text) {
+    out.append(2 * depth, ' ');
+    out += text;
+    out += '\n';
+  }
+
+  void expr(int depth, const Expr &e) {
+    switch (e.kind) {
+    case ExprKind::Number:
+      line(depth, "Number " + number(e.number));
+      break;
+    case ExprKind::Name:
+      line(depth, "Name " + e.name);
+      break;
+    case ExprKind::Member:
+      line(depth, "Member " + e.name + "." + e.member);
+      break;
+    case ExprKind::Unary:
+      line(depth, std::string("Unary ") + e.op);
+      break;
+    case ExprKind::Binary:
+      line(depth, std::string("Binary ") + e.op);
+      break;
+    case ExprKind::Call:
+      line(depth, "Call " + e.name);
+      break;
+    }
+    for (const ExprPtr &operand : e.operands)
+      expr(depth + 1, *operand);
+  }
+
+  void model(int depth, const Model &m) {
+    line(depth, "Model " + m.name);
+    ++depth;
+    for (const Parameter &p : m.parameters) {
+      line(depth, "Parameter " + p.name);
+      expr(depth + 1, *p.value);
+    }
+    for (const Element &e : m.elements) {
+      line(depth, "Element " + e.kind + " " + e.name);
+      for (const ElementArg &a : e.args) {
+        line(depth + 1, a.name.empty() ? "Arg" : "Arg " + a.name);
+        expr(depth + 2, *a.value);
+      }
+      for (const InitialValue &iv : e.initials) {
+        line(depth + 1, "Initial " + iv.name);
+        expr(depth + 2, *iv.value);
+      }
+    }
+    for (const Junction &j : m.junctions)
+      line(depth, std::string("Junction ") + j.kind + " " + j.name);
+    for (const Bond &b : m.bonds)
+      line(depth, "Bond " + (b.name.empty() ? "" : b.name + ": ") + b.from + " -> " + b.to);
+    for (const Signal &s : m.signals) {
+      line(depth, "Signal " + s.name);
+      expr(depth + 1, *s.value);
+    }
+    for (const Output &o : m.outputs) {
+      line(depth, "Output " + (o.name.empty() ? "`" + o.text + "`" : o.name));
+      expr(depth + 1, *o.value);
+    }
+  }
+
+private:
+  /// The shortest text that reads back as the same double.
+  static std::string number(double v) {
+    char buf[32];
+    auto result = std::to_chars(buf, buf + sizeof buf, v);
+    return std::string(buf, result.ptr);
+  }
+};
+
+} // namespace
+
+std::string dump(const File &file) {
+  Dumper d;
+  d.line(0, "File");
+  for (const std::unique_ptr<Model> &m : file.models)
+    d.model(1, *m);
+  return d.out;
+}
+
+} // namespace hbg::ast

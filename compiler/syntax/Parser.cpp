@@ -1,0 +1,117 @@
+//===- compiler/syntax/Parser.cpp - .hbg text to AST ----------------------===//
+//
+// Lexes the whole buffer, parses it with ANTLR stopping at the first error,
+// and reports whichever comes first in the text: a lexical error (an error
+// token from the lexer) or the syntax error. Only an error-free tree reaches
+// the AST builder.
+//
+//===----------------------------------------------------------------------===//
+
+#include "hbg/syntax/Parser.h"
+
+#include "AstBuilder.h"
+#include "ByteStream.h"
+#include "ErrorMessages.h"
+#include "ErrorStrategy.h"
+#include "Tokens.h"
+
+#include "HbgLexer.h"
+#include "HbgParser.h"
+
+#include <BaseErrorListener.h>
+#include <CommonTokenStream.h>
+#include <Exceptions.h>
+
+namespace hbg::syntax {
+
+namespace {
+
+/// Keeps ANTLR from printing to the console. Neither recognizer should ever
+/// call it (the lexer has a catch-all token, the parser's errors go through
+/// StopAtFirstError), so it only remembers where, in case one does.
+class SilentListener : public antlr4::BaseErrorListener {
+public:
+  void syntaxError(antlr4::Recognizer *, antlr4::Token *offending, size_t line, size_t column,
+                   const std::string &, std::exception_ptr) override {
+    if (called)
+      return;
+    called = true;
+    this->offending = offending;
+    this->line = line;
+    this->column = column;
+  }
+
+  bool called = false;
+  antlr4::Token *offending = nullptr;
+  size_t line = 0, column = 0;
+};
+
+/// The first token, in text order, that carries a lexical error.
+antlr4::Token *firstLexicalError(const SourceText &src, antlr4::CommonTokenStream &tokens) {
+  for (antlr4::Token *tok : tokens.getTokens())
+    if (isLexicalError(src, tok))
+      return tok;
+  return nullptr;
+}
+
+} // namespace
+
+std::unique_ptr<ast::File> parse(std::uint32_t fileId, const SourceManager &sm,
+                                 DiagnosticEngine &diags) {
+  SourceText src{fileId, sm.text(fileId)};
+  ByteStream input(src.buffer, sm.name(fileId));
+  SilentListener listener;
+
+  hbg_antlr::HbgLexer lexer(&input);
+  lexer.removeErrorListeners();
+  lexer.addErrorListener(&listener);
+  antlr4::CommonTokenStream tokens(&lexer);
+  tokens.fill();
+  antlr4::Token *lexError = firstLexicalError(src, tokens);
+
+  hbg_antlr::HbgParser parser(&tokens);
+  parser.removeErrorListeners();
+  parser.addErrorListener(&listener);
+  auto strategy = std::make_shared<StopAtFirstError>();
+  parser.setErrorHandler(strategy);
+
+  hbg_antlr::HbgParser::FileContext *tree = nullptr;
+  try {
+    tree = parser.file();
+  } catch (const antlr4::ParseCancellationException &) {
+    // The strategy has recorded why.
+  }
+
+  if (const std::optional<SyntaxError> &error = strategy->error()) {
+    // The parser cannot get past an error token, so a lexical error before
+    // or at the point of failure is the first error in the text.
+    std::size_t index = error->offending->getTokenIndex();
+    if (lexError && lexError->getTokenIndex() <= index) {
+      reportLexicalError(src, lexError, diags);
+    } else {
+      antlr4::Token *previous = index > 0 ? tokens.get(index - 1) : nullptr;
+      reportSyntaxError(src, *error, previous, parser.getVocabulary(), diags);
+    }
+    return nullptr;
+  }
+  if (listener.called) {
+    SourceRange range{sm.locOfLine(fileId, static_cast<std::uint32_t>(listener.line),
+                                   static_cast<std::uint32_t>(listener.column)),
+                      1};
+    std::string what = "input";
+    if (listener.offending) {
+      range = tokenRange(fileId, listener.offending);
+      what = describeToken(src, listener.offending);
+    }
+    diags.report(DiagKind::UnexpectedInput, range, {what});
+    return nullptr;
+  }
+  // Only a number out of range parses and is still an error.
+  if (lexError) {
+    reportLexicalError(src, lexError, diags);
+    return nullptr;
+  }
+  return AstBuilder(src).build(tree);
+}
+
+} // namespace hbg::syntax

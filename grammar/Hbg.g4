@@ -1,0 +1,156 @@
+// The grammar of `.hbg` files (docs/language.md).
+//
+// The parser builds no AST itself: compiler/syntax/AstBuilder.cpp turns the
+// parse tree into hbg::ast nodes. Errors are not recovered from; the first
+// one is reported by compiler/syntax/Parser.cpp, which also turns the error
+// tokens at the end of the lexer into diagnostics.
+
+grammar Hbg;
+
+// --- Declarations ----------------------------------------------------------
+
+file : model* EOF ;
+
+model : 'model' name=ident '{' declaration* '}' ;
+
+declaration
+  : parameterDecl
+  | elementDecl
+  | junctionDecl
+  | bondDecl
+  | signalDecl
+  | outputDecl
+  ;
+
+parameterDecl : 'parameter' name=ident '=' value=expr ';' ;
+
+// `C c(1) { q0 = 0; }` ends at its `}`; without initial values it needs `;`.
+elementDecl
+  : kind=elementKind name=ident
+    lparen='(' (elementArg (',' elementArg)*)? rparen=')'
+    (initialBlock | ';')
+  ;
+
+elementKind
+  : 'Se' | 'Sf' | 'MSe' | 'MSf' | 'C' | 'I' | 'R' | 'TF' | 'GY' | 'MTF' | 'MGY' ;
+
+elementArg : (name=ident '=')? value=expr ;
+
+initialBlock : '{' initialValue* '}' ;
+
+initialValue : name=ident '=' value=expr ';' ;
+
+junctionDecl : kind=('0' | '1') name=ident ';' ;
+
+// `bond a -> b` or `bond name: a -> b`. Written so that one token after the
+// first name decides which, and a wrong one is reported as "expected `:` or
+// `->`"; AstBuilder sorts out which name is which.
+bondDecl : 'bond' first=ident (':' second=ident)? '->' to=ident ';' ;
+
+signalDecl : 'signal' name=ident '=' value=expr ';' ;
+
+outputDecl : 'output' outputItem (',' outputItem)* ';' ;
+
+outputItem : (name=ident '=')? value=expr ;
+
+// Element kinds are keywords only where a declaration starts: the manual's
+// own example names parameters `R` and `C`, so everywhere else they are
+// ordinary names.
+ident
+  : IDENT
+  | 'Se' | 'Sf' | 'MSe' | 'MSf' | 'C' | 'I' | 'R' | 'TF' | 'GY' | 'MTF' | 'MGY'
+  ;
+
+// --- Expressions, loosest binding first --------------------------------------
+
+// Both binary levels are flat lists so that the builder can fold them to the
+// left (`a - b - c` is `(a - b) - c`).
+expr : operands+=term (ops+=('+' | '-') operands+=term)* ;
+
+term : operands+=unary (ops+=('*' | '/') operands+=unary)* ;
+
+// `-a^2` is `-(a^2)`; `2^-1` is allowed since the exponent is a `unary`.
+unary
+  : op=('-' | '+') operand=unary
+  | power
+  ;
+
+// The exponent recurses through `unary`, which makes `^` right-associative.
+power : base=primary ('^' exponent=unary)? ;
+
+primary
+  : number=(NUMBER | '0' | '1')                                  # numberExpr
+  | callee=ident '(' (args+=expr (',' args+=expr)*)? rparen=')'  # callExpr
+  | base=ident '.' member=ident                                  # memberExpr
+  | name=ident                                                   # nameExpr
+  | lparen='(' inner=expr rparen=')'                             # parenExpr
+  ;
+
+// --- Tokens -----------------------------------------------------------------
+
+MODEL     : 'model' ;
+PARAMETER : 'parameter' ;
+BOND      : 'bond' ;
+SIGNAL    : 'signal' ;
+OUTPUT    : 'output' ;
+
+SE  : 'Se' ;
+SF  : 'Sf' ;
+MSE : 'MSe' ;
+MSF : 'MSf' ;
+C   : 'C' ;
+I   : 'I' ;
+R   : 'R' ;
+TF  : 'TF' ;
+GY  : 'GY' ;
+MTF : 'MTF' ;
+MGY : 'MGY' ;
+
+// Junction kinds come before NUMBER so that a lone `0` or `1` is one of them
+// (same length, earlier rule wins); expressions accept them as numbers.
+ZERO : '0' ;
+ONE  : '1' ;
+
+NUMBER
+  : DIGITS ('.' DIGITS?)? EXPONENT?
+  | '.' DIGITS EXPONENT?
+  ;
+
+// `1e` or `2.5E+`: an exponent without digits. Matching it whole gives one
+// clear "invalid number" instead of a number followed by a stray name.
+BAD_NUMBER : (DIGITS ('.' DIGITS?)? | '.' DIGITS) [eE] [+-]? ;
+
+IDENT : [A-Za-z_] [A-Za-z0-9_]* ;
+
+// Expected-token lists are printed in token order; this one reads best
+// ("expected `,` or `)`", "expected `{` or `;`").
+COMMA     : ',' ;
+ASSIGN    : '=' ;
+COLON     : ':' ;
+ARROW     : '->' ;
+DOT       : '.' ;
+LBRACE    : '{' ;
+RBRACE    : '}' ;
+LPAREN    : '(' ;
+RPAREN    : ')' ;
+SEMI      : ';' ;
+PLUS      : '+' ;
+MINUS     : '-' ;
+STAR      : '*' ;
+SLASH     : '/' ;
+CARET     : '^' ;
+
+WS            : [ \t\r\n\f]+ -> skip ;
+LINE_COMMENT  : '//' ~[\r\n]* -> skip ;
+BLOCK_COMMENT : '/*' .*? '*/' -> skip ;
+
+// A `/*` that never closes. It cannot contain `*/`, so a closed comment is
+// always the longer match and wins.
+UNTERMINATED_COMMENT : '/*' (~'*' | '*'+ ~[*/])* '*'* ;
+
+// Anything else. Last, so it only wins when no other rule matches; the
+// parser never accepts it, and Parser.cpp reports it as a diagnostic.
+ERROR_CHAR : . ;
+
+fragment DIGITS   : [0-9]+ ;
+fragment EXPONENT : [eE] [+-]? DIGITS ;

@@ -1,0 +1,78 @@
+//===- hbg/causality/Causality.h - Sequential causality assignment --------===//
+//
+// SCAP (the sequential causality assignment procedure): sources first, then
+// storage elements in their preferred integral causality, propagating each
+// choice through junctions, TF and GY; R elements still free afterwards are
+// given a causality by choice (their wave closes an algebraic loop). Storage
+// whose causality propagation forces the other way is in derivative
+// causality.
+//
+// The result records, per bond, which end sets the effort, and for every
+// choice and every derivative storage element the causal path that led to
+// it, so that later stages (and error messages) can name the elements.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "hbg/sema/BondGraph.h"
+#include "hbg/support/Diagnostics.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hbg::causality {
+
+/// Which end of a bond sets its effort (the causal stroke sits at the other).
+enum class EffortFrom : std::uint8_t { Unassigned, Tail, Head };
+
+/// Causality found for one bond and why.
+struct BondCausality {
+  EffortFrom effort = EffortFrom::Unassigned;
+  /// The element whose assignment started the propagation that set this bond.
+  bg::ElementId origin;
+  /// The bond whose assignment forced this one (invalid for the origin's own bond).
+  bg::BondId via;
+};
+
+/// An R element given its causality by choice, and the wave it started.
+struct Choice {
+  bg::ElementId element; ///< invalid when a junction structure was left free
+  bg::BondId bond;
+  /// Elements on the causal path from the choice to the next R it forced
+  /// (or every element the wave reached when it forced no other R).
+  std::vector<bg::ElementId> path;
+};
+
+/// A storage element forced into derivative causality.
+struct DerivativeStorage {
+  bg::ElementId element;
+  /// Elements on the causal path from the origin that forced it to it.
+  std::vector<bg::ElementId> path;
+};
+
+/// The causality of every bond.
+struct CausalAssignment {
+  std::vector<BondCausality> bonds;
+  std::vector<Choice> choices;
+  std::vector<DerivativeStorage> derivative;
+
+  /// True when element `e` sets the effort of bond `b` (so it receives the flow).
+  bool setsEffort(const bg::BondGraph &g, bg::BondId b, bg::ElementId e) const;
+  /// Checks that every bond is causal and every junction, TF and GY obeys its
+  /// rule. Returns "" or the first violation.
+  std::string verify(const bg::BondGraph &g) const;
+  /// One line per bond and per storage element (`--emit=causality`).
+  std::string dump(const bg::BondGraph &g) const;
+};
+
+/// Runs SCAP. Causal conflicts (two sources imposing one variable) are
+/// reported to `diags` naming both sources; the result is then empty.
+std::optional<CausalAssignment> assignCausality(const bg::BondGraph &g, DiagnosticEngine &diags);
+
+/// Reports what the equation generator cannot handle yet: algebraic loops,
+/// storage in derivative causality, and nonlinear R laws used against their
+/// given causality. Returns true when anything was reported.
+bool reportUnsupported(const bg::BondGraph &g, const CausalAssignment &ca, DiagnosticEngine &diags);
+
+} // namespace hbg::causality

@@ -1,0 +1,47 @@
+//===- hbg/driver/Pipeline.h - The compiler's stages in order -------------===//
+#pragma once
+
+#include "hbg/causality/Causality.h"
+#include "hbg/equations/Equations.h"
+#include "hbg/sema/BondGraph.h"
+#include "hbg/support/Diagnostics.h"
+#include "hbg/syntax/AST.h"
+
+#include <iosfwd>
+#include <memory>
+#include <optional>
+
+namespace hbg::driver {
+
+/// The `--emit=` ladder: where the pipeline stops and what it prints.
+enum class Stage { Ast, BondGraph, Causality, Equations, LLVM, Run };
+
+/// Parses "ast", "bondgraph", "causality", "equations", "llvm".
+bool parseStage(const std::string &name, Stage &out);
+
+/// What the front end produced, up to where it stopped.
+struct FrontendResult {
+  std::unique_ptr<ast::File> ast;
+  std::optional<bg::BondGraph> graph;
+  std::optional<causality::CausalAssignment> causality;
+  std::optional<eq::EquationSystem> equations;
+};
+
+/// Pipeline settings.
+struct PipelineOptions {
+  /// Stop after this stage (Equations and later run the whole front end).
+  Stage stopAfter = Stage::Run;
+  /// Print per-pass wall time to this stream when set.
+  std::ostream *timings = nullptr;
+};
+
+/// Runs parse -> sema -> causality -> equations on buffer `file`. Errors go
+/// to `diags`; the result holds every stage that completed.
+FrontendResult runFrontend(const SourceManager &sm, std::uint32_t file, DiagnosticEngine &diags,
+                           const PipelineOptions &opts = {});
+
+/// Causality and equations as an engineer reads them (`hbgc explain`).
+std::string explain(const bg::BondGraph &g, const causality::CausalAssignment &ca,
+                    const eq::EquationSystem &sys);
+
+} // namespace hbg::driver

@@ -1,0 +1,156 @@
+//===- hbg/sema/BondGraph.h - The flat, checked bond graph ----------------===//
+//
+// What sema produces and every later stage reads: elements and bonds in
+// vectors addressed by typed ids, and every expression of the model
+// (source values, constitutive laws, signals, outputs) as nodes of one
+// symbolic DAG. Expressions refer to model variables through symbols of kind
+// Variable (a bond's effort or flow, a storage element's state, a signal, an
+// integrator's state); the equations stage replaces them.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "hbg/support/Source.h"
+#include "hbg/symbolic/Expr.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace hbg::bg {
+
+/// A typed index into one of the bond graph's vectors.
+template <typename Tag> struct Id {
+  std::uint32_t index = UINT32_MAX;
+  bool valid() const { return index != UINT32_MAX; }
+  friend bool operator==(Id a, Id b) { return a.index == b.index; }
+  friend bool operator!=(Id a, Id b) { return a.index != b.index; }
+};
+using ElementId = Id<struct ElementTag>;
+using BondId = Id<struct BondTag>;
+
+/// Element kinds. Junctions are elements too.
+enum class ElementKind { Se, Sf, MSe, MSf, C, I, R, TF, GY, MTF, MGY, Zero, One };
+
+/// "Se", "C", "0", ... as written in .hbg files.
+const char *kindName(ElementKind k);
+bool isSource(ElementKind k);
+bool isStorage(ElementKind k);
+bool isJunction(ElementKind k);
+bool isTwoPort(ElementKind k);
+
+/// How a C, I or R element's law is given.
+enum class LawForm {
+  Linear,    ///< by one parameter: capacitance, inertance, resistance
+  EffortLaw, ///< `e = expr` (C: of q; R: of f)
+  FlowLaw,   ///< `f = expr` (I: of p; R: of e)
+};
+
+/// One element.
+struct Element {
+  ElementKind kind;
+  std::string name;
+  SourceRange range; ///< the name in the declaration
+  /// Bonds in declaration order. Two-ports: [in, out].
+  std::vector<BondId> bonds;
+  /// Sources: the value. Linear C/I/R: the parameter. TF/GY: the modulus.
+  sym::ExprId value;
+  /// Nonlinear C/I/R: the law, in terms of `lawArg` (the element's own
+  /// port variable or state: q for C, p for I, f or e for R).
+  LawForm law = LawForm::Linear;
+  sym::ExprId lawExpr;
+  sym::SymbolId lawArg;
+  /// Storage: the state symbol (kind Variable) and its initial value.
+  sym::SymbolId state;
+  sym::ExprId initial;
+};
+
+/// One bond. Power is positive from `from` to `to`.
+struct Bond {
+  std::string name;
+  SourceRange range;
+  ElementId from, to;
+  /// Variable symbols of its effort and flow.
+  sym::SymbolId effort, flow;
+};
+
+/// A model parameter: a Parameter symbol (slot = its index) and its default.
+struct Parameter {
+  std::string name;
+  SourceRange range;
+  sym::SymbolId symbol;
+  sym::ExprId defaultValue; ///< may use other parameters
+};
+
+/// A signal: a Variable symbol standing for its expression.
+struct Signal {
+  std::string name;
+  SourceRange range;
+  sym::SymbolId symbol;
+  sym::ExprId value;
+};
+
+/// An `integral(input)` inside a signal: a state starting at 0.
+struct Integrator {
+  std::string name; ///< e.g. "x1.integral"
+  SourceRange range;
+  sym::SymbolId state;
+  sym::ExprId input;
+};
+
+/// A recorded output.
+struct Output {
+  std::string name;
+  SourceRange range;
+  sym::ExprId value;
+};
+
+/// What a Variable symbol stands for.
+struct VariableInfo {
+  enum Kind { None, Effort, Flow, State, Signal, Integrator } kind = None;
+  std::uint32_t index = 0; ///< bond, element, signal or integrator index
+};
+
+/// The flat bond graph of one model.
+class BondGraph {
+public:
+  BondGraph() : ctx(std::make_shared<sym::ExprContext>()) {}
+
+  std::string modelName;
+  std::shared_ptr<sym::ExprContext> ctx;
+  std::vector<Element> elements;
+  std::vector<Bond> bonds;
+  std::vector<Parameter> parameters; ///< in an order where defaults only use earlier ones
+  std::vector<Signal> signals;
+  std::vector<Integrator> integrators;
+  std::vector<Output> outputs;
+  /// Indexed by symbol index (entries for non-Variable symbols are None).
+  std::vector<VariableInfo> variables;
+
+  const Element &element(ElementId id) const { return elements[id.index]; }
+  const Bond &bond(BondId id) const { return bonds[id.index]; }
+  /// The element at the other end of `b` from `e`.
+  ElementId otherEnd(BondId b, ElementId e) const;
+  /// +1 when `b` points at `e`, -1 when it points away.
+  int sign(BondId b, ElementId e) const;
+  /// What a symbol stands for (None for Time, State, Parameter).
+  VariableInfo variable(sym::SymbolId s) const;
+
+  /// Adds an element / bond and returns its id (used by sema and by tests
+  /// that build graphs by hand). Bonds register themselves on both ends and
+  /// create their effort and flow symbols.
+  ElementId addElement(ElementKind kind, std::string name, SourceRange range = {});
+  BondId addBond(ElementId from, ElementId to, std::string name = {}, SourceRange range = {});
+  /// Creates a Variable symbol and records what it stands for.
+  sym::SymbolId addVariable(std::string name, VariableInfo info);
+
+  /// Checks the structural invariants (bond ends valid and registered, two-
+  /// ports ordered in/out, symbols mapped). Returns "" or a description of
+  /// the first violation.
+  std::string verify() const;
+  /// A readable listing (`--emit=bondgraph`).
+  std::string dump() const;
+};
+
+} // namespace hbg::bg

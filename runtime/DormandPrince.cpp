@@ -1,0 +1,239 @@
+//===- runtime/DormandPrince.cpp - Adaptive Dormand-Prince 5(4) ------------===//
+//
+// The explicit Runge-Kutta pair of Dormand and Prince: a 5th-order solution,
+// an embedded 4th-order one for the local error estimate, the last stage
+// reused as the next step's first (FSAL), and an order-4 dense output that
+// needs no extra right-hand-side calls.
+//
+//===----------------------------------------------------------------------===//
+
+#include "StepperBase.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+namespace hbg::runtime {
+namespace {
+
+/// Stage times as fractions of the step.
+constexpr double C[7] = {0, 1.0 / 5, 3.0 / 10, 4.0 / 5, 8.0 / 9, 1, 1};
+
+/// Stage coefficients; the last row doubles as the 5th-order weights because
+/// stage 7 is evaluated at the new state.
+constexpr double A[7][6] = {
+    {},
+    {1.0 / 5},
+    {3.0 / 40, 9.0 / 40},
+    {44.0 / 45, -56.0 / 15, 32.0 / 9},
+    {19372.0 / 6561, -25360.0 / 2187, 64448.0 / 6561, -212.0 / 729},
+    {9017.0 / 3168, -355.0 / 33, 46732.0 / 5247, 49.0 / 176, -5103.0 / 18656},
+    {35.0 / 384, 0, 500.0 / 1113, 125.0 / 192, -2187.0 / 6784, 11.0 / 84}};
+
+/// 5th- minus 4th-order weights: h * sum(E_i k_i) is the local error estimate.
+constexpr double E[7] = {71.0 / 57600,      0,           -71.0 / 16695, 71.0 / 1920,
+                         -17253.0 / 339200, 22.0 / 525, -1.0 / 40};
+
+/// Dense output. The cubic Hermite interpolant of (x_n, k1) and (x_{n+1}, k7)
+/// is only order 3; adding h θ²(1-θ)² Σ D_i k_i, which vanishes with its slope
+/// at both ends, makes it order 4 for every θ. Those order conditions leave one
+/// free parameter (with D_2 = 0); D_7 minimises the fifth-order error terms at
+/// θ = 1/2, the choice Shampine published, and the others follow from it.
+constexpr double D[7] = {-12715105075.0 / 11282082432.0,  0,
+                         87487479700.0 / 32700410799.0,   -10690763975.0 / 1880347072.0,
+                         701980252875.0 / 199316789632.0, -1453857185.0 / 822651844.0,
+                         69997945.0 / 29380423.0};
+
+/// Step-size controller: the error estimate is O(h^5).
+constexpr double Safety = 3.0, MinShrink = 0.2, MaxGrow = 10, ErrorExponent = -1.0 / 5;
+
+class DormandPrinceStepper final : public StepperBase {
+public:
+  DormandPrinceStepper(OdeSystem &sys, const IntegratorOptions &opts)
+      : StepperBase(sys), opts_(opts) {}
+  void reset(double t0, const double *x0) override;
+  StepStatus step(double tLimit) override;
+  void interpolate(double tau, double *out) const override;
+
+private:
+  /// Hairer's starting step: from the sizes of x0, f(x0) and an estimate of
+  /// the second derivative (one extra right-hand-side call).
+  double initialStep();
+  /// Computes stages 2..7 and xNew_ for a step of h ending at tNew; false if
+  /// anything is not finite.
+  bool trial(double h, double tNew);
+  /// RMS of the local error estimate, each component relative to its tolerance.
+  double errorNorm(double h) const;
+  void accept(double tNew);
+
+  IntegratorOptions opts_;
+  /// Proposed next step; 0 until the first step() picks one.
+  double hNext_ = 0;
+  std::vector<double> xPrev_, xNew_, y_;
+  /// Stages of the current trial (k_[0] is unused: stage 1 is dk_[6]).
+  std::array<std::vector<double>, 7> k_;
+  /// Stages of the last accepted step, for dense output. dk_[6] = f(t_, x_) is
+  /// also the next step's first stage.
+  std::array<std::vector<double>, 7> dk_;
+};
+
+void DormandPrinceStepper::reset(double t0, const double *x0) {
+  start(t0, x0, dk_[6]);
+  for (std::size_t s = 0; s < 7; ++s) {
+    k_[s].resize(n_);
+    dk_[s].resize(n_);
+  }
+  xPrev_ = x_;
+  xNew_.resize(n_);
+  y_.resize(n_);
+  hNext_ = opts_.step > 0 ? std::min(opts_.step, opts_.maxStep) : 0;
+}
+
+double DormandPrinceStepper::initialStep() {
+  const std::vector<double> &f0 = dk_[6];
+  double d0 = 0, d1 = 0;
+  for (std::size_t i = 0; i < n_; ++i) {
+    double sc = opts_.atol + opts_.rtol * std::abs(x_[i]);
+    d0 += (x_[i] / sc) * (x_[i] / sc);
+    d1 += (f0[i] / sc) * (f0[i] / sc);
+  }
+  double count = static_cast<double>(std::max<std::size_t>(n_, 1));
+  d0 = std::sqrt(d0 / count);
+  d1 = std::sqrt(d1 / count);
+  double h0 = d0 < 1e-5 || d1 < 1e-5 ? 1e-6 : 0.01 * d0 / d1;
+  h0 = std::min(h0, opts_.maxStep);
+
+  // An Euler step of h0 and the change in f estimate the second derivative.
+  for (std::size_t i = 0; i < n_; ++i)
+    y_[i] = x_[i] + h0 * f0[i];
+  if (!eval(t_ + h0, y_.data(), k_[1].data()))
+    return h0;
+  double d2 = 0;
+  for (std::size_t i = 0; i < n_; ++i) {
+    double sc = opts_.atol + opts_.rtol * std::abs(x_[i]);
+    double r = (k_[1][i] - f0[i]) / sc;
+    d2 += r * r;
+  }
+  d2 = std::sqrt(d2 / count) / h0;
+  double m = std::max(d1, d2);
+  double h1 = m <= 1e-15 ? std::max(1e-6, h0 * 1e-3) : std::pow(0.01 / m, 1.0 / 5);
+  return std::min({100 * h0, h1, opts_.maxStep});
+}
+
+bool DormandPrinceStepper::trial(double h, double tNew) {
+  const std::vector<double> &k1 = dk_[6];
+  for (std::size_t s = 1; s < 7; ++s) {
+    // The last stage is evaluated at the candidate new state itself.
+    std::vector<double> &y = s == 6 ? xNew_ : y_;
+    for (std::size_t i = 0; i < n_; ++i) {
+      double sum = A[s][0] * k1[i];
+      for (std::size_t j = 1; j < s; ++j)
+        sum += A[s][j] * k_[j][i];
+      y[i] = x_[i] + h * sum;
+    }
+    if (s == 6 && !checkState(tNew, xNew_))
+      return false;
+    double ts = C[s] == 1 ? tNew : t_ + C[s] * h;
+    if (!eval(ts, y.data(), k_[s].data()))
+      return false;
+  }
+  return true;
+}
+
+double DormandPrinceStepper::errorNorm(double h) const {
+  const std::vector<double> &k1 = dk_[6];
+  double sum = 0;
+  for (std::size_t i = 0; i < n_; ++i) {
+    double e = E[0] * k1[i];
+    for (std::size_t s = 1; s < 7; ++s)
+      e += E[s] * k_[s][i];
+    e *= h;
+    double sc = opts_.atol + opts_.rtol * std::max(std::abs(x_[i]), std::abs(xNew_[i]));
+    double r = e == 0 ? 0 : e / sc;
+    sum += r * r;
+  }
+  return n_ ? std::sqrt(sum / static_cast<double>(n_)) : 0;
+}
+
+void DormandPrinceStepper::accept(double tNew) {
+  tPrev_ = t_;
+  t_ = tNew;
+  xPrev_.swap(x_);
+  x_.swap(xNew_);
+  // Rotate buffers instead of copying: the old f(t_, x_) becomes the dense
+  // output's k1 and the new last stage becomes f at the new point.
+  dk_[0].swap(dk_[6]);
+  for (std::size_t s = 1; s < 7; ++s)
+    dk_[s].swap(k_[s]);
+  ++accepted_;
+}
+
+StepStatus DormandPrinceStepper::step(double tLimit) {
+  if (badStart_)
+    return StepStatus::NonFinite;
+  if (!(tLimit > t_))
+    return StepStatus::Ok;
+  if (hNext_ <= 0)
+    hNext_ = initialStep();
+  // Below this a step no longer moves t by more than rounding noise.
+  double hMin = 1e-14 * (t_ != 0 ? std::abs(t_) : std::abs(tLimit));
+  bool retry = false, lastNonFinite = false;
+  for (;;) {
+    double h = std::min(hNext_, opts_.maxStep);
+    double remaining = tLimit - t_;
+    // Stretch by up to 1% rather than leave a tiny last step before tLimit.
+    bool landing = remaining <= std::min(1.01 * h, opts_.maxStep);
+    if (landing)
+      h = remaining;
+    else if (!(h >= hMin)) // also catches a NaN step from degenerate tolerances
+      return lastNonFinite ? StepStatus::NonFinite : StepStatus::StepSizeUnderflow;
+    double tNew = landing ? tLimit : t_ + h;
+
+    bool finite = trial(h, tNew);
+    double err = finite ? errorNorm(h) : 0;
+    if (finite && err <= 1) {
+      double fac = err == 0 ? MaxGrow : std::clamp(Safety * std::pow(err, ErrorExponent), MinShrink, MaxGrow);
+      // Growing right after a rejection tends to be rejected again.
+      if (retry)
+        fac = std::min(fac, 1.0);
+      // A step shortened to land on tLimit says little about the step size the
+      // solution allows, so it does not lower the proposal.
+      hNext_ = landing ? std::max(h * fac, hNext_) : h * fac;
+      accept(tNew);
+      return StepStatus::Ok;
+    }
+
+    // Rejected. A non-finite trial (say, a stage overshooting into a region
+    // where f is undefined) is retried shorter too, so that the eventual
+    // failure pinpoints where things go wrong.
+    ++rejected_;
+    retry = true;
+    lastNonFinite = !finite;
+    hNext_ = h * (finite ? std::max(MinShrink, Safety * std::pow(err, ErrorExponent)) : MinShrink);
+  }
+}
+
+void DormandPrinceStepper::interpolate(double tau, double *out) const {
+  double h = t_ - tPrev_;
+  if (!(h > 0)) {
+    std::copy(x_.begin(), x_.end(), out);
+    return;
+  }
+  double theta = (tau - tPrev_) / h;
+  hermite(theta, h, xPrev_, x_, dk_[0], dk_[6], out);
+  double bubble = h * theta * theta * (1 - theta) * (1 - theta);
+  for (std::size_t i = 0; i < n_; ++i) {
+    double sum = 0;
+    for (std::size_t s = 0; s < 7; ++s)
+      sum += D[s] * dk_[s][i];
+    out[i] += bubble * sum;
+  }
+}
+
+} // namespace
+
+std::unique_ptr<Stepper> makeDormandPrinceStepper(OdeSystem &sys, const IntegratorOptions &opts) {
+  return std::make_unique<DormandPrinceStepper>(sys, opts);
+}
+
+} // namespace hbg::runtime

@@ -1,0 +1,101 @@
+//===- runtime/Integrate.cpp - Integration with sampled output -------------===//
+
+#include "hbg/runtime/Integrator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace hbg::runtime {
+namespace {
+
+std::string formatTime(double t) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.12g", t);
+  return buf;
+}
+
+std::string describe(const NonFiniteInfo &bad) {
+  return std::string(bad.derivative ? "derivative of state " : "state ") +
+         std::to_string(bad.index) + " is not finite at t = " + formatTime(bad.t);
+}
+
+} // namespace
+
+IntegrationStatus integrate(OdeSystem &sys, double t0, const std::vector<double> &x0,
+                            double tEnd, double dtOut, const IntegratorOptions &opts,
+                            const std::function<void(double t, const double *x)> &sample) {
+  IntegrationStatus result;
+  result.t = t0;
+  auto fail = [&result](StepStatus status, std::string message) {
+    result.status = status;
+    result.message = std::move(message);
+    return result;
+  };
+
+  std::size_t n = sys.numStates();
+  if (x0.size() != n)
+    return fail(StepStatus::Ok, "expected " + std::to_string(n) + " initial values, got " +
+                                    std::to_string(x0.size()));
+  if (!std::isfinite(t0) || !std::isfinite(tEnd) || tEnd < t0)
+    return fail(StepStatus::Ok,
+                "invalid time span [" + formatTime(t0) + ", " + formatTime(tEnd) + "]");
+  if (!(dtOut > 0))
+    return fail(StepStatus::Ok, "output interval must be positive");
+  bool adaptive = opts.method == Method::DormandPrince;
+  if (!(opts.maxStep > 0) || (!adaptive && !(opts.step > 0 && std::isfinite(opts.step))))
+    return fail(StepStatus::Ok, "step size must be positive");
+
+  // Caught here so that a bad start is not even sampled.
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!std::isfinite(x0[i])) {
+      result.nonFinite = {i, /*derivative=*/false, t0};
+      return fail(StepStatus::NonFinite, describe(result.nonFinite));
+    }
+  }
+
+  std::unique_ptr<Stepper> stepper = makeStepper(sys, opts);
+  stepper->reset(t0, x0.data());
+
+  // Grid times are computed rather than accumulated so they do not drift; one
+  // within rounding of tEnd is dropped in favour of tEnd itself.
+  double tol = 1e-12 * std::max(std::abs(t0), std::abs(tEnd));
+  auto gridTime = [&](std::size_t k) {
+    double ts = k == 0 ? t0 : t0 + static_cast<double>(k) * dtOut;
+    return ts < tEnd - tol ? ts : tEnd;
+  };
+
+  std::vector<double> dense(n);
+  std::size_t k = 0;
+  for (double next = gridTime(0);;) {
+    while (next <= stepper->t()) {
+      if (next == stepper->t()) {
+        sample(next, stepper->x().data());
+      } else {
+        stepper->interpolate(next, dense.data());
+        sample(next, dense.data());
+      }
+      if (next == tEnd) {
+        result.t = tEnd;
+        return result;
+      }
+      next = gridTime(++k);
+    }
+    result.t = stepper->t();
+    if (stepper->acceptedSteps() + stepper->rejectedSteps() >= opts.maxSteps)
+      return fail(StepStatus::Ok, "too many steps (" + std::to_string(opts.maxSteps) +
+                                      ") at t = " + formatTime(result.t));
+
+    // Fixed steps stop at every sample time; adaptive ones sample by dense
+    // output, so output does not shorten their steps.
+    StepStatus status = stepper->step(adaptive ? tEnd : next);
+    if (status == StepStatus::StepSizeUnderflow)
+      return fail(status, "step size underflow at t = " + formatTime(stepper->t()));
+    if (status == StepStatus::NonFinite) {
+      result.nonFinite = stepper->nonFinite();
+      return fail(status, describe(result.nonFinite));
+    }
+  }
+}
+
+} // namespace hbg::runtime

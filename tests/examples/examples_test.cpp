@@ -1,0 +1,130 @@
+// Each example in examples/ is compiled, simulated at tight tolerance and
+// compared with its closed-form solution.
+
+#include "hbg/hbg.h"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <set>
+#include <functional>
+#include <string>
+
+namespace {
+
+const std::string kExamples = std::string(HBG_SOURCE_DIR) + "/examples/";
+
+hbg::Result simulate(const std::string &file, double tEnd, double dtOut) {
+  hbg::Compiler compiler;
+  hbg::Model model = compiler.compileFile(kExamples + file);
+  hbg::SimulationOptions opts;
+  opts.tEnd = tEnd;
+  opts.dtOut = dtOut;
+  opts.method = hbg::runtime::Method::DormandPrince;
+  opts.rtol = 1e-10;
+  opts.atol = 1e-14;
+  opts.step = 0;
+  hbg::Result r = hbg::Simulation(model, opts).run();
+  REQUIRE_MESSAGE(r.ok(), r.error);
+  return r;
+}
+
+/// Largest error of `column` against `exact(t)`, relative to the largest
+/// magnitude of the exact solution over the run (so zero crossings of an
+/// oscillation do not divide by zero).
+double relativeError(const hbg::Result &r, const std::string &column,
+                     const std::function<double(double)> &exact) {
+  const std::vector<double> &t = r.at("time");
+  const std::vector<double> &y = r.at(column);
+  double scale = 0, err = 0;
+  for (std::size_t i = 0; i < t.size(); ++i)
+    scale = std::max(scale, std::fabs(exact(t[i])));
+  for (std::size_t i = 0; i < t.size(); ++i)
+    err = std::max(err, std::fabs(y[i] - exact(t[i])));
+  return err / scale;
+}
+
+} // namespace
+
+TEST_CASE("rlc: series RLC step response") {
+  const double V = 1, R = 1, L = 0.5, C = 0.1;
+  const double alpha = R / (2 * L), wd = std::sqrt(1 / (L * C) - alpha * alpha);
+  hbg::Result r = simulate("rlc.hbg", 5, 0.01);
+  CHECK(r.at("time").size() == 501);
+  auto q = [&](double t) {
+    return C * V * (1 - std::exp(-alpha * t) * (std::cos(wd * t) + alpha / wd * std::sin(wd * t)));
+  };
+  auto i = [&](double t) { return V / (L * wd) * std::exp(-alpha * t) * std::sin(wd * t); };
+  CHECK(relativeError(r, "capacitor.q", q) < 1e-7);
+  CHECK(relativeError(r, "current", i) < 1e-7);
+}
+
+TEST_CASE("mass_spring_damper: free damped oscillation") {
+  const double m = 2, k = 50, b = 1, x0 = 0.1;
+  const double alpha = b / (2 * m), w0 = std::sqrt(k / m), wd = std::sqrt(w0 * w0 - alpha * alpha);
+  hbg::Result r = simulate("mass_spring_damper.hbg", 10, 0.01);
+  auto x = [&](double t) {
+    return x0 * std::exp(-alpha * t) * (std::cos(wd * t) + alpha / wd * std::sin(wd * t));
+  };
+  auto v = [&](double t) { return -x0 * w0 * w0 / wd * std::exp(-alpha * t) * std::sin(wd * t); };
+  CHECK(relativeError(r, "position", x) < 1e-7);
+  CHECK(relativeError(r, "velocity", v) < 1e-7);
+}
+
+TEST_CASE("dc_motor: steady-state speed, current and torque") {
+  const double V = 12, Ra = 1, K = 0.05, n = 0.1, b = 0.01;
+  hbg::Result r = simulate("dc_motor.hbg", 3, 0.01);
+  // Steady state: K i / n = b omega (load torque balance) and
+  // V = Ra i + K omega / n (electrical balance).
+  const double omega = V * K * n / (Ra * b * n * n + K * K);
+  const double current = b * n * omega / K;
+  CHECK(r.at("omega").back() == doctest::Approx(omega).epsilon(1e-7));
+  CHECK(r.at("current").back() == doctest::Approx(current).epsilon(1e-7));
+  CHECK(r.at("torque").back() == doctest::Approx(K * current).epsilon(1e-7));
+  // The motor starts from rest.
+  CHECK(r.at("omega").front() == 0);
+}
+
+TEST_CASE("dc_motor: transient against the linear system's exact solution") {
+  // x = (i, omega): x' = A x + B V with A's eigenvalues real and distinct
+  // for these parameters, so x(t) = x_ss + c1 v1 e^{l1 t} + c2 v2 e^{l2 t}.
+  const double V = 12, Ra = 1, La = 0.01, K = 0.05, n = 0.1, J = 0.02, b = 0.01;
+  const double a11 = -Ra / La, a12 = -K / (n * La), a21 = K / (n * J), a22 = -b / J;
+  const double tr = a11 + a22, det = a11 * a22 - a12 * a21;
+  const double disc = tr * tr / 4 - det;
+  REQUIRE(disc > 0);
+  const double l1 = tr / 2 + std::sqrt(disc), l2 = tr / 2 - std::sqrt(disc);
+  const double wss = V * K * n / (Ra * b * n * n + K * K), iss = b * n * wss / K;
+  // Eigenvectors (a12, l - a11); initial deviation is -x_ss.
+  const double v1a = a12, v1b = l1 - a11, v2a = a12, v2b = l2 - a11;
+  const double d0 = -iss, d1 = -wss;
+  const double den = v1a * v2b - v2a * v1b;
+  const double c1 = (d0 * v2b - v2a * d1) / den, c2 = (v1a * d1 - d0 * v1b) / den;
+  hbg::Result r = simulate("dc_motor.hbg", 1, 0.001);
+  auto i = [&](double t) { return iss + c1 * v1a * std::exp(l1 * t) + c2 * v2a * std::exp(l2 * t); };
+  auto w = [&](double t) { return wss + c1 * v1b * std::exp(l1 * t) + c2 * v2b * std::exp(l2 * t); };
+  CHECK(relativeError(r, "current", i) < 1e-7);
+  CHECK(relativeError(r, "omega", w) < 1e-7);
+}
+
+TEST_CASE("falling_drag: terminal velocity through a nonlinear R") {
+  const double m = 1, g = 9.81, c = 0.25, vt = std::sqrt(m * g / c);
+  hbg::Result r = simulate("falling_drag.hbg", 5, 0.01);
+  auto v = [&](double t) { return vt * std::tanh(g * t / vt); };
+  // Distance fallen: integral of v = vt^2 / g * ln(cosh(g t / vt)).
+  auto h = [&](double t) { return -vt * vt / g * std::log(std::cosh(g * t / vt)); };
+  CHECK(relativeError(r, "velocity", v) < 1e-7);
+  CHECK(relativeError(r, "height", h) < 1e-7);
+}
+
+TEST_CASE("every example file has a closed-form test here") {
+  // A new example must come with a check in this file: list it here.
+  const std::set<std::string> tested = {"rlc.hbg", "mass_spring_damper.hbg", "dc_motor.hbg",
+                                        "falling_drag.hbg"};
+  std::set<std::string> found;
+  for (const auto &entry : std::filesystem::directory_iterator(kExamples))
+    if (entry.path().extension() == ".hbg")
+      found.insert(entry.path().filename().string());
+  CHECK(found == tested);
+}

@@ -1,0 +1,381 @@
+//===- tests/runtime/integrators_test.cpp - ODE integrator tests ----------===//
+
+#include "hbg/runtime/Integrator.h"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <set>
+#include <utility>
+#include <vector>
+
+using namespace hbg::runtime;
+
+namespace {
+
+/// An ODE system given by a lambda.
+class Lambda final : public OdeSystem {
+public:
+  using Rhs = std::function<void(double t, const double *x, double *xdot)>;
+  Lambda(std::size_t n, Rhs rhs) : n_(n), rhs_(std::move(rhs)) {}
+  std::size_t numStates() const override { return n_; }
+  void rhs(double t, const double *x, double *xdot) override { rhs_(t, x, xdot); }
+
+private:
+  std::size_t n_;
+  Rhs rhs_;
+};
+
+/// x' = -x, x(0) = 1: x = exp(-t).
+Lambda decay() {
+  return Lambda(1, [](double, const double *x, double *xdot) { xdot[0] = -x[0]; });
+}
+
+/// x' = v, v' = -x, (x, v)(0) = (1, 0): x = cos t, v = -sin t.
+Lambda oscillator() {
+  return Lambda(2, [](double, const double *x, double *xdot) {
+    xdot[0] = x[1];
+    xdot[1] = -x[0];
+  });
+}
+
+std::vector<double> exactDecay(double t) { return {std::exp(-t)}; }
+std::vector<double> exactOscillator(double t) { return {std::cos(t), -std::sin(t)}; }
+
+IntegratorOptions fixedStep(Method m, double h) {
+  IntegratorOptions opts;
+  opts.method = m;
+  opts.step = h;
+  return opts;
+}
+
+/// Dormand-Prince forced to constant steps h: tolerances it can never miss and
+/// a step cap of h.
+IntegratorOptions dopriFixed(double h) {
+  IntegratorOptions opts;
+  opts.step = h;
+  opts.maxStep = h;
+  opts.rtol = opts.atol = 1e10;
+  return opts;
+}
+
+IntegratorOptions adaptive(double rtol, double atol) {
+  IntegratorOptions opts;
+  opts.step = 0;
+  opts.rtol = rtol;
+  opts.atol = atol;
+  return opts;
+}
+
+/// Integrates from t = 0 and returns the largest deviation from `exact` over
+/// the samples, checking that the run succeeded.
+double maxError(OdeSystem &sys, double tEnd, double dtOut, const IntegratorOptions &opts,
+                const std::function<std::vector<double>(double)> &exact) {
+  double worst = 0;
+  std::size_t n = sys.numStates();
+  IntegrationStatus st =
+      integrate(sys, 0, exact(0), tEnd, dtOut, opts, [&](double t, const double *x) {
+        std::vector<double> want = exact(t);
+        for (std::size_t i = 0; i < n; ++i)
+          worst = std::max(worst, std::abs(x[i] - want[i]));
+      });
+  REQUIRE_MESSAGE(st.ok(), st.message);
+  CHECK(st.t == tEnd);
+  return worst;
+}
+
+/// Observed order: log2 of the error ratio for h and h/2.
+double observedOrder(double errH, double errHalf) { return std::log2(errH / errHalf); }
+
+} // namespace
+
+TEST_CASE("method names round-trip") {
+  for (Method m : {Method::Euler, Method::RK4, Method::DormandPrince}) {
+    Method parsed = Method::Euler;
+    CHECK(parseMethod(methodName(m), parsed));
+    CHECK(parsed == m);
+  }
+  Method untouched = Method::RK4;
+  CHECK_FALSE(parseMethod("dopri", untouched));
+  CHECK_FALSE(parseMethod("", untouched));
+  CHECK(untouched == Method::RK4);
+}
+
+TEST_CASE("every method follows the closed-form solutions") {
+  Lambda dec = decay(), osc = oscillator();
+  SUBCASE("euler") {
+    CHECK(maxError(dec, 2, 0.1, fixedStep(Method::Euler, 1e-4), exactDecay) < 3e-5);
+    CHECK(maxError(osc, 10, 0.5, fixedStep(Method::Euler, 1e-5), exactOscillator) < 1e-3);
+  }
+  SUBCASE("rk4") {
+    CHECK(maxError(dec, 2, 0.1, fixedStep(Method::RK4, 1e-2), exactDecay) < 1e-10);
+    CHECK(maxError(osc, 10, 0.5, fixedStep(Method::RK4, 1e-2), exactOscillator) < 1e-9);
+  }
+  SUBCASE("dopri5") {
+    CHECK(maxError(dec, 2, 0.1, adaptive(1e-8, 1e-10), exactDecay) < 1e-7);
+    CHECK(maxError(osc, 10, 0.5, adaptive(1e-8, 1e-10), exactOscillator) < 1e-7);
+  }
+}
+
+TEST_CASE("step halving shows each method's order") {
+  Lambda dec = decay(), osc = oscillator();
+  struct Case {
+    const char *name;
+    std::function<IntegratorOptions(double)> opts;
+    double h, order;
+  };
+  for (const Case &c : {Case{"euler", [](double h) { return fixedStep(Method::Euler, h); }, 0.01, 1},
+                        Case{"rk4", [](double h) { return fixedStep(Method::RK4, h); }, 0.1, 4},
+                        Case{"dopri5", dopriFixed, 0.1, 5}}) {
+    // Errors at t = 2 only (dtOut = tEnd), so that sampling cannot interfere.
+    for (auto [sys, exact] : {std::pair{&dec, exactDecay}, std::pair{&osc, exactOscillator}}) {
+      double h = c.h, prev = maxError(*sys, 2, 2, c.opts(h), exact);
+      for (int halving = 0; halving < 2; ++halving) {
+        h /= 2;
+        double err = maxError(*sys, 2, 2, c.opts(h), exact);
+        INFO(std::string(c.name) << " on " << sys->numStates() << " states, h = " << h << ": "
+                                 << prev << " -> " << err);
+        CHECK(std::abs(observedOrder(prev, err) - c.order) < 0.2);
+        prev = err;
+      }
+    }
+  }
+}
+
+TEST_CASE("dopri5 error follows the tolerance") {
+  Lambda osc = oscillator();
+  double prev = std::numeric_limits<double>::infinity();
+  for (double rtol : {1e-4, 1e-6, 1e-8, 1e-10}) {
+    double err = maxError(osc, 10, 0.25, adaptive(rtol, rtol), exactOscillator);
+    INFO("rtol " << rtol << ": error " << err);
+    CHECK(err < prev / 10);
+    CHECK(err < 10 * rtol);
+    prev = err;
+  }
+}
+
+TEST_CASE("dopri5 dense output is order 4 inside a step") {
+  // One big step of H, sampled at H/8, 2H/8, ... through dense output; the
+  // local interpolation error then shrinks like H^5.
+  Lambda osc = oscillator();
+  double prev = 0;
+  for (double H : {0.8, 0.4, 0.2, 0.1}) {
+    std::size_t samples = 0;
+    double err = 0;
+    IntegrationStatus st = integrate(osc, 0, exactOscillator(0), H, H / 8, dopriFixed(H),
+                                     [&](double t, const double *x) {
+                                       ++samples;
+                                       std::vector<double> want = exactOscillator(t);
+                                       for (std::size_t i = 0; i < 2; ++i)
+                                         err = std::max(err, std::abs(x[i] - want[i]));
+                                     });
+    REQUIRE(st.ok());
+    CHECK(samples == 9);
+    if (prev > 0) {
+      INFO("H = " << H << ": " << prev << " -> " << err);
+      CHECK(std::abs(observedOrder(prev, err) - 5) < 0.3);
+    }
+    prev = err;
+  }
+  CHECK(prev < 1e-8);
+}
+
+TEST_CASE("dense output reproduces the step's end points") {
+  Lambda osc = oscillator();
+  for (const IntegratorOptions &opts :
+       {fixedStep(Method::Euler, 0.1), fixedStep(Method::RK4, 0.1), dopriFixed(0.5)}) {
+    std::unique_ptr<Stepper> stepper = makeStepper(osc, opts);
+    std::vector<double> x0 = exactOscillator(0);
+    stepper->reset(0, x0.data());
+    REQUIRE(stepper->step(1) == StepStatus::Ok);
+    REQUIRE(stepper->step(1) == StepStatus::Ok);
+    double out[2];
+    stepper->interpolate(stepper->tPrev(), out);
+    CHECK(out[0] == doctest::Approx(exactOscillator(stepper->tPrev())[0]).epsilon(0.02));
+    stepper->interpolate(stepper->t(), out);
+    CHECK(out[0] == doctest::Approx(stepper->x()[0]).epsilon(1e-14));
+    CHECK(out[1] == doctest::Approx(stepper->x()[1]).epsilon(1e-14));
+  }
+  // The fixed steppers' cubic Hermite is far better than the Euler steps it
+  // interpolates, and RK4's mid-step values are accurate to O(h^4).
+  std::unique_ptr<Stepper> rk4 = makeStepper(osc, fixedStep(Method::RK4, 0.1));
+  std::vector<double> x0 = exactOscillator(0);
+  rk4->reset(0, x0.data());
+  REQUIRE(rk4->step(1) == StepStatus::Ok);
+  double mid[2];
+  rk4->interpolate(0.05, mid);
+  CHECK(std::abs(mid[0] - std::cos(0.05)) < 1e-6);
+  CHECK(std::abs(mid[1] + std::sin(0.05)) < 1e-6);
+}
+
+TEST_CASE("samples land on t0 + k dtOut and end exactly at tEnd") {
+  Lambda ramp(1, [](double, const double *, double *xdot) { xdot[0] = 1; });
+  struct Grid {
+    double t0, tEnd, dtOut;
+    std::size_t count;
+  };
+  // 0.9 is not a multiple of 0.3 in binary: 3 * 0.3 lands a hair short of it
+  // and must not become a second sample next to tEnd.
+  for (Grid g : {Grid{0.1, 1.0, 0.1, 10}, Grid{0, 1, 0.3, 5}, Grid{0, 0.9, 0.3, 4},
+                 Grid{2, 3, 5, 2}, Grid{1, 1, 0.1, 1},
+                 Grid{0, 1, std::numeric_limits<double>::infinity(), 2}}) {
+    for (Method m : {Method::Euler, Method::RK4, Method::DormandPrince}) {
+      IntegratorOptions opts = fixedStep(m, 0.07);
+      std::vector<double> times, values;
+      std::set<double> meshTimes;
+      Lambda traced(1, [&](double t, const double *, double *xdot) {
+        meshTimes.insert(t);
+        xdot[0] = 1;
+      });
+      IntegrationStatus st =
+          integrate(traced, g.t0, {5}, g.tEnd, g.dtOut, opts, [&](double t, const double *x) {
+            times.push_back(t);
+            values.push_back(x[0]);
+          });
+      INFO(std::string(methodName(m)) << " on [" << g.t0 << ", " << g.tEnd << "] every " << g.dtOut);
+      REQUIRE(st.ok());
+      REQUIRE(times.size() == g.count);
+      CHECK(times[0] == g.t0);
+      for (std::size_t k = 1; k + 1 < times.size(); ++k)
+        CHECK(times[k] == g.t0 + static_cast<double>(k) * g.dtOut);
+      CHECK(times.back() == g.tEnd);
+      for (std::size_t k = 0; k < times.size(); ++k)
+        CHECK(values[k] == doctest::Approx(5 + times[k] - g.t0).epsilon(1e-12));
+      // Euler evaluates f at every mesh point it reaches, so this shows the
+      // samples are mesh points rather than interpolated.
+      if (m == Method::Euler)
+        for (double t : times)
+          CHECK(meshTimes.count(t) == 1);
+    }
+  }
+}
+
+TEST_CASE("a non-finite derivative stops integration with its time") {
+  // State 1's equation breaks down from t = 0.5 on.
+  Lambda breaks(2, [](double t, const double *, double *xdot) {
+    xdot[0] = 1;
+    xdot[1] = t < 0.5 ? -1 : std::nan("");
+  });
+  for (const IntegratorOptions &opts : {fixedStep(Method::Euler, 0.01),
+                                        fixedStep(Method::RK4, 0.03), adaptive(1e-6, 1e-9)}) {
+    INFO(std::string(methodName(opts.method)));
+    std::vector<double> times;
+    IntegrationStatus st = integrate(breaks, 0, {0, 0}, 1, 0.1, opts,
+                                     [&](double t, const double *x) {
+                                       CHECK(std::isfinite(x[1]));
+                                       times.push_back(t);
+                                     });
+    CHECK(st.status == StepStatus::NonFinite);
+    CHECK(st.nonFinite.index == 1);
+    CHECK(st.nonFinite.derivative);
+    CHECK(st.nonFinite.t >= 0.5);
+    CHECK(st.nonFinite.t < 0.5 + std::max(opts.step, 1e-10));
+    CHECK(st.t < 0.5);
+    CHECK(st.message.find("state 1 is not finite at t = 0.5") != std::string::npos);
+    // Every sample before the breakdown was delivered.
+    CHECK(times.size() == 5);
+  }
+  // dopri5 narrows the breakdown down instead of reporting a step underflow.
+  IntegrationStatus st = integrate(breaks, 0, {0, 0}, 1, 0.1, adaptive(1e-6, 1e-9),
+                                   [](double, const double *) {});
+  CHECK(st.nonFinite.t == doctest::Approx(0.5).epsilon(1e-10));
+
+  Lambda dec = decay();
+  st = integrate(dec, 0, {std::nan("")}, 1, 0.1, IntegratorOptions{},
+                 [](double, const double *) { FAIL("sampled a bad start"); });
+  CHECK(st.status == StepStatus::NonFinite);
+  CHECK_FALSE(st.nonFinite.derivative);
+  CHECK(st.message == "state 0 is not finite at t = 0");
+}
+
+TEST_CASE("a finite-time blow-up underflows the dopri5 step size") {
+  // x' = x^2, x(0) = 1 has x = 1 / (1 - t).
+  Lambda blowUp(1, [](double, const double *x, double *xdot) { xdot[0] = x[0] * x[0]; });
+  IntegrationStatus st =
+      integrate(blowUp, 0, {1}, 2, 0.1, adaptive(1e-8, 1e-8), [](double, const double *) {});
+  CHECK(st.status == StepStatus::StepSizeUnderflow);
+  // The numerical solution blows up within the tolerance of t = 1.
+  CHECK(st.t == doctest::Approx(1).epsilon(1e-7));
+  CHECK(st.message.rfind("step size underflow at t = ", 0) == 0);
+}
+
+TEST_CASE("maxSteps bounds accepted plus rejected steps") {
+  Lambda dec = decay();
+  IntegratorOptions opts = fixedStep(Method::Euler, 0.01);
+  opts.maxSteps = 10;
+  std::size_t samples = 0;
+  IntegrationStatus st =
+      integrate(dec, 0, {1}, 1, 0.05, opts, [&](double, const double *) { ++samples; });
+  CHECK_FALSE(st.ok());
+  CHECK(st.message.find("too many steps (10)") != std::string::npos);
+  CHECK(st.t == doctest::Approx(0.1));
+  CHECK(samples == 3);
+
+  opts = adaptive(1e-10, 1e-12);
+  opts.maxSteps = 20;
+  st = integrate(dec, 0, {1}, 100, 1, opts, [](double, const double *) {});
+  CHECK_FALSE(st.ok());
+  CHECK(st.t > 0);
+  CHECK(st.t < 100);
+}
+
+TEST_CASE("dopri5 rejects and counts steps on a hard problem") {
+  // Van der Pol with mu = 10: slow drifts broken by sharp switches, where the
+  // controller's step-size guesses overshoot.
+  Lambda vanDerPol(2, [](double, const double *x, double *xdot) {
+    xdot[0] = x[1];
+    xdot[1] = 10 * (1 - x[0] * x[0]) * x[1] - x[0];
+  });
+  auto solve = [&](double rtol) {
+    std::unique_ptr<Stepper> stepper = makeStepper(vanDerPol, adaptive(rtol, rtol));
+    double x0[2] = {2, 0};
+    stepper->reset(0, x0);
+    while (stepper->t() < 20)
+      REQUIRE(stepper->step(20) == StepStatus::Ok);
+    return stepper;
+  };
+  std::unique_ptr<Stepper> coarse = solve(1e-6), reference = solve(1e-12);
+  CHECK(coarse->t() == 20);
+  CHECK(coarse->rejectedSteps() > 10);
+  // One call at the start, one for the initial step size, then six per trial
+  // step thanks to FSAL.
+  CHECK(coarse->rhsCalls() == 2 + 6 * (coarse->acceptedSteps() + coarse->rejectedSteps()));
+  CHECK(std::abs(coarse->x()[0] - reference->x()[0]) < 1e-5);
+  CHECK(std::abs(coarse->x()[1] - reference->x()[1]) < 1e-5);
+}
+
+TEST_CASE("fixed steppers cost one or four calls per step") {
+  Lambda osc = oscillator();
+  for (auto [method, perStep] : {std::pair{Method::Euler, 1}, std::pair{Method::RK4, 4}}) {
+    std::unique_ptr<Stepper> stepper = makeStepper(osc, fixedStep(method, 0.1));
+    std::vector<double> x0 = exactOscillator(0);
+    stepper->reset(0, x0.data());
+    while (stepper->t() < 1)
+      REQUIRE(stepper->step(1) == StepStatus::Ok);
+    CHECK(stepper->t() == 1);
+    CHECK(stepper->acceptedSteps() == 10);
+    CHECK(stepper->rejectedSteps() == 0);
+    CHECK(stepper->rhsCalls() == 1 + perStep * 10);
+  }
+}
+
+TEST_CASE("dopri5 respects maxStep and lands on tLimit") {
+  Lambda dec = decay();
+  IntegratorOptions opts = adaptive(1e-3, 1e-6);
+  opts.maxStep = 0.05;
+  std::unique_ptr<Stepper> stepper = makeStepper(dec, opts);
+  double x0 = 1;
+  stepper->reset(0, &x0);
+  while (stepper->t() < 0.987)
+    REQUIRE(stepper->step(0.987) == StepStatus::Ok);
+  CHECK(stepper->t() == 0.987);
+  CHECK(stepper->acceptedSteps() >= 20);
+  // Without the cap this tolerance allows steps of several tenths.
+  stepper->reset(0, &x0);
+  for (int i = 0; i < 30; ++i) {
+    REQUIRE(stepper->step(10) == StepStatus::Ok);
+    CHECK(stepper->t() - stepper->tPrev() <= 0.05 * (1 + 1e-12));
+  }
+}

@@ -1,0 +1,536 @@
+//===- tests/syntax/parser_test.cpp - .hbg text to AST --------------------===//
+
+#include "hbg/syntax/Parser.h"
+
+#include <doctest/doctest.h>
+
+#include <random>
+
+using namespace hbg;
+
+namespace {
+
+/// One buffer named `test.hbg`, parsed.
+struct Parsed {
+  SourceManager sm;
+  DiagnosticEngine diags{sm};
+  std::uint32_t id;
+  std::unique_ptr<ast::File> file;
+
+  explicit Parsed(std::string text) {
+    id = sm.addBuffer("test.hbg", std::move(text));
+    file = syntax::parse(id, sm, diags);
+  }
+
+  /// The one model; fails the test if the text did not parse.
+  const ast::Model &model() const {
+    INFO(diags.renderAll());
+    REQUIRE(file);
+    REQUIRE(file->models.size() == 1);
+    return *file->models[0];
+  }
+  std::string slice(SourceRange r) const {
+    CHECK(r.begin.file == id);
+    return std::string(sm.text(id).substr(r.begin.offset, r.length));
+  }
+  std::string lineCol(SourceRange r) const {
+    LineCol lc = sm.lineCol(r.begin);
+    return std::to_string(lc.line) + ":" + std::to_string(lc.column);
+  }
+};
+
+/// The rendered diagnostic of a text that must fail with exactly one error.
+std::string errorOf(std::string text) {
+  Parsed p(std::move(text));
+  CHECK_FALSE(p.file);
+  CHECK(p.diags.errorCount() == 1);
+  return p.diags.renderAll();
+}
+
+/// An expression as an s-expression: `(+ a (* b c))`, `(- x)`, `sin(x)`.
+std::string show(const ast::Expr &e) {
+  switch (e.kind) {
+  case ast::ExprKind::Number: {
+    std::string s = std::to_string(e.number);
+    s.erase(s.find_last_not_of('0') + 1);
+    if (s.back() == '.')
+      s.pop_back();
+    return s;
+  }
+  case ast::ExprKind::Name:
+    return e.name;
+  case ast::ExprKind::Member:
+    return e.name + "." + e.member;
+  case ast::ExprKind::Unary:
+    return std::string("(") + e.op + " " + show(*e.operands[0]) + ")";
+  case ast::ExprKind::Binary:
+    return std::string("(") + e.op + " " + show(*e.operands[0]) + " " + show(*e.operands[1]) + ")";
+  case ast::ExprKind::Call: {
+    std::string s = e.name + "(";
+    for (std::size_t i = 0; i < e.operands.size(); ++i)
+      s += (i ? ", " : "") + show(*e.operands[i]);
+    return s + ")";
+  }
+  }
+  return "?";
+}
+
+/// The signal `x = <text>` parsed, as an s-expression.
+std::string expr(const std::string &text) {
+  Parsed p("model m { signal x = " + text + "; }");
+  return show(*p.model().signals.at(0).value);
+}
+
+const char *const kRlc = R"(// Series RLC circuit driven by a 1 V step.
+model RLC {
+    parameter V = 1.0;
+    parameter R = 1.0;
+    parameter L = 0.5;
+    parameter C = 0.1;
+
+    Se source(V);
+    R  resistor(R);
+    I  inductor(L)  { p0 = 0; }
+    C  capacitor(C) { q0 = 0; }
+    1  loop;
+
+    bond source -> loop;
+    bond loop -> resistor;
+    bond loop -> inductor;
+    bond loop -> capacitor;
+
+    output capacitor.q, inductor.f;
+}
+)";
+
+} // namespace
+
+// --- Declarations ------------------------------------------------------------
+
+TEST_CASE("the manual's RLC example") {
+  Parsed p(kRlc);
+  const ast::Model &m = p.model();
+  CHECK(p.file->fileId == p.id);
+  CHECK(m.name == "RLC");
+  CHECK(p.lineCol(m.nameRange) == "2:7");
+
+  REQUIRE(m.parameters.size() == 4);
+  CHECK(m.parameters[1].name == "R");
+  CHECK(p.lineCol(m.parameters[1].nameRange) == "4:15");
+  CHECK(show(*m.parameters[2].value) == "0.5");
+
+  REQUIRE(m.elements.size() == 4);
+  const ast::Element &c = m.elements[3];
+  CHECK(c.kind == "C");
+  CHECK(p.lineCol(c.kindRange) == "11:5");
+  CHECK(c.name == "capacitor");
+  CHECK(p.lineCol(c.nameRange) == "11:8");
+  CHECK(p.slice(c.argsRange) == "(C)");
+  REQUIRE(c.args.size() == 1);
+  CHECK(c.args[0].name.empty());
+  CHECK(show(*c.args[0].value) == "C");
+  REQUIRE(c.initials.size() == 1);
+  CHECK(c.initials[0].name == "q0");
+  CHECK(p.lineCol(c.initials[0].nameRange) == "11:23");
+  CHECK(m.elements[0].initials.empty());
+
+  REQUIRE(m.junctions.size() == 1);
+  CHECK(m.junctions[0].kind == '1');
+  CHECK(m.junctions[0].name == "loop");
+  CHECK(p.lineCol(m.junctions[0].kindRange) == "12:5");
+
+  REQUIRE(m.bonds.size() == 4);
+  CHECK(m.bonds[0].name.empty());
+  CHECK(m.bonds[0].from == "source");
+  CHECK(m.bonds[0].to == "loop");
+  CHECK(p.lineCol(m.bonds[0].fromRange) == "14:10");
+  CHECK(p.lineCol(m.bonds[0].toRange) == "14:20");
+  CHECK(p.slice(m.bonds[3].range) == "bond loop -> capacitor;");
+
+  REQUIRE(m.outputs.size() == 2);
+  CHECK(m.outputs[0].name.empty());
+  CHECK(m.outputs[0].text == "capacitor.q");
+  CHECK(m.outputs[1].text == "inductor.f");
+  CHECK(m.signals.empty());
+}
+
+TEST_CASE("elements: positional and named arguments, initial values") {
+  Parsed p("model m {\n"
+           "  R r(e = f^3);\n"
+           "  C c(e = q / 2) { q0 = x; }\n"
+           "  I i(m, 2) {}\n"
+           "  MSe s(sin(time));\n"
+           "  GY g();\n"
+           "}");
+  const ast::Model &m = p.model();
+  REQUIRE(m.elements.size() == 5);
+
+  const ast::Element &r = m.elements[0];
+  REQUIRE(r.args.size() == 1);
+  CHECK(r.args[0].name == "e");
+  CHECK(p.lineCol(r.args[0].nameRange) == "2:7");
+  CHECK(show(*r.args[0].value) == "(^ f 3)");
+  CHECK(p.slice(r.argsRange) == "(e = f^3)");
+
+  CHECK(m.elements[1].initials.at(0).name == "q0");
+  CHECK(show(*m.elements[1].initials.at(0).value) == "x");
+
+  const ast::Element &i = m.elements[2];
+  REQUIRE(i.args.size() == 2);
+  CHECK(show(*i.args[1].value) == "2");
+  CHECK(i.initials.empty());
+
+  CHECK(m.elements[3].kind == "MSe");
+  CHECK(show(*m.elements[3].args.at(0).value) == "sin(time)");
+  CHECK(m.elements[4].args.empty());
+  CHECK(p.slice(m.elements[4].argsRange) == "()");
+}
+
+TEST_CASE("junctions, bonds and signals") {
+  Parsed p("model m {\n"
+           "  0 j0; 1 j1;\n"
+           "  bond a -> b;\n"
+           "  bond power: j0 -> j1;\n"
+           "  signal x = -0.2 + integral(v.f);\n"
+           "}");
+  const ast::Model &m = p.model();
+  REQUIRE(m.junctions.size() == 2);
+  CHECK(m.junctions[0].kind == '0');
+  CHECK(m.junctions[1].kind == '1');
+  CHECK(p.lineCol(m.junctions[1].nameRange) == "2:11");
+
+  REQUIRE(m.bonds.size() == 2);
+  CHECK(m.bonds[0].name.empty());
+  CHECK(m.bonds[1].name == "power");
+  CHECK(p.lineCol(m.bonds[1].nameRange) == "4:8");
+  CHECK(m.bonds[1].from == "j0");
+  CHECK(p.lineCol(m.bonds[1].fromRange) == "4:15");
+  CHECK(m.bonds[1].to == "j1");
+  CHECK(p.slice(m.bonds[1].range) == "bond power: j0 -> j1;");
+
+  REQUIRE(m.signals.size() == 1);
+  CHECK(m.signals[0].name == "x");
+  CHECK(show(*m.signals[0].value) == "(+ (- 0.2) integral(v.f))");
+}
+
+TEST_CASE("outputs: bare and named, text normalized") {
+  Parsed p("model m {\n"
+           "  output c.q, e = a*b, (a  +\n"
+           "     b) /* why */ ^ 2;\n"
+           "}");
+  const ast::Model &m = p.model();
+  REQUIRE(m.outputs.size() == 3);
+  CHECK(m.outputs[0].text == "c.q");
+  CHECK(m.outputs[1].name == "e");
+  CHECK(p.lineCol(m.outputs[1].nameRange) == "2:15");
+  CHECK(m.outputs[1].text == "a*b");
+  CHECK(m.outputs[2].name.empty());
+  CHECK(m.outputs[2].text == "(a + b) ^ 2");
+  CHECK(show(*m.outputs[2].value) == "(^ (+ a b) 2)");
+}
+
+TEST_CASE("element kinds are names outside declarations") {
+  Parsed p("model C { parameter R = 1; parameter I = R; R R(R); bond R -> TF; "
+           "signal s = MGY.e + Se; }");
+  const ast::Model &m = p.model();
+  CHECK(m.name == "C");
+  CHECK(m.parameters.at(1).name == "I");
+  CHECK(m.elements.at(0).kind == "R");
+  CHECK(m.elements.at(0).name == "R");
+  CHECK(m.bonds.at(0).to == "TF");
+  CHECK(show(*m.signals.at(0).value) == "(+ MGY.e Se)");
+}
+
+TEST_CASE("comments and empty input") {
+  Parsed p("/* a * b // c */ model // m {\n m /**/ { /***/ parameter a = 1; /* } */ }\n// end");
+  CHECK(p.model().parameters.size() == 1);
+
+  Parsed empty("  // nothing\n");
+  REQUIRE(empty.file);
+  CHECK(empty.file->models.empty());
+
+  Parsed two("model a {} model b {}");
+  REQUIRE(two.file);
+  CHECK(two.file->models.size() == 2);
+}
+
+// --- Expressions -------------------------------------------------------------
+
+TEST_CASE("expression precedence and associativity") {
+  CHECK(expr("a + b * c") == "(+ a (* b c))");
+  CHECK(expr("a * b + c") == "(+ (* a b) c)");
+  CHECK(expr("a - b - c") == "(- (- a b) c)");
+  CHECK(expr("a / b * c") == "(* (/ a b) c)");
+  CHECK(expr("a ^ b ^ c") == "(^ a (^ b c))");
+  CHECK(expr("-a ^ 2") == "(- (^ a 2))");
+  CHECK(expr("-a * b") == "(* (- a) b)");
+  CHECK(expr("a * -b") == "(* a (- b))");
+  CHECK(expr("a - -b") == "(- a (- b))");
+  CHECK(expr("2 ^ -1") == "(^ 2 (- 1))");
+  CHECK(expr("+a") == "(+ a)");
+  CHECK(expr("(a + b) * c") == "(* (+ a b) c)");
+  CHECK(expr("a * b ^ c * d") == "(* (* a (^ b c)) d)");
+  CHECK(expr("max(a, b + 1) - pow(2, x.e1)") == "(- max(a, (+ b 1)) pow(2, x.e1))");
+  CHECK(expr("f()") == "f()");
+}
+
+TEST_CASE("numbers, including 0 and 1") {
+  CHECK(expr("12") == "12");
+  CHECK(expr("0.5") == "0.5");
+  CHECK(expr(".5") == "0.5");
+  CHECK(expr("1e-3") == "0.001");
+  CHECK(expr("2.5E+4") == "25000");
+  CHECK(expr("3.") == "3");
+  CHECK(expr("0 - 1") == "(- 0 1)");
+  CHECK(expr("10 * 01") == "(* 10 1)");
+  // Subnormal: strtod flags it, but it is the closest double and in range.
+  Parsed tiny("model m { parameter t = 1e-310; }");
+  CHECK(tiny.model().parameters.at(0).value->number > 0);
+}
+
+TEST_CASE("expression ranges") {
+  Parsed p("model m {\n  signal x = -(a + b) * sin(c.q);\n}");
+  const ast::Expr &e = *p.model().signals.at(0).value;
+  CHECK(p.slice(e.range) == "-(a + b) * sin(c.q)");
+  CHECK(p.lineCol(e.range) == "2:14");
+  const ast::Expr &neg = *e.operands[0];
+  CHECK(p.slice(neg.range) == "-(a + b)");
+  CHECK(p.slice(neg.operands[0]->range) == "(a + b)"); // parentheses included
+  CHECK(p.slice(neg.operands[0]->operands[1]->nameRange) == "b");
+  const ast::Expr &call = *e.operands[1];
+  CHECK(p.slice(call.range) == "sin(c.q)");
+  CHECK(p.slice(call.nameRange) == "sin");
+  const ast::Expr &member = *call.operands[0];
+  CHECK(p.slice(member.range) == "c.q");
+  CHECK(p.slice(member.nameRange) == "c");
+  CHECK(p.slice(member.memberRange) == "q");
+  CHECK(p.lineCol(member.memberRange) == "2:31");
+}
+
+TEST_CASE("ast::dump") {
+  Parsed p("model m { parameter k = 2; C c(e = q / k) { q0 = 1; } 0 j; bond n: c -> j;\n"
+           "signal s = -c.e; output s, p = sin(s) ^ 2; }");
+  CHECK(ast::dump(*p.file) == "File\n"
+                              "  Model m\n"
+                              "    Parameter k\n"
+                              "      Number 2\n"
+                              "    Element C c\n"
+                              "      Arg e\n"
+                              "        Binary /\n"
+                              "          Name q\n"
+                              "          Name k\n"
+                              "      Initial q0\n"
+                              "        Number 1\n"
+                              "    Junction 0 j\n"
+                              "    Bond n: c -> j\n"
+                              "    Signal s\n"
+                              "      Unary -\n"
+                              "        Member c.e\n"
+                              "    Output `s`\n"
+                              "      Name s\n"
+                              "    Output p\n"
+                              "      Binary ^\n"
+                              "        Call sin\n"
+                              "          Name s\n"
+                              "        Number 2\n");
+}
+
+// --- Errors ------------------------------------------------------------------
+
+TEST_CASE("syntax errors: unexpected token and what was expected") {
+  CHECK(errorOf("model m {\n  parameter a = 1 }\n") ==
+        "test.hbg:2:19: error: unexpected `}`; expected `;`\n"
+        "  parameter a = 1 }\n"
+        "                  ^\n");
+  CHECK(errorOf("model m {\n  foo = 1;\n}") ==
+        "test.hbg:2:3: error: unexpected `foo`; expected a declaration or `}`\n"
+        "  foo = 1;\n"
+        "  ^~~\n");
+  CHECK(errorOf("model m { signal x = ; }") ==
+        "test.hbg:1:22: error: unexpected `;`; expected an expression\n"
+        "model m { signal x = ; }\n"
+        "                     ^\n");
+  CHECK(errorOf("model m { R r(1 2); }") ==
+        "test.hbg:1:17: error: unexpected `2`; expected `,` or `)`\n"
+        "model m { R r(1 2); }\n"
+        "                ^\n");
+  CHECK(errorOf("model m { R r(1) r }") ==
+        "test.hbg:1:18: error: unexpected `r`; expected `{` or `;`\n"
+        "model m { R r(1) r }\n"
+        "                 ^\n");
+  CHECK(errorOf("model m { bond a b; }") ==
+        "test.hbg:1:18: error: unexpected `b`; expected `:` or `->`\n"
+        "model m { bond a b; }\n"
+        "                 ^\n");
+  CHECK(errorOf("model m { 0 ; }") == "test.hbg:1:13: error: unexpected `;`; expected a name\n"
+                                      "model m { 0 ; }\n"
+                                      "            ^\n");
+  CHECK(errorOf("model m { 2 j; }") ==
+        "test.hbg:1:11: error: unexpected `2`; expected a declaration or `}`\n"
+        "model m { 2 j; }\n"
+        "          ^\n");
+  CHECK(errorOf("model m { Se s(1) }") ==
+        "test.hbg:1:19: error: unexpected `}`; expected `{` or `;`\n"
+        "model m { Se s(1) }\n"
+        "                  ^\n");
+  CHECK(errorOf("model m {}\nmodels") ==
+        "test.hbg:2:1: error: unexpected `models`; expected `model` or end of file\n"
+        "models\n"
+        "^~~~~~\n");
+  CHECK(errorOf("model m { signal x = sin(; }") ==
+        "test.hbg:1:26: error: unexpected `;`; expected an expression or `)`\n"
+        "model m { signal x = sin(; }\n"
+        "                         ^\n");
+}
+
+TEST_CASE("syntax errors: end of file is shown where the text stops") {
+  CHECK(errorOf("model m {\n  parameter a = 1;\n\n") ==
+        "test.hbg:2:19: error: unexpected end of file; expected a declaration or `}`\n"
+        "  parameter a = 1;\n"
+        "                  ^\n");
+  CHECK(errorOf("model m { I i(1) { p0 = 0;") ==
+        "test.hbg:1:27: error: unexpected end of file; expected a name or `}`\n"
+        "model m { I i(1) { p0 = 0;\n"
+        "                          ^\n");
+}
+
+TEST_CASE("syntax errors: a missing token at the end of a line") {
+  CHECK(errorOf("model m {\n  parameter a = 1\n  parameter b = 2;\n}") ==
+        "test.hbg:2:18: error: missing `;` before `parameter`\n"
+        "  parameter a = 1\n"
+        "                 ^\n");
+  CHECK(errorOf("model m\n  parameter a = 1;\n}") ==
+        "test.hbg:1:8: error: missing `{` before `parameter`\n"
+        "model m\n"
+        "       ^\n");
+}
+
+TEST_CASE("syntax errors: an extra token") {
+  CHECK(errorOf("model m { signal x = a b; }") == "test.hbg:1:24: error: unexpected `b`\n"
+                                                  "model m { signal x = a b; }\n"
+                                                  "                       ^\n");
+  CHECK(errorOf("model m { bond a -> b c; }") == "test.hbg:1:23: error: unexpected `c`\n"
+                                                 "model m { bond a -> b c; }\n"
+                                                 "                      ^\n");
+}
+
+TEST_CASE("lexical errors") {
+  CHECK(errorOf("model m {\n  signal x = a $ b;\n}") ==
+        "test.hbg:2:16: error: invalid character `$`\n"
+        "  signal x = a $ b;\n"
+        "               ^\n");
+  CHECK(errorOf("model m { signal x = \xc3\xa9; }") ==
+        "test.hbg:1:22: error: invalid character `\xc3\xa9`\n"
+        "model m { signal x = \xc3\xa9; }\n"
+        "                     ^\n");
+  CHECK(errorOf("model m { \x01 }") == "test.hbg:1:11: error: invalid character `\\x01`\n"
+                                       "model m { \x01 }\n"
+                                       "          ^\n");
+  CHECK(errorOf("model m { \xff }") == "test.hbg:1:11: error: invalid character `\\xff`\n"
+                                       "model m { \xff }\n"
+                                       "          ^\n");
+  CHECK(errorOf("model m {\n  /* open * /\n}\n") ==
+        "test.hbg:2:3: error: unterminated block comment\n"
+        "  /* open * /\n"
+        "  ^~\n");
+  CHECK(errorOf("model m { parameter a = 2.5e+; }") ==
+        "test.hbg:1:25: error: invalid number `2.5e+`\n"
+        "model m { parameter a = 2.5e+; }\n"
+        "                        ^~~~~\n");
+  CHECK(errorOf("model m { parameter a = 1e999; }") ==
+        "test.hbg:1:25: error: invalid number `1e999`\n"
+        "model m { parameter a = 1e999; }\n"
+        "                        ^~~~~\n");
+  CHECK(errorOf("model m { parameter a = 1e-999; }") ==
+        "test.hbg:1:25: error: invalid number `1e-999`\n"
+        "model m { parameter a = 1e-999; }\n"
+        "                        ^~~~~~\n");
+  // Non-ASCII text in comments is fine.
+  CHECK(Parsed("// r\xc3\xa9sistance\nmodel m { /* \xff */ }").file);
+}
+
+TEST_CASE("only the first error in the text is reported") {
+  // A syntax error before a lexical one...
+  CHECK(errorOf("model m { parameter = 1; signal x = $; }") ==
+        "test.hbg:1:21: error: unexpected `=`; expected a name\n"
+        "model m { parameter = 1; signal x = $; }\n"
+        "                    ^\n");
+  // ...a lexical one before a syntax error...
+  CHECK(errorOf("model m { parameter a = $; signal = 1; }") ==
+        "test.hbg:1:25: error: invalid character `$`\n"
+        "model m { parameter a = $; signal = 1; }\n"
+        "                        ^\n");
+  // ...and a number out of range before a syntax error after it.
+  CHECK(errorOf("model m { parameter a = 1e400; signal = 1; }") ==
+        "test.hbg:1:25: error: invalid number `1e400`\n"
+        "model m { parameter a = 1e400; signal = 1; }\n"
+        "                        ^~~~~\n");
+}
+
+// --- Robustness ----------------------------------------------------------------
+
+namespace {
+
+/// Parses `text`: it must either parse cleanly or fail with exactly one error.
+void checkParsesOrFailsOnce(const std::string &text) {
+  Parsed p(text);
+  INFO("input: ", text);
+  if (p.file)
+    CHECK(p.diags.diagnostics().empty());
+  else
+    CHECK(p.diags.diagnostics().size() == 1);
+}
+
+const char *const kEverything = R"(// every construct
+model All {
+    parameter k = 2.5e-1 * (1 + .5);
+    Se s(k); Sf f(1); MSe ms(sin(time)); MSf mf(0);
+    C c(e = q^3 / 2) { q0 = 1e-3; }
+    I i(k) { p0 = -k; }
+    R r(f = e / k);
+    TF t(2); GY g(k); MTF mt(s.e); MGY mg(1);
+    0 zero; 1 one;
+    bond s -> one;
+    bond named: one -> c;
+    /* block * comment */
+    signal x = -0.2 + integral(c.f) ^ 2 ^ -1;
+    output c.q, p = max(i.p, 0), x;
+}
+)";
+
+} // namespace
+
+TEST_CASE("every prefix of a valid model parses or fails once") {
+  std::string text = kEverything;
+  REQUIRE(Parsed(text).file);
+  for (std::size_t n = 0; n < text.size(); ++n)
+    checkParsesOrFailsOnce(text.substr(0, n));
+}
+
+TEST_CASE("random mutations parse or fail once") {
+  const std::string base = kEverything;
+  // Bytes that matter to the lexer and parser, plus some that are invalid.
+  const std::string alphabet = "{}();,:=->.+-*/^ \n\t0123456789eE_xRbond$#\x80\xc3\xa9\xff/*";
+  std::mt19937 rng(20240611);
+  for (int n = 0; n < 3000; ++n) {
+    std::string text = base;
+    for (int edits = 1 + rng() % 3; edits > 0; --edits) {
+      std::size_t pos = rng() % (text.size() + 1);
+      char c = alphabet[rng() % alphabet.size()];
+      switch (rng() % 3) {
+      case 0:
+        if (pos < text.size())
+          text[pos] = c;
+        break;
+      case 1:
+        text.insert(text.begin() + pos, c);
+        break;
+      default:
+        if (pos < text.size())
+          text.erase(pos, 1);
+        break;
+      }
+    }
+    checkParsesOrFailsOnce(text);
+  }
+}

@@ -1,0 +1,347 @@
+//===- tools/hbgc/main.cpp - The hbgc command line ------------------------===//
+//
+//   hbgc check   FILE
+//   hbgc explain FILE
+//   hbgc run     FILE --t-end T [options]
+//
+// Exit status: 0 success, 1 errors in the model or at run time, 2 usage
+// errors, 70 internal errors (a bug in hbg).
+//
+//===----------------------------------------------------------------------===//
+
+#include "hbg/driver/Pipeline.h"
+#include "hbg/hbg.h"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+using namespace hbg;
+
+namespace {
+
+const char *kUsage = R"(usage: hbgc <command> FILE [options]
+
+commands:
+  check    FILE   check a model and report every error
+  explain  FILE   print each bond's causality and the model's equations
+  run      FILE   compile and simulate a model (see `hbgc run --help`)
+
+`hbgc <command> --help` describes a command.
+)";
+
+const char *kCheckHelp = R"(usage: hbgc check FILE
+
+Parses and checks FILE (names, bonds, causality) and prints every error as
+file:line:col with the source line. Exit status 0 when the model is valid.
+)";
+
+const char *kExplainHelp = R"(usage: hbgc explain FILE
+
+Prints the causality of every bond, the causality of every storage element,
+the state equations, every bond's effort and flow, and the outputs.
+)";
+
+const char *kRunHelp = R"(usage: hbgc run FILE --t-end T [options]
+
+Compiles FILE to native code and simulates it; writes CSV with a header
+`time,<outputs>` to standard output or to -o FILE.
+
+options:
+  --t-end T            end time (required)
+  --t-start T          start time (default 0)
+  --method M           euler, rk4 or dopri5 (default dopri5)
+  --dt H               step of euler and rk4; first trial step of dopri5
+                       (default 1e-3)
+  --rtol R             relative tolerance of dopri5 (default 1e-6)
+  --atol A             absolute tolerance of dopri5 (default 1e-9)
+  --dt-out D           output interval (default (t-end - t-start) / 100)
+  -p NAME=VALUE        override a parameter (repeatable)
+  -o FILE              write the CSV to FILE
+  --format F           csv (default) or table
+  --emit=STAGE         print an intermediate form instead of simulating:
+                       ast, bondgraph, causality, equations, llvm
+  --stats              print steps, right-hand-side calls and times to stderr
+  --time-passes        print the time each compiler pass takes to stderr
+)";
+
+/// A usage error: message to stderr, exit status 2.
+struct UsageError {
+  std::string message;
+};
+
+bool readFile(const std::string &path, std::string &text) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return false;
+  std::ostringstream os;
+  os << in.rdbuf();
+  text = os.str();
+  return true;
+}
+
+double parseNumber(const std::string &flag, const std::string &text) {
+  char *end = nullptr;
+  double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0')
+    throw UsageError{"`" + flag + "` needs a number, got `" + text + "`"};
+  return v;
+}
+
+struct RunArgs {
+  std::string file;
+  SimulationOptions sim;
+  bool haveTEnd = false;
+  std::map<std::string, double> params;
+  std::string output;
+  std::string format = "csv";
+  bool emit = false;
+  driver::Stage stage = driver::Stage::Run;
+  bool stats = false, timePasses = false;
+};
+
+RunArgs parseRunArgs(const std::vector<std::string> &args) {
+  RunArgs r;
+  auto value = [&](std::size_t &i) -> const std::string & {
+    if (i + 1 >= args.size())
+      throw UsageError{"`" + args[i] + "` needs a value"};
+    return args[++i];
+  };
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string &a = args[i];
+    if (a == "--t-end") {
+      r.sim.tEnd = parseNumber(a, value(i));
+      r.haveTEnd = true;
+    } else if (a == "--t-start") {
+      r.sim.tStart = parseNumber(a, value(i));
+    } else if (a == "--method") {
+      const std::string &m = value(i);
+      if (!runtime::parseMethod(m, r.sim.method))
+        throw UsageError{"unknown method `" + m + "`; expected euler, rk4 or dopri5"};
+    } else if (a == "--dt") {
+      r.sim.step = parseNumber(a, value(i));
+      if (!(r.sim.step > 0))
+        throw UsageError{"`--dt` must be positive"};
+    } else if (a == "--rtol") {
+      r.sim.rtol = parseNumber(a, value(i));
+      if (!(r.sim.rtol > 0))
+        throw UsageError{"`--rtol` must be positive"};
+    } else if (a == "--atol") {
+      r.sim.atol = parseNumber(a, value(i));
+      if (!(r.sim.atol > 0))
+        throw UsageError{"`--atol` must be positive"};
+    } else if (a == "--dt-out") {
+      r.sim.dtOut = parseNumber(a, value(i));
+      if (!(r.sim.dtOut > 0))
+        throw UsageError{"`--dt-out` must be positive"};
+    } else if (a == "-p") {
+      const std::string &kv = value(i);
+      auto eq = kv.find('=');
+      if (eq == std::string::npos || eq == 0)
+        throw UsageError{"`-p` needs NAME=VALUE, got `" + kv + "`"};
+      r.params[kv.substr(0, eq)] = parseNumber("-p " + kv.substr(0, eq), kv.substr(eq + 1));
+    } else if (a == "-o") {
+      r.output = value(i);
+    } else if (a == "--format") {
+      r.format = value(i);
+      if (r.format != "csv" && r.format != "table")
+        throw UsageError{"unknown format `" + r.format + "`; expected csv or table"};
+    } else if (a.rfind("--emit=", 0) == 0) {
+      if (!driver::parseStage(a.substr(7), r.stage))
+        throw UsageError{"unknown stage `" + a.substr(7) +
+                         "`; expected ast, bondgraph, causality, equations or llvm"};
+      r.emit = true;
+    } else if (a == "--stats") {
+      r.stats = true;
+    } else if (a == "--time-passes") {
+      r.timePasses = true;
+    } else if (!a.empty() && a[0] == '-') {
+      throw UsageError{"unknown option `" + a + "`"};
+    } else if (r.file.empty()) {
+      r.file = a;
+    } else {
+      throw UsageError{"unexpected argument `" + a + "`"};
+    }
+  }
+  if (r.file.empty())
+    throw UsageError{"no input file"};
+  if (!r.emit && !r.haveTEnd)
+    throw UsageError{"`run` needs `--t-end`"};
+  if (!r.emit && !(r.sim.tEnd > r.sim.tStart))
+    throw UsageError{"`--t-end` must be after `--t-start`"};
+  return r;
+}
+
+/// Loads FILE and runs the front end up to `stop`. Prints diagnostics.
+struct Loaded {
+  SourceManager sm;
+  std::unique_ptr<DiagnosticEngine> diags;
+  driver::FrontendResult fe;
+};
+
+bool load(const std::string &path, driver::Stage stop, bool timePasses, Loaded &l) {
+  l.diags = std::make_unique<DiagnosticEngine>(l.sm);
+  std::string text;
+  if (!readFile(path, text)) {
+    l.diags->report(DiagKind::CannotOpenFile, {}, {path, "no such file or it cannot be read"});
+    std::cerr << l.diags->renderAll();
+    return false;
+  }
+  std::uint32_t file = l.sm.addBuffer(path, text);
+  driver::PipelineOptions opts;
+  opts.stopAfter = stop;
+  opts.timings = timePasses ? &std::cerr : nullptr;
+  l.fe = driver::runFrontend(l.sm, file, *l.diags, opts);
+  std::cerr << l.diags->renderAll();
+  return !l.diags->hasErrors();
+}
+
+std::string singleFile(const std::vector<std::string> &args) {
+  std::string file;
+  for (const std::string &a : args) {
+    if (!a.empty() && a[0] == '-')
+      throw UsageError{"unknown option `" + a + "`"};
+    if (!file.empty())
+      throw UsageError{"unexpected argument `" + a + "`"};
+    file = a;
+  }
+  if (file.empty())
+    throw UsageError{"no input file"};
+  return file;
+}
+
+int runCheck(const std::vector<std::string> &args) {
+  Loaded l;
+  return load(singleFile(args), driver::Stage::Run, false, l) ? 0 : 1;
+}
+
+int runExplain(const std::vector<std::string> &args) {
+  Loaded l;
+  if (!load(singleFile(args), driver::Stage::Run, false, l))
+    return 1;
+  std::cout << driver::explain(*l.fe.graph, *l.fe.causality, *l.fe.equations);
+  return 0;
+}
+
+void printTable(const Result &r, std::ostream &os) {
+  for (const std::string &n : r.names)
+    os << std::setw(16) << n;
+  os << "\n";
+  for (std::size_t row = 0; row < r.columns[0].size(); ++row) {
+    for (const auto &c : r.columns)
+      os << std::setw(16) << std::setprecision(8) << c[row];
+    os << "\n";
+  }
+}
+
+int runRun(const std::vector<std::string> &argv) {
+  RunArgs a = parseRunArgs(argv);
+  Loaded l;
+  driver::Stage stop = a.stage == driver::Stage::LLVM ? driver::Stage::Run : a.stage;
+  if (!load(a.file, stop, a.timePasses, l))
+    return 1;
+  switch (a.stage) {
+  case driver::Stage::Ast:
+    std::cout << ast::dump(*l.fe.ast);
+    return 0;
+  case driver::Stage::BondGraph:
+    std::cout << l.fe.graph->dump();
+    return 0;
+  case driver::Stage::Causality:
+    std::cout << l.fe.causality->dump(*l.fe.graph);
+    return 0;
+  case driver::Stage::Equations:
+    std::cout << l.fe.equations->dump();
+    return 0;
+  case driver::Stage::LLVM: {
+    std::vector<codegen::FunctionSpec> fns(2);
+    fns[0].name = "rhs";
+    for (const eq::State &s : l.fe.equations->states)
+      fns[0].outputs.push_back(s.derivative);
+    fns[1].name = "outputs";
+    for (const eq::Output &o : l.fe.equations->outputs)
+      fns[1].outputs.push_back(o.value);
+    std::cout << codegen::CodeGenerator().emitIR(*l.fe.equations->ctx, fns);
+    return 0;
+  }
+  case driver::Stage::Run:
+    break;
+  }
+
+  auto t0 = std::chrono::steady_clock::now();
+  Model model = Compiler().compileEquations(std::move(*l.fe.equations));
+  auto t1 = std::chrono::steady_clock::now();
+  Simulation sim(model, a.sim);
+  for (const auto &[name, value] : a.params) {
+    try {
+      sim.setParameter(name, value);
+    } catch (const std::invalid_argument &e) {
+      std::cerr << "hbgc: error: " << e.what() << "\n";
+      return 1;
+    }
+  }
+  Result r = sim.run();
+  auto t2 = std::chrono::steady_clock::now();
+
+  std::ofstream file;
+  std::ostream *out = &std::cout;
+  if (!a.output.empty()) {
+    file.open(a.output);
+    if (!file) {
+      std::cerr << "hbgc: error: cannot write `" << a.output << "`\n";
+      return 1;
+    }
+    out = &file;
+  }
+  if (a.format == "table")
+    printTable(r, *out);
+  else
+    r.writeCsv(*out);
+  if (a.stats) {
+    using ms = std::chrono::duration<double, std::milli>;
+    std::cerr << "steps: " << r.steps << " accepted, " << r.rejectedSteps << " rejected\n"
+              << "rhs calls: " << r.rhsCalls << "\n"
+              << "compile time: " << ms(t1 - t0).count() << " ms\n"
+              << "integration time: " << ms(t2 - t1).count() << " ms\n";
+  }
+  if (!r.ok()) {
+    std::cerr << "hbgc: error: " << r.error << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    std::cout << kUsage;
+    return args.empty() ? 2 : 0;
+  }
+  std::string command = args[0];
+  args.erase(args.begin());
+  bool help = std::find(args.begin(), args.end(), "--help") != args.end();
+  try {
+    if (command == "check")
+      return help ? (std::cout << kCheckHelp, 0) : runCheck(args);
+    if (command == "explain")
+      return help ? (std::cout << kExplainHelp, 0) : runExplain(args);
+    if (command == "run")
+      return help ? (std::cout << kRunHelp, 0) : runRun(args);
+    throw UsageError{"unknown command `" + command + "`"};
+  } catch (const UsageError &e) {
+    std::cerr << "hbgc: error: " << e.message << "\n" << "run `hbgc --help` for usage\n";
+    return 2;
+  } catch (const InternalError &e) {
+    std::cerr << "hbgc: internal error: " << e.what() << "\n";
+    return 70;
+  } catch (const std::exception &e) {
+    std::cerr << "hbgc: internal error: " << e.what() << "\n";
+    return 70;
+  }
+}
