@@ -31,7 +31,7 @@ constexpr double A[7][6] = {
     {35.0 / 384, 0, 500.0 / 1113, 125.0 / 192, -2187.0 / 6784, 11.0 / 84}};
 
 /// 5th- minus 4th-order weights: h * sum(E_i k_i) is the local error estimate.
-constexpr double E[7] = {71.0 / 57600,      0,           -71.0 / 16695, 71.0 / 1920,
+constexpr double E[7] = {71.0 / 57600,      0,          -71.0 / 16695, 71.0 / 1920,
                          -17253.0 / 339200, 22.0 / 525, -1.0 / 40};
 
 /// Dense output. The cubic Hermite interpolant of (x_n, k1) and (x_{n+1}, k7)
@@ -45,7 +45,7 @@ constexpr double D[7] = {-12715105075.0 / 11282082432.0,  0,
                          69997945.0 / 29380423.0};
 
 /// Step-size controller: the error estimate is O(h^5).
-constexpr double Safety = 3.0, MinShrink = 0.2, MaxGrow = 10, ErrorExponent = -1.0 / 5;
+constexpr double Safety = 0.9, MinShrink = 0.2, MaxGrow = 10, ErrorExponent = -1.0 / 5;
 
 class DormandPrinceStepper final : public StepperBase {
 public:
@@ -192,7 +192,8 @@ StepStatus DormandPrinceStepper::step(double tLimit) {
     bool finite = trial(h, tNew);
     double err = finite ? errorNorm(h) : 0;
     if (finite && err <= 1) {
-      double fac = err == 0 ? MaxGrow : std::clamp(Safety * std::pow(err, ErrorExponent), MinShrink, MaxGrow);
+      double fac = err == 0 ? MaxGrow
+                            : std::clamp(Safety * std::pow(err, ErrorExponent), MinShrink, MaxGrow);
       // Growing right after a rejection tends to be rejected again.
       if (retry)
         fac = std::min(fac, 1.0);

@@ -22,15 +22,24 @@ std::string describe(const NonFiniteInfo &bad) {
 
 } // namespace
 
-IntegrationStatus integrate(OdeSystem &sys, double t0, const std::vector<double> &x0,
-                            double tEnd, double dtOut, const IntegratorOptions &opts,
+IntegrationStatus integrate(OdeSystem &sys, double t0, const std::vector<double> &x0, double tEnd,
+                            double dtOut, const IntegratorOptions &opts,
                             const std::function<void(double t, const double *x)> &sample) {
   IntegrationStatus result;
   result.t = t0;
-  auto fail = [&result](StepStatus status, std::string message) {
+  std::unique_ptr<Stepper> stepper;
+  auto counted = [&result, &stepper]() {
+    if (stepper) {
+      result.acceptedSteps = stepper->acceptedSteps();
+      result.rejectedSteps = stepper->rejectedSteps();
+      result.rhsCalls = stepper->rhsCalls();
+    }
+    return result;
+  };
+  auto fail = [&result, &counted](StepStatus status, std::string message) {
     result.status = status;
     result.message = std::move(message);
-    return result;
+    return counted();
   };
 
   std::size_t n = sys.numStates();
@@ -54,7 +63,7 @@ IntegrationStatus integrate(OdeSystem &sys, double t0, const std::vector<double>
     }
   }
 
-  std::unique_ptr<Stepper> stepper = makeStepper(sys, opts);
+  stepper = makeStepper(sys, opts);
   stepper->reset(t0, x0.data());
 
   // Grid times are computed rather than accumulated so they do not drift; one
@@ -77,7 +86,7 @@ IntegrationStatus integrate(OdeSystem &sys, double t0, const std::vector<double>
       }
       if (next == tEnd) {
         result.t = tEnd;
-        return result;
+        return counted();
       }
       next = gridTime(++k);
     }

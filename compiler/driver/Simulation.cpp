@@ -73,6 +73,9 @@ Result Simulation::run() const {
         for (std::size_t i = 0; i < y.size(); ++i)
           r.columns[i + 1].push_back(y[i]);
       });
+  r.steps = st.acceptedSteps;
+  r.rejectedSteps = st.rejectedSteps;
+  r.rhsCalls = st.rhsCalls;
   if (!st.ok()) {
     std::string what = st.message;
     if (st.status == runtime::StepStatus::NonFinite &&

@@ -140,12 +140,15 @@ static std::size_t editDistance(const std::string &a, const std::string &b) {
 }
 
 std::string closestName(const std::string &name, const std::vector<std::string> &candidates) {
-  // Accept up to a third of the name's length in edits (at least one), the
-  // rule of thumb compilers use so suggestions stay plausible.
-  std::size_t best = std::max<std::size_t>(1, name.size() / 3) + 1;
+  // A suggestion is plausible when at most a third of the longer name is
+  // edited (one more for short names): `capacitr` finds `capacitor` and `CC`
+  // finds `C`, but `d` does not find `c`.
+  std::size_t best = SIZE_MAX;
   std::string bestName;
   for (const std::string &c : candidates) {
     std::size_t d = editDistance(name, c);
+    if (d == 0 || 3 * d > std::max(name.size(), c.size()) + 1)
+      continue;
     if (d < best) {
       best = d;
       bestName = c;

@@ -126,9 +126,10 @@ TEST_CASE("step halving shows each method's order") {
     std::function<IntegratorOptions(double)> opts;
     double h, order;
   };
-  for (const Case &c : {Case{"euler", [](double h) { return fixedStep(Method::Euler, h); }, 0.01, 1},
-                        Case{"rk4", [](double h) { return fixedStep(Method::RK4, h); }, 0.1, 4},
-                        Case{"dopri5", dopriFixed, 0.1, 5}}) {
+  for (const Case &c :
+       {Case{"euler", [](double h) { return fixedStep(Method::Euler, h); }, 0.01, 1},
+        Case{"rk4", [](double h) { return fixedStep(Method::RK4, h); }, 0.1, 4},
+        Case{"dopri5", dopriFixed, 0.1, 5}}) {
     // Errors at t = 2 only (dtOut = tEnd), so that sampling cannot interfere.
     for (auto [sys, exact] : {std::pair{&dec, exactDecay}, std::pair{&osc, exactOscillator}}) {
       double h = c.h, prev = maxError(*sys, 2, 2, c.opts(h), exact);
@@ -218,9 +219,9 @@ TEST_CASE("samples land on t0 + k dtOut and end exactly at tEnd") {
   };
   // 0.9 is not a multiple of 0.3 in binary: 3 * 0.3 lands a hair short of it
   // and must not become a second sample next to tEnd.
-  for (Grid g : {Grid{0.1, 1.0, 0.1, 10}, Grid{0, 1, 0.3, 5}, Grid{0, 0.9, 0.3, 4},
-                 Grid{2, 3, 5, 2}, Grid{1, 1, 0.1, 1},
-                 Grid{0, 1, std::numeric_limits<double>::infinity(), 2}}) {
+  for (Grid g :
+       {Grid{0.1, 1.0, 0.1, 10}, Grid{0, 1, 0.3, 5}, Grid{0, 0.9, 0.3, 4}, Grid{2, 3, 5, 2},
+        Grid{1, 1, 0.1, 1}, Grid{0, 1, std::numeric_limits<double>::infinity(), 2}}) {
     for (Method m : {Method::Euler, Method::RK4, Method::DormandPrince}) {
       IntegratorOptions opts = fixedStep(m, 0.07);
       std::vector<double> times, values;
@@ -234,7 +235,8 @@ TEST_CASE("samples land on t0 + k dtOut and end exactly at tEnd") {
             times.push_back(t);
             values.push_back(x[0]);
           });
-      INFO(std::string(methodName(m)) << " on [" << g.t0 << ", " << g.tEnd << "] every " << g.dtOut);
+      INFO(std::string(methodName(m))
+           << " on [" << g.t0 << ", " << g.tEnd << "] every " << g.dtOut);
       REQUIRE(st.ok());
       REQUIRE(times.size() == g.count);
       CHECK(times[0] == g.t0);
@@ -258,15 +260,15 @@ TEST_CASE("a non-finite derivative stops integration with its time") {
     xdot[0] = 1;
     xdot[1] = t < 0.5 ? -1 : std::nan("");
   });
-  for (const IntegratorOptions &opts : {fixedStep(Method::Euler, 0.01),
-                                        fixedStep(Method::RK4, 0.03), adaptive(1e-6, 1e-9)}) {
+  for (const IntegratorOptions &opts :
+       {fixedStep(Method::Euler, 0.01), fixedStep(Method::RK4, 0.03), adaptive(1e-6, 1e-9)}) {
     INFO(std::string(methodName(opts.method)));
     std::vector<double> times;
-    IntegrationStatus st = integrate(breaks, 0, {0, 0}, 1, 0.1, opts,
-                                     [&](double t, const double *x) {
-                                       CHECK(std::isfinite(x[1]));
-                                       times.push_back(t);
-                                     });
+    IntegrationStatus st =
+        integrate(breaks, 0, {0, 0}, 1, 0.1, opts, [&](double t, const double *x) {
+          CHECK(std::isfinite(x[1]));
+          times.push_back(t);
+        });
     CHECK(st.status == StepStatus::NonFinite);
     CHECK(st.nonFinite.index == 1);
     CHECK(st.nonFinite.derivative);
@@ -278,8 +280,8 @@ TEST_CASE("a non-finite derivative stops integration with its time") {
     CHECK(times.size() == 5);
   }
   // dopri5 narrows the breakdown down instead of reporting a step underflow.
-  IntegrationStatus st = integrate(breaks, 0, {0, 0}, 1, 0.1, adaptive(1e-6, 1e-9),
-                                   [](double, const double *) {});
+  IntegrationStatus st =
+      integrate(breaks, 0, {0, 0}, 1, 0.1, adaptive(1e-6, 1e-9), [](double, const double *) {});
   CHECK(st.nonFinite.t == doctest::Approx(0.5).epsilon(1e-10));
 
   Lambda dec = decay();

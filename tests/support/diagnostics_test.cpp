@@ -62,7 +62,10 @@ TEST_CASE("error limit keeps the count") {
 TEST_CASE("closest name") {
   CHECK(closestName("capacitr", {"capacitor", "inductor"}) == "capacitor");
   CHECK(closestName("zzz", {"capacitor", "inductor"}) == "");
+  CHECK(closestName("d", {"c", "q"}) == "");
   CHECK(closestName("r", {"r1", "q"}) == "r1");
+  CHECK(closestName("spirng", {"spring", "string"}) == "spring");
+  CHECK(closestName("mass", {"mass"}) == "");
 }
 
 TEST_CASE("format placeholders") {

@@ -102,6 +102,8 @@ struct IntegrationStatus {
   std::string message;
   /// Which state went bad when status is NonFinite (for naming it).
   NonFiniteInfo nonFinite;
+  /// Work done: accepted and rejected steps, right-hand-side calls.
+  std::size_t acceptedSteps = 0, rejectedSteps = 0, rhsCalls = 0;
   /// Failures that are not a step's fault (too many steps, bad arguments)
   /// keep status Ok, so success is judged by the message.
   bool ok() const { return message.empty(); }
