@@ -4,8 +4,6 @@
 
 #include "hbg/driver/Pipeline.h"
 
-#include <fstream>
-#include <sstream>
 
 namespace hbg {
 
@@ -85,16 +83,14 @@ Model Compiler::compileString(const std::string &text, const std::string &name) 
 }
 
 Model Compiler::compileFile(const std::string &path) const {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  std::string text, why;
+  if (!driver::readSourceFile(path, text, why)) {
     SourceManager sm;
     DiagnosticEngine diags(sm);
-    diags.report(DiagKind::CannotOpenFile, {}, {path, "no such file or it cannot be read"});
+    diags.report(DiagKind::CannotOpenFile, {}, {path, why});
     throw CompileError(diags.renderAll());
   }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return compileString(text.str(), path);
+  return compileString(text, path);
 }
 
 } // namespace hbg

@@ -6,6 +6,8 @@
 #include "hbg/syntax/Parser.h"
 
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <ostream>
 #include <sstream>
 
@@ -23,6 +25,23 @@ bool parseStage(const std::string &name, Stage &out) {
       return true;
     }
   return false;
+}
+
+bool readSourceFile(const std::string &path, std::string &text, std::string &why) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    why = "it is a directory";
+    return false;
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    why = std::filesystem::exists(path, ec) ? "permission denied" : "no such file";
+    return false;
+  }
+  std::ostringstream os;
+  os << in.rdbuf();
+  text = os.str();
+  return true;
 }
 
 namespace {

@@ -74,16 +74,6 @@ struct UsageError {
   std::string message;
 };
 
-bool readFile(const std::string &path, std::string &text) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return false;
-  std::ostringstream os;
-  os << in.rdbuf();
-  text = os.str();
-  return true;
-}
-
 double parseNumber(const std::string &flag, const std::string &text) {
   char *end = nullptr;
   double v = std::strtod(text.c_str(), &end);
@@ -185,9 +175,9 @@ struct Loaded {
 
 bool load(const std::string &path, driver::Stage stop, bool timePasses, Loaded &l) {
   l.diags = std::make_unique<DiagnosticEngine>(l.sm);
-  std::string text;
-  if (!readFile(path, text)) {
-    l.diags->report(DiagKind::CannotOpenFile, {}, {path, "no such file or it cannot be read"});
+  std::string text, why;
+  if (!driver::readSourceFile(path, text, why)) {
+    l.diags->report(DiagKind::CannotOpenFile, {}, {path, why});
     std::cerr << l.diags->renderAll();
     return false;
   }

@@ -35,6 +35,10 @@ struct PipelineOptions {
   std::ostream *timings = nullptr;
 };
 
+/// Reads a source file. On failure returns false with the reason in `why`
+/// (for a CannotOpenFile diagnostic); directories are refused.
+bool readSourceFile(const std::string &path, std::string &text, std::string &why);
+
 /// Runs parse -> sema -> causality -> equations on buffer `file`. Errors go
 /// to `diags`; the result holds every stage that completed.
 FrontendResult runFrontend(const SourceManager &sm, std::uint32_t file, DiagnosticEngine &diags,
