@@ -227,12 +227,17 @@ std::optional<CausalAssignment> Scap::run() {
   return std::move(ca_);
 }
 
-std::string names(const BondGraph &g, const std::vector<ElementId> &path) {
+/// A causal path as text: `a -> 0:j -> b` in dumps, and with every name in
+/// backticks (`` `a` -> `j` -> `b` ``) in diagnostics.
+std::string names(const BondGraph &g, const std::vector<ElementId> &path, bool quoted = false) {
   std::string out;
   for (std::size_t k = 0; k < path.size(); ++k) {
     const Element &e = g.element(path[k]);
     out += (k ? " -> " : "");
-    out += isJunction(e.kind) ? std::string(kindName(e.kind)) + ":" + e.name : e.name;
+    if (quoted)
+      out += "`" + e.name + "`";
+    else
+      out += isJunction(e.kind) ? std::string(kindName(e.kind)) + ":" + e.name : e.name;
   }
   return out;
 }
@@ -304,14 +309,14 @@ bool reportUnsupported(const BondGraph &g, const CausalAssignment &ca, Diagnosti
   bool any = false;
   for (const Choice &c : ca.choices) {
     SourceRange at = c.element.valid() ? g.element(c.element).range : g.bond(c.bond).range;
-    diags.report(DiagKind::AlgebraicLoop, at, {names(g, c.path)});
+    diags.report(DiagKind::AlgebraicLoop, at, {names(g, c.path, true)});
     diags.note(DiagKind::AlgebraicLoopUnsupported, {});
     any = true;
   }
   for (const DerivativeStorage &d : ca.derivative) {
     const Element &e = g.element(d.element);
     diags.report(DiagKind::DerivativeCausality, e.range,
-                 {kindName(e.kind), e.name, "causal path " + names(g, d.path)});
+                 {kindName(e.kind), e.name, "causal path " + names(g, d.path, true)});
     diags.note(DiagKind::DerivativeCausalityUnsupported, {});
     any = true;
   }

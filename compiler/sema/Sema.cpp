@@ -55,6 +55,18 @@ std::string elementNoun(ElementKind k) {
                        : std::string(kindName(k)) + " element";
 }
 
+/// `noun` with its indefinite article, by how it is read aloud: "an R
+/// element", "an MSe element", "a C element", "a 0-junction".
+std::string withArticle(const std::string &noun) {
+  bool vowelSound = !noun.empty() && std::string("AEFHILMNORSX").find(noun[0]) != std::string::npos;
+  return (vowelSound ? "an " : "a ") + noun;
+}
+
+/// "no bonds", "one bond", "3 bonds".
+std::string bondCount(std::size_t n) {
+  return n == 0 ? "no bonds" : n == 1 ? "one bond" : std::to_string(n) + " bonds";
+}
+
 std::string quoteList(const std::vector<std::string> &names) {
   std::string out;
   for (std::size_t i = 0; i < names.size(); ++i) {
@@ -256,10 +268,10 @@ void Analyzer::checkBondCounts() {
     std::size_t n = e.bonds.size();
     if (isJunction(e.kind)) {
       if (n < 2)
-        diags_.report(DiagKind::JunctionTooFewBonds, e.range, {e.name, n == 0 ? "no" : "one"});
+        diags_.report(DiagKind::JunctionTooFewBonds, e.range, {e.name, bondCount(n)});
     } else if (isTwoPort(e.kind)) {
       if (n != 2) {
-        diags_.report(DiagKind::TwoPortBondCount, e.range, {kindName(e.kind), e.name, n});
+        diags_.report(DiagKind::TwoPortBondCount, e.range, {kindName(e.kind), e.name, bondCount(n)});
         continue;
       }
       int in = (g_.sign(e.bonds[0], id) > 0) + (g_.sign(e.bonds[1], id) > 0);
@@ -270,7 +282,7 @@ void Analyzer::checkBondCounts() {
       if (g_.sign(e.bonds[0], id) < 0)
         std::swap(e.bonds[0], e.bonds[1]);
     } else if (n != 1) {
-      diags_.report(DiagKind::OnePortBondCount, e.range, {kindName(e.kind), e.name, n});
+      diags_.report(DiagKind::OnePortBondCount, e.range, {kindName(e.kind), e.name, bondCount(n)});
     }
   }
 }
@@ -327,10 +339,10 @@ void Analyzer::lowerElements(const ast::Model &m) {
         local = ctx().addSymbol(a.name + (arg.name == "e" ? ".f" : ".e"),
                                 sym::SymbolKind::Variable, 0);
       } else {
-        allowed = e.kind == ElementKind::C   ? "`e = ...` (of `q`)"
-                  : e.kind == ElementKind::I ? "`f = ...` (of `p`)"
-                  : e.kind == ElementKind::R ? "`e = ...` (of `f`) or `f = ...` (of `e`)"
-                                             : "no named law, only a value";
+        allowed = e.kind == ElementKind::C   ? "a value or `e = ...` of `q`"
+                  : e.kind == ElementKind::I ? "a value or `f = ...` of `p`"
+                  : e.kind == ElementKind::R ? "a value, `e = ...` of `f` or `f = ...` of `e`"
+                                             : "only a value";
         diags_.report(DiagKind::BadLaw, arg.nameRange, {kindName(e.kind), a.name, arg.name, allowed});
         continue;
       }
@@ -351,7 +363,10 @@ void Analyzer::lowerElements(const ast::Model &m) {
                       {"the value of " + noun + " `" + a.name + "`"});
         if (isSource(e.kind) || isTwoPort(e.kind))
           diags_.note(DiagKind::UseModulatedSource, a.kindRange,
-                      {std::string("M") + kindName(e.kind) + " " + a.name + "(...)"});
+                      {isSource(e.kind)               ? "a source"
+                       : e.kind == ElementKind::TF ? "a transformer"
+                                                   : "a gyrator",
+                       std::string("M") + kindName(e.kind) + " " + a.name + "(...)"});
         v = {};
       }
       e.value = v;
@@ -469,12 +484,13 @@ sym::ExprId Analyzer::lowerName(const ast::Expr &e, const ExprScope &scope) {
       if (isStorage(el.kind))
         vars.push_back(e.name + (el.kind == ElementKind::C ? ".q" : ".p"));
     }
-    diags_.report(DiagKind::NotAValue, e.nameRange, {e.name, elementNoun(el.kind), quoteList(vars)});
+    diags_.report(DiagKind::NotAValue, e.nameRange,
+                  {e.name, withArticle(elementNoun(el.kind)), quoteList(vars)});
     return {};
   }
   case NameInfo::Bond:
     diags_.report(DiagKind::NotAValue, e.nameRange,
-                  {e.name, "bond", quoteList({e.name + ".e", e.name + ".f"})});
+                  {e.name, "a bond", quoteList({e.name + ".e", e.name + ".f"})});
     return {};
   }
   return {};
@@ -505,9 +521,8 @@ sym::ExprId Analyzer::lowerMember(const ast::Expr &e) {
     return {};
   }
   if (info.kind != NameInfo::Element) {
-    diags_.report(DiagKind::UnknownVariable, e.memberRange,
-                  {info.kind == NameInfo::Parameter ? "parameter" : "signal", e.name, e.member,
-                   "none"});
+    diags_.report(DiagKind::NoVariables, e.range,
+                  {info.kind == NameInfo::Parameter ? "parameter" : "signal", e.name, e.member});
     return {};
   }
   const Element &el = g_.elements[info.index];

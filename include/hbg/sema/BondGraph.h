@@ -121,7 +121,7 @@ public:
   std::shared_ptr<sym::ExprContext> ctx;
   std::vector<Element> elements;
   std::vector<Bond> bonds;
-  std::vector<Parameter> parameters; ///< in an order where defaults only use earlier ones
+  std::vector<Parameter> parameters; ///< in declaration order (slot = index)
   std::vector<Signal> signals;
   std::vector<Integrator> integrators;
   std::vector<Output> outputs;
