@@ -217,6 +217,11 @@ llvm::Value *Lowerer::emitNode(const sym::Node &node, llvm::Function *fn) {
     return binaryIntrinsic(llvm::Intrinsic::minnum);
   case Op::Max:
     return binaryIntrinsic(llvm::Intrinsic::maxnum);
+  case Op::Select: {
+    // Ordered comparison: a NaN condition takes the second branch.
+    llvm::Value *cond = builder_.CreateFCmpOGT(operand(node.lhs), llvm::ConstantFP::get(f64_, 0.0));
+    return builder_.CreateSelect(cond, operand(node.rhs), operand(node.third));
+  }
   }
   throw std::runtime_error("codegen: node with an unknown op");
 }

@@ -28,11 +28,7 @@ void NodeSet::addReachable(sym::ExprId root, std::vector<std::uint32_t> &added) 
   while (!stack_.empty()) {
     const sym::Node &n = ctx_.node(sym::ExprId{stack_.back()});
     stack_.pop_back();
-    int k = sym::arity(n.op);
-    if (k >= 1)
-      push(n.lhs);
-    if (k == 2)
-      push(n.rhs);
+    sym::forEachOperand(n, push);
   }
 }
 

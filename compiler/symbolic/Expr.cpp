@@ -21,6 +21,8 @@ int arity(Op op) {
   case Op::Min:
   case Op::Max:
     return 2;
+  case Op::Select:
+    return 3;
   default:
     return 1;
   }
@@ -45,7 +47,7 @@ const char *functionName(Op op) {
 }
 
 /// Applies an op to numbers; shared by constant folding and evaluation.
-static double apply(Op op, double a, double b) {
+static double apply(Op op, double a, double b, double c = 0) {
   switch (op) {
   case Op::Neg: return -a;
   case Op::Sin: return std::sin(a);
@@ -64,6 +66,7 @@ static double apply(Op op, double a, double b) {
   case Op::Pow: return std::pow(a, b);
   case Op::Min: return std::fmin(a, b);
   case Op::Max: return std::fmax(a, b);
+  case Op::Select: return a > 0 ? b : c;
   case Op::Const:
   case Op::Symbol: break;
   }
@@ -79,13 +82,25 @@ std::size_t ExprContext::KeyHash::operator()(const Node &n) const {
   mix(n.rhs.index);
   mix(bits);
   mix(n.symbol.index);
+  mix(n.third.index);
   return h;
 }
 
 bool ExprContext::KeyEq::operator()(const Node &a, const Node &b) const {
   // Constants compare by bit pattern so that 0.0 and -0.0 stay distinct.
-  return a.op == b.op && a.lhs == b.lhs && a.rhs == b.rhs && a.symbol == b.symbol &&
+  return a.op == b.op && a.lhs == b.lhs && a.rhs == b.rhs && a.third == b.third &&
+         a.symbol == b.symbol &&
          std::memcmp(&a.value, &b.value, sizeof a.value) == 0;
+}
+
+/// A node of `op` over the given operands (unused ones stay invalid).
+static Node operation(Op op, ExprId a = {}, ExprId b = {}, ExprId c = {}) {
+  Node n;
+  n.op = op;
+  n.lhs = a;
+  n.rhs = b;
+  n.third = c;
+  return n;
 }
 
 ExprContext::ExprContext() { time_ = addSymbol("time", SymbolKind::Time, 0); }
@@ -103,12 +118,14 @@ ExprId ExprContext::intern(const Node &n) {
 }
 
 ExprId ExprContext::constant(double v) {
-  Node n{Op::Const, {}, {}, v, {}};
+  Node n = operation(Op::Const);
+  n.value = v;
   return intern(n);
 }
 
 ExprId ExprContext::ref(SymbolId s) {
-  Node n{Op::Symbol, {}, {}, 0, s};
+  Node n = operation(Op::Symbol);
+  n.symbol = s;
   return intern(n);
 }
 
@@ -141,7 +158,7 @@ ExprId ExprContext::neg(ExprId a) {
     return na.lhs;
   if (na.op == Op::Sub) // -(x - y) = y - x
     return sub(na.rhs, na.lhs);
-  return intern(Node{Op::Neg, a, {}, 0, {}});
+  return intern(operation(Op::Neg, a));
 }
 
 ExprId ExprContext::add(ExprId a, ExprId b) {
@@ -157,7 +174,7 @@ ExprId ExprContext::add(ExprId a, ExprId b) {
     return sub(b, node(a).lhs);
   if (before(*this, b, a))
     std::swap(a, b);
-  return intern(Node{Op::Add, a, b, 0, {}});
+  return intern(operation(Op::Add, a, b));
 }
 
 ExprId ExprContext::sub(ExprId a, ExprId b) {
@@ -171,7 +188,7 @@ ExprId ExprContext::sub(ExprId a, ExprId b) {
     return constant(0);
   if (node(b).op == Op::Neg)
     return add(a, node(b).lhs);
-  return intern(Node{Op::Sub, a, b, 0, {}});
+  return intern(operation(Op::Sub, a, b));
 }
 
 ExprId ExprContext::mul(ExprId a, ExprId b) {
@@ -196,7 +213,7 @@ ExprId ExprContext::mul(ExprId a, ExprId b) {
     return neg(mul(node(a).lhs, b));
   if (node(b).op == Op::Neg)
     return neg(mul(a, node(b).lhs));
-  return intern(Node{Op::Mul, a, b, 0, {}});
+  return intern(operation(Op::Mul, a, b));
 }
 
 ExprId ExprContext::div(ExprId a, ExprId b) {
@@ -210,7 +227,7 @@ ExprId ExprContext::div(ExprId a, ExprId b) {
     return a;
   if (node(a).op == Op::Neg)
     return neg(div(node(a).lhs, b));
-  return intern(Node{Op::Div, a, b, 0, {}});
+  return intern(operation(Op::Div, a, b));
 }
 
 ExprId ExprContext::pow(ExprId a, ExprId b) {
@@ -220,7 +237,7 @@ ExprId ExprContext::pow(ExprId a, ExprId b) {
     return a;
   if (isConst(b, 0))
     return constant(1);
-  return intern(Node{Op::Pow, a, b, 0, {}});
+  return intern(operation(Op::Pow, a, b));
 }
 
 ExprId ExprContext::min(ExprId a, ExprId b) {
@@ -230,7 +247,7 @@ ExprId ExprContext::min(ExprId a, ExprId b) {
     return a;
   if (b < a)
     std::swap(a, b);
-  return intern(Node{Op::Min, a, b, 0, {}});
+  return intern(operation(Op::Min, a, b));
 }
 
 ExprId ExprContext::max(ExprId a, ExprId b) {
@@ -240,7 +257,15 @@ ExprId ExprContext::max(ExprId a, ExprId b) {
     return a;
   if (b < a)
     std::swap(a, b);
-  return intern(Node{Op::Max, a, b, 0, {}});
+  return intern(operation(Op::Max, a, b));
+}
+
+ExprId ExprContext::select(ExprId cond, ExprId a, ExprId b) {
+  if (isConst(cond))
+    return node(cond).value > 0 ? a : b;
+  if (a == b)
+    return a;
+  return intern(operation(Op::Select, cond, a, b));
 }
 
 ExprId ExprContext::unary(Op op, ExprId a) {
@@ -250,11 +275,12 @@ ExprId ExprContext::unary(Op op, ExprId a) {
     return constant(apply(op, node(a).value, 0));
   if (op == Op::Abs && node(a).op == Op::Abs)
     return a;
-  return intern(Node{op, a, {}, 0, {}});
+  return intern(operation(op, a));
 }
 
-ExprId ExprContext::make(Op op, ExprId a, ExprId b) {
+ExprId ExprContext::make(Op op, ExprId a, ExprId b, ExprId c) {
   switch (op) {
+  case Op::Select: return select(a, b, c);
   case Op::Add: return add(a, b);
   case Op::Sub: return sub(a, b);
   case Op::Mul: return mul(a, b);
@@ -280,12 +306,7 @@ static std::vector<char> reachable(const ExprContext &ctx, const std::vector<Exp
   for (std::uint32_t i = top; i-- > 0;) {
     if (!mark[i])
       continue;
-    const Node &n = ctx.node(ExprId{i});
-    int k = arity(n.op);
-    if (k >= 1)
-      mark[n.lhs.index] = 1;
-    if (k == 2)
-      mark[n.rhs.index] = 1;
+    forEachOperand(ctx.node(ExprId{i}), [&mark](ExprId o) { mark[o.index] = 1; });
   }
   return mark;
 }
@@ -305,6 +326,17 @@ bool ExprContext::dependsOn(ExprId id, SymbolId s) const {
     if (mark[i] && nodes_[i].op == Op::Symbol && nodes_[i].symbol == s)
       return true;
   return false;
+}
+
+std::vector<SymbolId> ExprContext::symbolsOf(ExprId root) const {
+  std::vector<SymbolId> out;
+  if (!root.valid())
+    return out;
+  std::vector<char> mark = reachable(*this, {root});
+  for (std::uint32_t i = 0; i < mark.size(); ++i)
+    if (mark[i] && nodes_[i].op == Op::Symbol)
+      out.push_back(nodes_[i].symbol);
+  return out;
 }
 
 std::size_t ExprContext::countNodes(const std::vector<ExprId> &roots) const {
@@ -329,9 +361,11 @@ ExprId ExprContext::substitute(ExprId id,
     } else if (n.op == Op::Const) {
       image[i] = ExprId{i};
     } else {
+      int k = arity(n.op);
       ExprId a = image[n.lhs.index];
-      ExprId b = arity(n.op) == 2 ? image[n.rhs.index] : ExprId();
-      image[i] = make(n.op, a, b);
+      ExprId b = k >= 2 ? image[n.rhs.index] : ExprId();
+      ExprId c = k >= 3 ? image[n.third.index] : ExprId();
+      image[i] = make(n.op, a, b, c);
     }
   }
   return image[id.index];
@@ -347,7 +381,7 @@ ExprId ExprContext::derivative(ExprId id, SymbolId s) {
     ExprId x{i};
     ExprId a = n.lhs, b = n.rhs;
     ExprId da = arity(n.op) >= 1 ? d[a.index] : ExprId();
-    ExprId db = arity(n.op) == 2 ? d[b.index] : ExprId();
+    ExprId db = arity(n.op) >= 2 ? d[b.index] : ExprId();
     ExprId r;
     switch (n.op) {
     case Op::Const: r = constant(0); break;
@@ -372,6 +406,7 @@ ExprId ExprContext::derivative(ExprId id, SymbolId s) {
     case Op::Tanh: r = mul(sub(constant(1), mul(x, x)), da); break;
     case Op::Abs: r = mul(unary(Op::Sign, a), da); break;
     case Op::Sign: r = constant(0); break;
+    case Op::Select: r = select(a, db, d[n.third.index]); break;
     case Op::Min: // piecewise: the derivative of the smaller operand
     case Op::Max: {
       ExprId pick = n.op == Op::Min ? sub(b, a) : sub(a, b);
@@ -397,8 +432,11 @@ double ExprContext::evaluate(ExprId id, const std::function<double(SymbolId)> &v
       val[i] = n.value;
     else if (n.op == Op::Symbol)
       val[i] = valueOf(n.symbol);
-    else
-      val[i] = apply(n.op, val[n.lhs.index], arity(n.op) == 2 ? val[n.rhs.index] : 0.0);
+    else {
+      int k = arity(n.op);
+      val[i] = apply(n.op, val[n.lhs.index], k >= 2 ? val[n.rhs.index] : 0.0,
+                     k >= 3 ? val[n.third.index] : 0.0);
+    }
   }
   return val[id.index];
 }
@@ -452,6 +490,10 @@ std::string ExprContext::print(ExprId id) const {
     case Op::Max:
       text[i] = std::string(functionName(n.op)) + "(" + text[n.lhs.index] + ", " +
                 text[n.rhs.index] + ")";
+      break;
+    case Op::Select:
+      text[i] = "(" + text[n.lhs.index] + " > 0 ? " + text[n.rhs.index] + " : " +
+                text[n.third.index] + ")";
       break;
     default:
       text[i] = std::string(functionName(n.op)) + "(" + text[n.lhs.index] + ")";

@@ -143,6 +143,9 @@ TEST_CASE("every op matches the evaluator and libm") {
       {"pow 40", c.pow(x1, c.constant(40)), std::pow(b, 40)},
       {"min", c.min(x0, x1), b},
       {"max", c.max(x0, x1), a},
+      {"select taken", c.select(x0, p0, p1), k},
+      {"select not taken", c.select(x1, p0, p1), q},
+      {"select at zero", c.select(x2, p0, p1), q},
       {"nested", c.mul(c.unary(Op::Sin, c.mul(p0, m.t)), c.add(x0, c.unary(Op::Exp, x1))),
        std::sin(k * tv) * (a + std::exp(b))},
   };

@@ -97,3 +97,19 @@ TEST_CASE_FIXTURE(Fixture, "substitution and dependencies") {
   CHECK(ctx.print(s) == "3 * k");
   CHECK(eval(s, 0, 2) == 6);
 }
+
+TEST_CASE_FIXTURE(Fixture, "select folds, evaluates, prints and differentiates") {
+  ExprId s = ctx.select(x, k, ctx.mul(k, x));
+  CHECK(ctx.select(ctx.constant(1), x, k) == x);
+  CHECK(ctx.select(ctx.constant(0), x, k) == k);
+  CHECK(ctx.select(x, k, k) == k);
+  CHECK(eval(s, 2, 3) == 3);
+  CHECK(eval(s, -2, 3) == -6);
+  CHECK(ctx.print(s) == "(x > 0 ? k : k * x)");
+  ExprId ds = ctx.derivative(s, xs);
+  CHECK(eval(ds, 2, 3) == 0);
+  CHECK(eval(ds, -2, 3) == 3);
+  ExprId sub = ctx.substitute(s, {{xs.index, ctx.constant(-1)}});
+  CHECK(ctx.print(sub) == "-k");
+  CHECK(ctx.symbolsOf(s).size() == 2);
+}

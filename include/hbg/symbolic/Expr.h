@@ -77,20 +77,35 @@ enum class Op : std::uint8_t {
   Pow,
   Min,
   Max,
+  // Ternary.
+  Select, ///< lhs > 0 ? rhs : third (pivoting in generated linear solves)
 };
 
-/// Number of operands of an op (0, 1 or 2).
+/// Number of operands of an op (0 to 3).
 int arity(Op op);
 /// The source-level name of a function op ("sin", "min", ...), or nullptr.
 const char *functionName(Op op);
 
-/// A stored node. Leaves use `value` or `symbol`; others use `lhs`/`rhs`.
+/// A stored node. Leaves use `value` or `symbol`; others use their first
+/// arity(op) operands of `lhs`, `rhs`, `third`.
 struct Node {
-  Op op;
-  ExprId lhs, rhs;   ///< operands (rhs only for binary ops)
+  Op op = Op::Const;
+  ExprId lhs, rhs;   ///< operands (rhs only for binary and ternary ops)
   double value = 0;  ///< Const
   SymbolId symbol;   ///< Symbol
+  ExprId third;      ///< Select's value when its condition fails
 };
+
+/// Calls `f(ExprId)` on each operand of `n`, in order.
+template <typename F> void forEachOperand(const Node &n, F &&f) {
+  int k = arity(n.op);
+  if (k >= 1)
+    f(n.lhs);
+  if (k >= 2)
+    f(n.rhs);
+  if (k >= 3)
+    f(n.third);
+}
 
 /// The DAG and its symbol table.
 class ExprContext {
@@ -118,10 +133,12 @@ public:
   ExprId pow(ExprId a, ExprId b);
   ExprId min(ExprId a, ExprId b);
   ExprId max(ExprId a, ExprId b);
+  /// `cond > 0 ? a : b`.
+  ExprId select(ExprId cond, ExprId a, ExprId b);
   /// Builds a unary function node (Sin ... Sign).
   ExprId unary(Op op, ExprId a);
   /// Builds any node by op (dispatches to the builders above).
-  ExprId make(Op op, ExprId a, ExprId b = ExprId());
+  ExprId make(Op op, ExprId a, ExprId b = ExprId(), ExprId c = ExprId());
 
   // --- Inspection --------------------------------------------------------
   const Node &node(ExprId id) const { return nodes_[id.index]; }
@@ -134,6 +151,8 @@ public:
   bool dependsOn(ExprId id, SymbolId s) const;
   /// Number of distinct nodes reachable from `roots` (the DAG's size).
   std::size_t countNodes(const std::vector<ExprId> &roots) const;
+  /// The distinct symbols `root` refers to, in id order.
+  std::vector<SymbolId> symbolsOf(ExprId root) const;
 
   // --- Transformations ---------------------------------------------------
   /// Replaces symbols by expressions (symbols not in the map stay).
