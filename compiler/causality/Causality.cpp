@@ -153,8 +153,10 @@ std::optional<CausalAssignment> Scap::run() {
     ElementId other = ca_.bonds[b.index].origin;
     ElementId at = g_.otherEnd(b, id);
     const char *what = wantSets ? "effort" : "flow";
-    diags_.report(DiagKind::SourceConflict, e.range,
-                  {e.name, g_.element(other).name, what, g_.element(at).name});
+    // Two sources bonded to each other meet on their bond, not at an element.
+    std::string where = at == other ? std::string("on the bond between them")
+                                    : "at `" + g_.element(at).name + "`";
+    diags_.report(DiagKind::SourceConflict, e.range, {e.name, g_.element(other).name, what, where});
     diags_.note(DiagKind::ConflictOrigin, g_.element(other).range,
                 {g_.element(other).name, sourceSetsEffort(g_.element(other).kind) ? "effort" : "flow"});
     conflict_ = true;

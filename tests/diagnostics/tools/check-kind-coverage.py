@@ -1,0 +1,84 @@
+#!/usr/bin/python3
+"""check-kind-coverage.py DEF TESTS_DIR: every diagnostic kind has a test.
+
+A test lists the kinds it shows on a line `// KIND: A, B` (`# KIND:` in .test
+files). This script fails when
+  - a kind in DEF (DiagnosticKinds.def) is listed by no test under TESTS_DIR;
+  - a test lists a kind that DEF does not have;
+  - a test lists a kind but none of its CHECK lines shows that kind's message
+    (`error: <message>` / `note: <message>`, the format's placeholders
+    matching any text), so a listing cannot go stale silently;
+  - a model test (.hbg) shows a message of some kind without listing it.
+"""
+
+import os
+import re
+import sys
+
+DIAG = re.compile(r'^HBG_DIAG\((\w+),\s*(\w+),\s*"((?:[^"\\]|\\.)*)"\)', re.M)
+KIND = re.compile(r"^\s*(?://|#)\s*KIND:\s*(.*)$")
+CHECK = re.compile(r"^\s*(?://|#)\s*CHECK(?:-NEXT|-SAME)?:(.*)$")
+
+
+def message_regex(severity, fmt):
+    parts = re.split(r"\{\d\}", fmt.encode().decode("unicode_escape"))
+    body = "(.+?)".join(re.escape(p) for p in parts)
+    return re.compile(r"(?:^|: )%s: %s$" % (severity.lower(), body))
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.stderr.write(__doc__)
+        return 2
+    def_path, tests_dir = sys.argv[1], sys.argv[2]
+    with open(def_path, encoding="utf-8") as f:
+        kinds = {name: message_regex(sev, fmt) for name, sev, fmt in DIAG.findall(f.read())}
+    if not kinds:
+        print("no HBG_DIAG entries in %s" % def_path)
+        return 1
+
+    problems = []
+    listed = {}
+    for dirpath, dirnames, filenames in os.walk(tests_dir):
+        dirnames.sort()
+        for fn in sorted(filenames):
+            if not fn.endswith((".hbg", ".test")):
+                continue
+            path = os.path.join(dirpath, fn)
+            rel = os.path.relpath(path, tests_dir)
+            claimed, checks = [], []
+            with open(path, encoding="utf-8") as f:
+                for line in f:
+                    line = line.rstrip("\n")
+                    m = KIND.match(line)
+                    if m:
+                        claimed += [k.strip() for k in m.group(1).split(",") if k.strip()]
+                    m = CHECK.match(line)
+                    if m:
+                        checks.append(m.group(1))
+            for k in claimed:
+                if k not in kinds:
+                    problems.append("%s: lists `%s`, which DiagnosticKinds.def does not have" % (rel, k))
+                    continue
+                listed.setdefault(k, []).append(rel)
+                if not any(kinds[k].search(c) for c in checks):
+                    problems.append("%s: lists `%s` but no CHECK line shows its message" % (rel, k))
+            if fn.endswith(".hbg"):
+                for c in checks:
+                    shown = [k for k, rx in kinds.items() if rx.search(c)]
+                    if shown and not set(shown) & set(claimed):
+                        problems.append("%s: shows `%s` but lists none of %s in `KIND:`"
+                                        % (rel, c, ", ".join(shown)))
+
+    for k in kinds:
+        if k not in listed:
+            problems.append("`%s` has no test: add one under tests/ with `KIND: %s`" % (k, k))
+    if problems:
+        print("\n".join(problems))
+        return 1
+    print("%d diagnostic kinds, each shown by a test" % len(kinds))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
