@@ -257,7 +257,15 @@ void Analyzer::buildStructure(const ast::Model &m) {
       diags_.report(DiagKind::BondToItself, b.range, {b.from});
       continue;
     }
-    g_.addBond(from, to, b.name, b.range);
+    std::string name = b.name;
+    if (name.empty()) {
+      // Unnamed bonds are b1, b2, ... by position; a declared name wins and
+      // the bond takes the next free suffix.
+      name = "b" + std::to_string(g_.bonds.size() + 1);
+      while (names_.count(name))
+        name += "_";
+    }
+    g_.addBond(from, to, name, b.range);
   }
 }
 

@@ -143,14 +143,22 @@ std::string closestName(const std::string &name, const std::vector<std::string> 
   // A suggestion is plausible when at most a third of the longer name is
   // edited (one more for short names): `capacitr` finds `capacitor` and `CC`
   // finds `C`, but `d` does not find `c`.
-  std::size_t best = SIZE_MAX;
+  // Ties go to the longer common prefix: `sinn` means `sin`, not `sign`.
+  auto prefix = [&name](const std::string &c) {
+    std::size_t k = 0;
+    while (k < name.size() && k < c.size() && name[k] == c[k])
+      ++k;
+    return k;
+  };
+  std::size_t best = SIZE_MAX, bestPrefix = 0;
   std::string bestName;
   for (const std::string &c : candidates) {
     std::size_t d = editDistance(name, c);
     if (d == 0 || 3 * d > std::max(name.size(), c.size()) + 1)
       continue;
-    if (d < best) {
+    if (d < best || (d == best && prefix(c) > bestPrefix)) {
       best = d;
+      bestPrefix = prefix(c);
       bestName = c;
     }
   }

@@ -66,6 +66,7 @@ TEST_CASE("closest name") {
   CHECK(closestName("r", {"r1", "q"}) == "r1");
   CHECK(closestName("spirng", {"spring", "string"}) == "spring");
   CHECK(closestName("mass", {"mass"}) == "");
+  CHECK(closestName("sinn", {"sign", "sin"}) == "sin");
 }
 
 TEST_CASE("format placeholders") {
