@@ -113,12 +113,22 @@ void Scap::examine(ElementId id, ElementId origin, BondId via) {
     bool gyrator = e.kind == ElementKind::GY || e.kind == ElementKind::MGY;
     BondId known = assigned(in) ? in : out;
     BondId other = known == in ? out : in;
-    if (!assigned(known) || assigned(other))
+    if (!assigned(known))
       return;
     // TF passes effort through (sets it on one side iff it receives it on
     // the other); GY sets both or neither.
     bool setsOther = gyrator ? sets(known, id) : !sets(known, id);
-    assign(other, setsOther ? id : g_.otherEnd(other, id), origin, via);
+    if (!assigned(other)) {
+      assign(other, setsOther ? id : g_.otherEnd(other, id), origin, via);
+      return;
+    }
+    // Both ports were set by waves that met here (a loop of junctions).
+    if (sets(other, id) != setsOther) {
+      conflict_ = true;
+      diags_.report(DiagKind::CausalConflict, e.range,
+                    {e.name, gyrator ? "its two ports must both set or both take the effort"
+                                     : "one port must set the effort and the other take it"});
+    }
   }
 }
 
@@ -176,7 +186,7 @@ std::optional<CausalAssignment> Scap::run() {
 
   // 3. R elements left free: a choice each, in the causality of their law.
   auto choose = [&](BondId b, ElementId setter, ElementId element) {
-    assignAndPropagate(b, setter, setter);
+    assignAndPropagate(b, setter, element.valid() ? element : setter);
     Choice c{element, b, {}};
     ElementId from = element.valid() ? element : setter;
     for (BondId w : wave_) {
