@@ -695,8 +695,8 @@ TEST_CASE("random trees: whenever SCAP succeeds, every bond is causal and verify
   CHECK(withDerivative > 20);
 }
 
-// Disabled: see the report (the TF/GY conflict in a junction loop throws
-// InternalError). Enable with the fix.
+// Loops of junctions let two waves meet at a TF or GY: a conflict, never an
+// internal error.
 TEST_CASE("random graphs with junction loops: the same invariants") {
   int succeeded = 0, failed = 0, withChoices = 0, withDerivative = 0;
   for (std::uint32_t seed = 1; seed <= 1500; ++seed)
