@@ -1,0 +1,91 @@
+//===- runtime/Newton.cpp - Newton's method for algebraic loops -----------===//
+
+#include "hbg/runtime/Newton.h"
+
+#include <Eigen/Dense>
+
+#include <cmath>
+
+namespace hbg::runtime {
+
+std::string describe(const NewtonResult &r) {
+  switch (r.status) {
+  case NewtonStatus::Converged:
+    return "converged in " + std::to_string(r.iterations) + " iterations";
+  case NewtonStatus::NotConverged:
+    return "Newton's method did not converge in " + std::to_string(r.iterations) +
+           " iterations (residual " + std::to_string(r.residualNorm) + ")";
+  case NewtonStatus::SingularJacobian:
+    return "the loop's Jacobian is singular";
+  case NewtonStatus::NonFinite:
+    return "the loop's residual is not finite";
+  }
+  return "";
+}
+
+NewtonResult newtonSolve(std::size_t m,
+                         const std::function<void(const double *z, double *r)> &residual,
+                         const std::function<void(const double *z, double *jac)> &jacobian,
+                         double *z, const NewtonOptions &opts) {
+  using Vec = Eigen::VectorXd;
+  NewtonResult result;
+  Eigen::Map<Vec> zv(z, static_cast<Eigen::Index>(m));
+  Vec r(m), trialR(m), trial(m), dz(m);
+  Eigen::MatrixXd jac(m, m);
+
+  residual(z, r.data());
+  if (!r.allFinite()) {
+    result.status = NewtonStatus::NonFinite;
+    return result;
+  }
+  double norm = r.lpNorm<Eigen::Infinity>();
+  for (result.iterations = 0; result.iterations < opts.maxIterations; ++result.iterations) {
+    jacobian(z, jac.data());
+    if (!jac.allFinite()) {
+      result.status = NewtonStatus::NonFinite;
+      result.residualNorm = norm;
+      return result;
+    }
+    Eigen::PartialPivLU<Eigen::MatrixXd> lu(jac);
+    // PartialPivLU does not report singularity; a vanishing pivot shows as a
+    // non-finite or absurd step.
+    double pivot = lu.matrixLU().diagonal().cwiseAbs().minCoeff();
+    if (!(pivot > 1e-300)) {
+      result.status = NewtonStatus::SingularJacobian;
+      result.residualNorm = norm;
+      return result;
+    }
+    dz = lu.solve(-r);
+    // Damping: halve the step until the residual decreases (a few times at most).
+    double lambda = 1;
+    double trialNorm = 0;
+    for (int k = 0; k < 8; ++k, lambda /= 2) {
+      trial = zv + lambda * dz;
+      residual(trial.data(), trialR.data());
+      trialNorm = trialR.allFinite() ? trialR.lpNorm<Eigen::Infinity>() : INFINITY;
+      if (trialNorm < norm || trialNorm == 0)
+        break;
+    }
+    if (!std::isfinite(trialNorm)) {
+      result.status = NewtonStatus::NonFinite;
+      result.residualNorm = norm;
+      return result;
+    }
+    bool small = true;
+    for (std::size_t i = 0; i < m; ++i)
+      small &= std::fabs(lambda * dz[i]) <= opts.atol + opts.rtol * std::fabs(trial[i]);
+    zv = trial;
+    r = trialR;
+    norm = trialNorm;
+    if (small || norm == 0) {
+      ++result.iterations;
+      result.residualNorm = norm;
+      return result;
+    }
+  }
+  result.status = NewtonStatus::NotConverged;
+  result.residualNorm = norm;
+  return result;
+}
+
+} // namespace hbg::runtime

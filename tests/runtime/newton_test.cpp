@@ -1,0 +1,62 @@
+#include "hbg/runtime/Newton.h"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+using namespace hbg::runtime;
+
+TEST_CASE("newton: a scalar diode equation converges quadratically from a warm start") {
+  // i = Is (exp(v / Vt) - 1) with v = V - R i: residual in i.
+  const double Is = 1e-12, Vt = 0.025, V = 5, R = 1000;
+  auto res = [&](const double *z, double *r) { r[0] = z[0] - Is * (std::exp((V - R * z[0]) / Vt) - 1); };
+  auto jac = [&](const double *z, double *j) { j[0] = 1 + Is * R / Vt * std::exp((V - R * z[0]) / Vt); };
+  double z = 0.0043;
+  NewtonResult r = newtonSolve(1, res, jac, &z);
+  REQUIRE(r.ok());
+  CHECK(r.iterations <= 20);
+  double check;
+  res(&z, &check);
+  CHECK(std::fabs(check) < 1e-15);
+  // Warm start at the solution: one iteration.
+  NewtonResult again = newtonSolve(1, res, jac, &z);
+  CHECK(again.ok());
+  CHECK(again.iterations <= 1);
+}
+
+TEST_CASE("newton: damping brings a far start home on a 2x2 system") {
+  // x^2 + y^2 = 4, x y = 1 (column-major Jacobian).
+  auto res = [](const double *z, double *r) {
+    r[0] = z[0] * z[0] + z[1] * z[1] - 4;
+    r[1] = z[0] * z[1] - 1;
+  };
+  auto jac = [](const double *z, double *j) {
+    j[0] = 2 * z[0];
+    j[1] = z[1];
+    j[2] = 2 * z[1];
+    j[3] = z[0];
+  };
+  double z[2] = {30, 0.1};
+  NewtonResult r = newtonSolve(2, res, jac, z);
+  REQUIRE(r.ok());
+  CHECK(z[0] * z[0] + z[1] * z[1] == doctest::Approx(4).epsilon(1e-12));
+  CHECK(z[0] * z[1] == doctest::Approx(1).epsilon(1e-12));
+}
+
+TEST_CASE("newton: failures say why") {
+  auto none = [](const double *z, double *r) { r[0] = z[0] * z[0] + 1; }; // no real root
+  auto dnone = [](const double *z, double *j) { j[0] = 2 * z[0]; };
+  double z = 0.5;
+  NewtonResult r = newtonSolve(1, none, dnone, &z, {1e-12, 1e-12, 30});
+  CHECK_FALSE(r.ok());
+  CHECK(r.status != NewtonStatus::Converged);
+  CHECK_FALSE(describe(r).empty());
+
+  auto flat = [](const double *, double *r) { r[0] = 1; };
+  auto zero = [](const double *, double *j) { j[0] = 0; };
+  z = 1;
+  CHECK(newtonSolve(1, flat, zero, &z).status == NewtonStatus::SingularJacobian);
+
+  auto bad = [](const double *, double *r) { r[0] = NAN; };
+  CHECK(newtonSolve(1, bad, zero, &z).status == NewtonStatus::NonFinite);
+}
