@@ -56,10 +56,12 @@ NewtonResult newtonSolve(std::size_t m,
       return result;
     }
     dz = lu.solve(-r);
-    // Damping: halve the step until the residual decreases (a few times at most).
+    // Damping: halve the step until the residual decreases. Exponential
+    // laws (diodes) can need many halvings from a cold start: a full step
+    // may overflow exp() by hundreds of orders of magnitude.
     double lambda = 1;
     double trialNorm = 0;
-    for (int k = 0; k < 8; ++k, lambda /= 2) {
+    for (int k = 0; k < 40; ++k, lambda /= 2) {
       trial = zv + lambda * dz;
       residual(trial.data(), trialR.data());
       trialNorm = trialR.allFinite() ? trialR.lpNorm<Eigen::Infinity>() : INFINITY;

@@ -206,15 +206,22 @@ std::optional<CausalAssignment> Scap::run() {
     }
     ca_.choices.push_back(std::move(c));
   };
-  for (std::uint32_t i = 0; i < g_.elements.size() && !conflict_; ++i) {
-    ElementId id{i};
-    const Element &e = g_.elements[i];
-    if (e.kind != ElementKind::R || e.bonds.size() != 1 || assigned(e.bonds[0]))
-      continue;
-    BondId b = e.bonds[0];
-    bool rSetsEffort = e.law != LawForm::FlowLaw;
-    choose(b, rSetsEffort ? id : g_.otherEnd(b, id), id);
-  }
+  // Nonlinear R elements choose first: their input is then the tearing
+  // variable and their law is evaluated forward, while the linear ones,
+  // trivially invertible, take whatever causality is left. (Tearing a
+  // diode's current instead would make Newton's method crawl down its
+  // exponential.)
+  for (bool nonlinear : {true, false})
+    for (std::uint32_t i = 0; i < g_.elements.size() && !conflict_; ++i) {
+      ElementId id{i};
+      const Element &e = g_.elements[i];
+      if (e.kind != ElementKind::R || (e.law != LawForm::Linear) != nonlinear ||
+          e.bonds.size() != 1 || assigned(e.bonds[0]))
+        continue;
+      BondId b = e.bonds[0];
+      bool rSetsEffort = e.law != LawForm::FlowLaw;
+      choose(b, rSetsEffort ? id : g_.otherEnd(b, id), id);
+    }
   // 4. Junction structure still free (loops of junctions alone).
   for (std::uint32_t i = 0; i < g_.bonds.size() && !conflict_; ++i)
     if (!assigned(BondId{i}))
@@ -239,17 +246,13 @@ std::optional<CausalAssignment> Scap::run() {
   return std::move(ca_);
 }
 
-/// A causal path as text: `a -> 0:j -> b` in dumps, and with every name in
-/// backticks (`` `a` -> `j` -> `b` ``) in diagnostics.
-std::string names(const BondGraph &g, const std::vector<ElementId> &path, bool quoted = false) {
+/// A causal path as text: `a -> 0:j -> b`.
+std::string names(const BondGraph &g, const std::vector<ElementId> &path) {
   std::string out;
   for (std::size_t k = 0; k < path.size(); ++k) {
     const Element &e = g.element(path[k]);
     out += (k ? " -> " : "");
-    if (quoted)
-      out += "`" + e.name + "`";
-    else
-      out += isJunction(e.kind) ? std::string(kindName(e.kind)) + ":" + e.name : e.name;
+    out += isJunction(e.kind) ? std::string(kindName(e.kind)) + ":" + e.name : e.name;
   }
   return out;
 }
@@ -315,37 +318,6 @@ std::string CausalAssignment::dump(const BondGraph &g) const {
 std::optional<CausalAssignment> assignCausality(const BondGraph &g, DiagnosticEngine &diags) {
   Scap scap(g, diags);
   return scap.run();
-}
-
-bool reportUnsupported(const BondGraph &g, const CausalAssignment &ca, DiagnosticEngine &diags) {
-  bool any = false;
-  for (const Choice &c : ca.choices) {
-    SourceRange at = c.element.valid() ? g.element(c.element).range : g.bond(c.bond).range;
-    diags.report(DiagKind::AlgebraicLoop, at, {names(g, c.path, true)});
-    diags.note(DiagKind::AlgebraicLoopUnsupported, {});
-    any = true;
-  }
-  for (const DerivativeStorage &d : ca.derivative) {
-    const Element &e = g.element(d.element);
-    diags.report(DiagKind::DerivativeCausality, e.range,
-                 {kindName(e.kind), e.name, "causal path " + names(g, d.path, true)});
-    diags.note(DiagKind::DerivativeCausalityUnsupported, {});
-    any = true;
-  }
-  for (std::uint32_t i = 0; i < g.elements.size(); ++i) {
-    ElementId id{i};
-    const Element &e = g.elements[i];
-    if (e.kind != ElementKind::R || e.law == LawForm::Linear || e.bonds.size() != 1)
-      continue;
-    bool setsEffort = ca.setsEffort(g, e.bonds[0], id);
-    if (setsEffort != (e.law == LawForm::EffortLaw)) {
-      const char *given = e.law == LawForm::EffortLaw ? "e" : "f";
-      const char *needed = e.law == LawForm::EffortLaw ? "f" : "e";
-      diags.report(DiagKind::NonlinearLawWrongCausality, e.range, {"R", e.name, given, needed});
-      any = true;
-    }
-  }
-  return any;
 }
 
 } // namespace hbg::causality

@@ -232,6 +232,7 @@ llvm::Value *Lowerer::emitSymbol(const sym::Symbol &s, llvm::Function *fn) {
   case sym::SymbolKind::Time:
     return fn->getArg(ArgT);
   case sym::SymbolKind::State:
+  case sym::SymbolKind::Algebraic: // stored after the states in x
     array = fn->getArg(ArgX);
     break;
   case sym::SymbolKind::Parameter:

@@ -81,18 +81,15 @@ FrontendResult runFrontend(const SourceManager &sm, std::uint32_t file, Diagnost
   }
   if (!r.graph || opts.stopAfter == Stage::BondGraph)
     return r;
-  // SCAP: the causality of every bond; then what later stages can't handle.
+  // SCAP: the causality of every bond, its choices and derivative storage.
   {
     PassTimer t(opts, "causality");
     r.causality = causality::assignCausality(*r.graph, diags);
   }
-  if (!r.causality)
+  if (!r.causality || opts.stopAfter == Stage::Causality)
     return r;
-  if (opts.stopAfter == Stage::Causality)
-    return r;
-  if (causality::reportUnsupported(*r.graph, *r.causality, diags))
-    return r;
-  // Causal graph -> state equations in the expression DAG.
+  // Causal graph -> state equations: tear and solve algebraic loops, make
+  // storage in derivative causality dependent.
   {
     PassTimer t(opts, "equations");
     r.equations = eq::buildEquations(*r.graph, *r.causality, diags);

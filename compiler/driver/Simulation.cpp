@@ -1,26 +1,38 @@
 //===- compiler/driver/Simulation.cpp - Running a compiled model ----------===//
 
-#include "hbg/hbg.h"
+#include "ModelImpl.h"
 
 #include "hbg/support/Diagnostics.h"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <cstdio>
 #include <ostream>
 
 namespace hbg {
 
 namespace {
-/// The compiled right-hand side with the run's parameter values bound.
+/// The compiled right-hand side with the run's parameter values bound. A
+/// failed loop solve yields NaN derivatives, which the integrator reports
+/// (after retrying shorter steps); the first failure's reason is kept.
 class ModelOde : public runtime::OdeSystem {
 public:
-  ModelOde(const Model &m, const std::vector<double> &p) : m_(m), p_(p) {}
-  std::size_t numStates() const override { return m_.stateNames().size(); }
-  void rhs(double t, const double *x, double *xdot) override { m_.rhs(t, x, p_.data(), xdot); }
+  ModelOde(Evaluator &e, std::size_t n) : e_(e), n_(n) {}
+  std::size_t numStates() const override { return n_; }
+  void rhs(double t, const double *x, double *xdot) override {
+    if (!e_.rhs(t, x, xdot)) {
+      std::fill(xdot, xdot + n_, std::numeric_limits<double>::quiet_NaN());
+      if (failure_.empty())
+        failure_ = e_.failure();
+    }
+  }
+  const std::string &failure() const { return failure_; }
 
 private:
-  const Model &m_;
-  const std::vector<double> &p_;
+  Evaluator &e_;
+  std::size_t n_;
+  std::string failure_;
 };
 } // namespace
 
@@ -64,11 +76,13 @@ Result Simulation::run() const {
   io.rtol = opts_.rtol;
   io.atol = opts_.atol;
 
-  ModelOde ode(model_, p);
+  Evaluator eval(*model_.impl(), p.data());
+  ModelOde ode(eval, x0.size());
   std::vector<double> y(model_.outputNames().size());
   runtime::IntegrationStatus st = runtime::integrate(
       ode, opts_.tStart, x0, opts_.tEnd, dtOut, io, [&](double t, const double *x) {
-        model_.outputs(t, x, p.data(), y.data());
+        if (!eval.outputs(t, x, y.data()))
+          std::fill(y.begin(), y.end(), std::numeric_limits<double>::quiet_NaN());
         r.columns[0].push_back(t);
         for (std::size_t i = 0; i < y.size(); ++i)
           r.columns[i + 1].push_back(y[i]);
@@ -85,6 +99,8 @@ Result Simulation::run() const {
       what = std::string(st.nonFinite.derivative ? "the derivative of " : "") + "state `" +
              model_.stateNames()[st.nonFinite.index] + "` is not finite at t = " + t;
     }
+    if (!ode.failure().empty())
+      what = ode.failure();
     r.error = "model `" + model_.name() + "`: " + what;
   }
   return r;

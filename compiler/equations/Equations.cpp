@@ -1,10 +1,19 @@
 //===- compiler/equations/Equations.cpp - State equations -----------------===//
+//
+// Resolves every bond variable along its causal definition, tearing the
+// algebraic loops on the way (see Loops.h), then closes the loops and
+// substitutes their solutions everywhere.
+//
+//===----------------------------------------------------------------------===//
 
 #include "hbg/equations/Equations.h"
 
+#include "Loops.h"
+
 #include <algorithm>
-#include <sstream>
+#include <limits>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace hbg::eq {
 
@@ -13,73 +22,130 @@ using causality::CausalAssignment;
 
 namespace {
 
-/// Resolves Variable symbols into expressions of time, states and
-/// parameters, memoised per symbol. Recursion follows the causal order, so
-/// its depth is the longest causal path, not the model size.
+/// A path of elements as text with the bonds between them:
+/// `r1 [b3] 1:j [b4] r2`.
+std::string pathText(const BondGraph &g, const std::vector<ElementId> &path) {
+  std::string out;
+  for (std::size_t k = 0; k < path.size(); ++k) {
+    const Element &e = g.element(path[k]);
+    if (k) {
+      for (BondId b : e.bonds)
+        if (g.otherEnd(b, path[k]) == path[k - 1]) {
+          out += " [" + g.bond(b).name + "] ";
+          break;
+        }
+    }
+    out += isJunction(e.kind) ? std::string(kindName(e.kind)) + ":" + e.name : e.name;
+  }
+  return out;
+}
+
+/// The name of a non-smooth function of time inside `e` (which then has no
+/// time derivative everywhere), or nullptr.
+const char *nonSmoothInTime(const sym::ExprContext &ctx, sym::ExprId e) {
+  std::vector<sym::ExprId> todo{e};
+  std::unordered_set<std::uint32_t> seen;
+  while (!todo.empty()) {
+    sym::ExprId id = todo.back();
+    todo.pop_back();
+    if (!seen.insert(id.index).second)
+      continue;
+    const sym::Node &n = ctx.node(id);
+    bool nonSmooth = n.op == sym::Op::Sign || n.op == sym::Op::Abs || n.op == sym::Op::Min ||
+                     n.op == sym::Op::Max || n.op == sym::Op::Select;
+    if (nonSmooth && ctx.dependsOn(id, ctx.timeSymbol()))
+      return n.op == sym::Op::Select ? "select" : sym::functionName(n.op);
+    sym::forEachOperand(n, [&todo](sym::ExprId o) { todo.push_back(o); });
+  }
+  return nullptr;
+}
+
+/// Resolves Variable symbols into expressions of time, states, parameters
+/// and tearing variables, memoised per symbol. Recursion follows the causal
+/// order, so its depth is the longest causal path, not the model size.
 class Resolver {
 public:
-  Resolver(const BondGraph &g, const CausalAssignment &ca, DiagnosticEngine &diags,
-           EquationSystem &sys)
-      : g_(g), ca_(ca), diags_(diags), sys_(sys), ctx_(*g.ctx) {}
+  Resolver(const BondGraph &g, const CausalAssignment &ca, sym::ExprContext &ctx)
+      : g_(g), ca_(ca), ctx_(ctx) {}
 
   /// Replaces every Variable symbol in `e` by its resolution.
   sym::ExprId resolve(sym::ExprId e);
-  sym::ExprId effort(BondId b);
-  sym::ExprId flow(BondId b);
-  bool failed() const { return failed_; }
-  /// The State symbol of a storage element or integrator state variable.
-  void bindState(sym::SymbolId variable, sym::SymbolId state) {
-    memo_[variable.index] = ctx_.ref(state);
+  sym::ExprId effort(BondId b) { return resolveSymbol(g_.bond(b).effort); }
+  sym::ExprId flow(BondId b) { return resolveSymbol(g_.bond(b).flow); }
+  /// The causal definition of a bond variable, bypassing the memo (for
+  /// closing a loop on a variable that was torn).
+  sym::ExprId defineEffort(BondId b) { return computeEffort(b, effortSetter(b)); }
+  sym::ExprId defineFlow(BondId b) { return computeFlow(b, g_.otherEnd(b, effortSetter(b))); }
+  /// Binds a variable (storage state, integrator) to a fixed expression.
+  void bind(sym::SymbolId variable, sym::ExprId value) { memo_[variable.index] = value; }
+  /// Replaces `variable` by a new tearing variable; the caller adds the
+  /// residual that closes the loop.
+  sym::ExprId tear(sym::SymbolId variable, const std::string &name) {
+    sym::SymbolId z = ctx_.addSymbol(name, sym::SymbolKind::Variable, 0);
+    memo_[variable.index] = ctx_.ref(z);
+    tearing_.push_back(z);
+    return ctx_.ref(z);
+  }
+  /// Loops found as cycles during resolution (a modulated element fed by a
+  /// variable it sets), torn where the cycle closed.
+  std::vector<TornVariable> &cycles() { return cycles_; }
+  /// True when `e` uses a tearing variable.
+  bool usesTearing(sym::ExprId e) const {
+    for (sym::SymbolId s : ctx_.symbolsOf(e))
+      if (std::find(tearing_.begin(), tearing_.end(), s) != tearing_.end())
+        return true;
+    return false;
+  }
+  sym::ExprId applyLaw(const Element &e, sym::ExprId arg) {
+    return resolve(ctx_.substitute(e.lawExpr, {{e.lawArg.index, arg}}));
+  }
+  sym::ExprId sign(BondId b, ElementId e, sym::ExprId x) {
+    return g_.sign(b, e) > 0 ? x : ctx_.neg(x);
   }
 
 private:
   sym::ExprId resolveSymbol(sym::SymbolId s);
   sym::ExprId computeEffort(BondId b, ElementId setter);
   sym::ExprId computeFlow(BondId b, ElementId setter);
-  /// The element's law with its local symbol replaced by `arg`.
-  sym::ExprId applyLaw(const Element &e, sym::ExprId arg);
   ElementId effortSetter(BondId b) const {
     const Bond &bd = g_.bond(b);
     return ca_.setsEffort(g_, b, bd.from) ? bd.from : bd.to;
   }
-  sym::ExprId sign(BondId b, ElementId e, sym::ExprId x) {
-    return g_.sign(b, e) > 0 ? x : ctx_.neg(x);
-  }
+  /// What a variable is called in messages: bond variables by the one-port
+  /// element they belong to where there is one (`source.f`, not `b1.f`).
+  std::string displayName(sym::SymbolId s) const;
 
   const BondGraph &g_;
   const CausalAssignment &ca_;
-  DiagnosticEngine &diags_;
-  EquationSystem &sys_;
   sym::ExprContext &ctx_;
   std::unordered_map<std::uint32_t, sym::ExprId> memo_;
-  std::vector<std::uint32_t> stack_; ///< symbols being resolved, for loop reports
-  bool failed_ = false;
+  std::vector<std::uint32_t> stack_; ///< symbols being resolved
+  std::unordered_map<std::uint32_t, sym::SymbolId> cycleTear_;
+  std::vector<sym::SymbolId> tearing_;
+  std::vector<TornVariable> cycles_;
 };
+
+std::string Resolver::displayName(sym::SymbolId s) const {
+  VariableInfo info = g_.variable(s);
+  if (info.kind == VariableInfo::Effort || info.kind == VariableInfo::Flow) {
+    const Bond &b = g_.bonds[info.index];
+    for (ElementId end : {b.from, b.to}) {
+      const Element &e = g_.element(end);
+      if (!isJunction(e.kind) && !isTwoPort(e.kind))
+        return e.name + (info.kind == VariableInfo::Effort ? ".e" : ".f");
+    }
+  }
+  return ctx_.symbol(s).name;
+}
 
 sym::ExprId Resolver::resolve(sym::ExprId e) {
   if (!e.valid())
     return e;
   std::unordered_map<std::uint32_t, sym::ExprId> map;
-  std::vector<sym::ExprId> todo{e};
-  std::vector<char> seen(ctx_.size(), 0);
-  while (!todo.empty()) {
-    sym::ExprId id = todo.back();
-    todo.pop_back();
-    if (seen[id.index])
-      continue;
-    seen[id.index] = 1;
-    const sym::Node &n = ctx_.node(id);
-    if (n.op == sym::Op::Symbol) {
-      if (ctx_.symbol(n.symbol).kind == sym::SymbolKind::Variable)
-        map[n.symbol.index] = resolveSymbol(n.symbol);
-      continue;
-    }
-    int k = sym::arity(n.op);
-    if (k >= 1)
-      todo.push_back(n.lhs);
-    if (k == 2)
-      todo.push_back(n.rhs);
-  }
+  for (sym::SymbolId s : ctx_.symbolsOf(e))
+    if (ctx_.symbol(s).kind == sym::SymbolKind::Variable &&
+        std::find(tearing_.begin(), tearing_.end(), s) == tearing_.end())
+      map[s.index] = resolveSymbol(s);
   return map.empty() ? e : ctx_.substitute(e, map);
 }
 
@@ -87,38 +153,39 @@ sym::ExprId Resolver::resolveSymbol(sym::SymbolId s) {
   auto it = memo_.find(s.index);
   if (it != memo_.end())
     return it->second;
-  if (std::find(stack_.begin(), stack_.end(), s.index) != stack_.end()) {
-    // A variable that depends on itself: report the chain once.
-    if (!failed_) {
-      auto from = std::find(stack_.begin(), stack_.end(), s.index);
+  auto onStack = std::find(stack_.begin(), stack_.end(), s.index);
+  if (onStack != stack_.end()) {
+    // The variable depends on itself: tear it here. Its definition, still
+    // being computed further up, will close the loop.
+    auto torn = cycleTear_.find(s.index);
+    if (torn == cycleTear_.end()) {
+      sym::SymbolId z = ctx_.addSymbol(displayName(s), sym::SymbolKind::Variable, 0);
+      tearing_.push_back(z);
+      torn = cycleTear_.emplace(s.index, z).first;
       std::string path;
-      for (auto p = from; p != stack_.end(); ++p)
-        path += "`" + ctx_.symbol(sym::SymbolId{*p}).name + "` -> ";
-      path += "`" + ctx_.symbol(s).name + "`";
+      for (auto p = onStack; p != stack_.end(); ++p)
+        path += displayName(sym::SymbolId{*p}) + " -> ";
+      path += displayName(s);
       VariableInfo info = g_.variable(s);
       SourceRange at;
       if (info.kind == VariableInfo::Signal)
         at = g_.signals[info.index].range;
       else if (info.kind == VariableInfo::Effort || info.kind == VariableInfo::Flow)
         at = g_.bonds[info.index].range;
-      diags_.report(DiagKind::AlgebraicLoop, at, {path});
-      diags_.note(DiagKind::AlgebraicLoopUnsupported, {});
+      cycles_.push_back({displayName(s), z, {}, path, at});
     }
-    failed_ = true;
-    return ctx_.constant(0);
+    return ctx_.ref(torn->second);
   }
   stack_.push_back(s.index);
   VariableInfo info = g_.variable(s);
   sym::ExprId r;
   switch (info.kind) {
   case VariableInfo::Effort:
-    r = computeEffort(BondId{info.index}, effortSetter(BondId{info.index}));
+    r = defineEffort(BondId{info.index});
     break;
-  case VariableInfo::Flow: {
-    BondId b{info.index};
-    r = computeFlow(b, g_.otherEnd(b, effortSetter(b)));
+  case VariableInfo::Flow:
+    r = defineFlow(BondId{info.index});
     break;
-  }
   case VariableInfo::Signal:
     r = resolve(g_.signals[info.index].value);
     break;
@@ -128,16 +195,16 @@ sym::ExprId Resolver::resolveSymbol(sym::SymbolId s) {
     throw InternalError("unbound variable `" + ctx_.symbol(s).name + "`");
   }
   stack_.pop_back();
+  auto torn = cycleTear_.find(s.index);
+  if (torn != cycleTear_.end()) {
+    // Close the cycle: z = definition(z).
+    for (TornVariable &t : cycles_)
+      if (t.symbol == torn->second)
+        t.residual = ctx_.sub(ctx_.ref(torn->second), r);
+    r = ctx_.ref(torn->second);
+  }
   memo_[s.index] = r;
   return r;
-}
-
-sym::ExprId Resolver::effort(BondId b) { return resolveSymbol(g_.bond(b).effort); }
-sym::ExprId Resolver::flow(BondId b) { return resolveSymbol(g_.bond(b).flow); }
-
-sym::ExprId Resolver::applyLaw(const Element &e, sym::ExprId arg) {
-  sym::ExprId law = ctx_.substitute(e.lawExpr, {{e.lawArg.index, arg}});
-  return resolve(law);
 }
 
 sym::ExprId Resolver::computeEffort(BondId b, ElementId setter) {
@@ -184,7 +251,7 @@ sym::ExprId Resolver::computeEffort(BondId b, ElementId setter) {
   }
   case ElementKind::Sf:
   case ElementKind::MSf:
-  case ElementKind::I:
+  case ElementKind::I: // in derivative causality: torn before resolution
     break;
   }
   throw InternalError(std::string(kindName(e.kind)) + " `" + e.name + "` cannot set an effort");
@@ -233,179 +300,275 @@ sym::ExprId Resolver::computeFlow(BondId b, ElementId setter) {
   }
   case ElementKind::Se:
   case ElementKind::MSe:
-  case ElementKind::C:
+  case ElementKind::C: // in derivative causality: torn before resolution
     break;
   }
   throw InternalError(std::string(kindName(e.kind)) + " `" + e.name + "` cannot set a flow");
 }
 
-/// Symbols of `root` in id order (for verification).
-void collectSymbols(const sym::ExprContext &ctx, sym::ExprId root, std::vector<sym::SymbolId> &out) {
-  std::vector<sym::ExprId> todo{root};
-  std::vector<char> seen(ctx.size(), 0);
-  while (!todo.empty()) {
-    sym::ExprId id = todo.back();
-    todo.pop_back();
-    if (!id.valid() || seen[id.index])
-      continue;
-    seen[id.index] = 1;
-    const sym::Node &n = ctx.node(id);
-    if (n.op == sym::Op::Symbol)
-      out.push_back(n.symbol);
-    int k = sym::arity(n.op);
-    if (k >= 1)
-      todo.push_back(n.lhs);
-    if (k == 2)
-      todo.push_back(n.rhs);
+/// Builds one model's equations; see buildEquations.
+class Builder {
+public:
+  Builder(const BondGraph &g, const CausalAssignment &ca, DiagnosticEngine &diags)
+      : g_(g), ca_(ca), diags_(diags), ctx_(*g.ctx), r_(g, ca, ctx_) {
+    sys_.ctx = g.ctx;
+    sys_.modelName = g.modelName;
   }
+  std::optional<EquationSystem> run();
+
+private:
+  /// A storage element in derivative causality, torn on its output.
+  struct Dependent {
+    ElementId element;
+    BondId bond;
+    sym::ExprId output; ///< the tearing variable (C: bond flow; I: bond effort)
+    sym::ExprId input;  ///< the port variable imposed on it (C: effort; I: port flow)
+    std::string path;
+  };
+
+  void tearChoices();
+  void tearDependentStorage();
+  void tearInvertedLaws();
+  void bindDependentStates();
+  bool closeDependentStorage(const std::vector<sym::ExprId> &derivatives);
+
+  const BondGraph &g_;
+  const CausalAssignment &ca_;
+  DiagnosticEngine &diags_;
+  sym::ExprContext &ctx_;
+  Resolver r_;
+  EquationSystem sys_;
+  std::vector<Dependent> dependent_;
+  std::vector<TornVariable> torn_;
+  std::vector<std::function<void()>> closers_; ///< residuals built after resolution
+};
+
+void Builder::tearChoices() {
+  // Borutzky: an R given its causality by choice has its input torn; the
+  // causal path it starts closes the loop back on that input.
+  for (const causality::Choice &c : ca_.choices) {
+    BondId b = c.bond;
+    bool tearEffort;
+    if (c.element.valid()) {
+      // The R's input: flow when it sets the effort, effort otherwise.
+      tearEffort = !ca_.setsEffort(g_, b, c.element);
+    } else {
+      tearEffort = true; // a loop of junctions alone: tear the chosen bond's effort
+    }
+    const Bond &bd = g_.bond(b);
+    std::string name = (c.element.valid() ? g_.element(c.element).name : bd.name) +
+                       (tearEffort ? ".e" : ".f");
+    sym::SymbolId variable = tearEffort ? bd.effort : bd.flow;
+    sym::ExprId z = r_.tear(variable, name);
+    SourceRange at = c.element.valid() ? g_.element(c.element).range : bd.range;
+    std::string path = pathText(g_, c.path);
+    closers_.push_back([this, b, z, tearEffort, name, path, at] {
+      sym::ExprId def = tearEffort ? r_.defineEffort(b) : r_.defineFlow(b);
+      torn_.push_back({name, ctx_.node(z).symbol, ctx_.sub(z, def), path, at});
+    });
+  }
+}
+
+void Builder::tearInvertedLaws() {
+  // A nonlinear R whose law gives the variable its causality needs as input
+  // is inverted numerically: its output is torn and the law is the residual.
+  for (std::uint32_t i = 0; i < g_.elements.size(); ++i) {
+    ElementId id{i};
+    const Element &e = g_.elements[i];
+    if (e.kind != ElementKind::R || e.law == LawForm::Linear || e.bonds.size() != 1)
+      continue;
+    BondId b = e.bonds[0];
+    bool setsEffort = ca_.setsEffort(g_, b, id);
+    if (setsEffort == (e.law == LawForm::EffortLaw))
+      continue;
+    const Bond &bd = g_.bond(b);
+    // Given e = law(f) but needing f from e (or the reverse).
+    bool tornFlow = e.law == LawForm::EffortLaw;
+    std::string name = e.name + (tornFlow ? ".f" : ".e");
+    sym::ExprId z = r_.tear(tornFlow ? bd.flow : bd.effort, name);
+    std::string path = e.name;
+    SourceRange at = e.range;
+    closers_.push_back([this, id, b, z, tornFlow, name, path, at] {
+      const Element &el = g_.element(id);
+      sym::ExprId residual =
+          tornFlow ? ctx_.sub(r_.applyLaw(el, r_.sign(b, id, z)), r_.effort(b))
+                   : ctx_.sub(r_.sign(b, id, r_.applyLaw(el, z)), r_.flow(b));
+      torn_.push_back({name, ctx_.node(z).symbol, residual, path, at});
+    });
+  }
+}
+
+void Builder::tearDependentStorage() {
+  for (const causality::DerivativeStorage &d : ca_.derivative) {
+    const Element &e = g_.element(d.element);
+    BondId b = e.bonds[0];
+    const Bond &bd = g_.bond(b);
+    // C in derivative causality sets its flow, I its effort.
+    bool isC = e.kind == ElementKind::C;
+    std::string name = e.name + (isC ? ".f" : ".e");
+    sym::ExprId z = r_.tear(isC ? bd.flow : bd.effort, name);
+    dependent_.push_back({d.element, b, z, {}, pathText(g_, d.path)});
+  }
+}
+
+bool Builder::closeDependentStorage(const std::vector<sym::ExprId> &derivatives) {
+  for (Dependent &d : dependent_) {
+    const Element &e = g_.element(d.element);
+    bool isC = e.kind == ElementKind::C;
+    const char *what = isC ? "effort" : "flow";
+    if (e.law != LawForm::Linear) {
+      diags_.report(DiagKind::NonlinearDependentStorage, e.range, {kindName(e.kind), e.name});
+      return false;
+    }
+    if (r_.usesTearing(d.input)) {
+      diags_.report(DiagKind::DerivativeThroughLoop, e.range,
+                    {kindName(e.kind), e.name, what, "through " + d.path});
+      return false;
+    }
+    if (const char *fn = nonSmoothInTime(ctx_, d.input)) {
+      diags_.report(DiagKind::NotDifferentiable, e.range, {kindName(e.kind), e.name, what, fn});
+      for (const Element &src : g_.elements)
+        if (isSource(src.kind) && src.value.valid() && nonSmoothInTime(ctx_, src.value))
+          diags_.note(DiagKind::DrivingSource, src.range, {src.name});
+      return false;
+    }
+    // The rate of the stored quantity is the total time derivative of
+    // q = C e (p = I f).
+    sym::ExprId k = r_.resolve(e.value);
+    sym::ExprId rate = ctx_.derivative(d.input, ctx_.timeSymbol());
+    for (const State &s : sys_.states)
+      rate = ctx_.add(rate, ctx_.mul(ctx_.derivative(d.input, s.symbol),
+                                     derivatives[s.symbol.index]));
+    sym::ExprId output = ctx_.mul(k, rate);
+    if (isC) // the port flow is dq/dt; the bond flow carries the sign
+      output = r_.sign(d.bond, d.element, output);
+    torn_.push_back({e.name + (isC ? ".f" : ".e"), ctx_.node(d.output).symbol,
+                     ctx_.sub(d.output, output), d.path, e.range});
+  }
+  return true;
+}
+
+void Builder::bindDependentStates() {
+  for (Dependent &d : dependent_) {
+    const Element &e = g_.element(d.element);
+    // The imposed port variable: C takes the bond effort, I the port flow.
+    d.input = e.kind == ElementKind::C ? r_.effort(d.bond)
+                                        : r_.sign(d.bond, d.element, r_.flow(d.bond));
+    if (e.law != LawForm::Linear)
+      continue; // reported by closeDependentStorage
+    // The stored quantity follows the input: q = C e, p = I f.
+    sym::ExprId value = ctx_.mul(r_.resolve(e.value), d.input);
+    sys_.dependent.push_back({ctx_.symbol(e.state).name, value});
+    r_.bind(e.state, value);
+  }
+}
+
+std::optional<EquationSystem> Builder::run() {
+  for (const bg::Parameter &p : g_.parameters)
+    sys_.parameters.push_back({p.name, p.symbol, p.defaultValue});
+
+  // Independent states: storage in integral causality, then integrators.
+  std::unordered_set<std::uint32_t> dependentIds;
+  for (const causality::DerivativeStorage &d : ca_.derivative)
+    dependentIds.insert(d.element.index);
+  auto addState = [&](const std::string &name, sym::SymbolId variable, sym::ExprId initial) {
+    auto slot = static_cast<std::uint32_t>(sys_.states.size());
+    sym::SymbolId s = ctx_.addSymbol(name, sym::SymbolKind::State, slot);
+    r_.bind(variable, ctx_.ref(s));
+    sys_.states.push_back({name, s, initial, {}});
+  };
+  for (std::uint32_t i = 0; i < g_.elements.size(); ++i) {
+    const Element &e = g_.elements[i];
+    if (isStorage(e.kind) && !dependentIds.count(i))
+      addState(ctx_.symbol(e.state).name, e.state, e.initial);
+  }
+  for (const Integrator &i : g_.integrators)
+    addState(i.name, i.state, ctx_.constant(0));
+
+  // Tear before resolving anything, so that every loop closes on its
+  // tearing variable instead of recursing.
+  tearChoices();
+  tearDependentStorage();
+  tearInvertedLaws();
+  bindDependentStates();
+
+  std::size_t k = 0;
+  std::unordered_map<std::uint32_t, sym::ExprId> derivativeOf; // by state symbol index
+  for (std::uint32_t i = 0; i < g_.elements.size(); ++i) {
+    const Element &e = g_.elements[i];
+    if (!isStorage(e.kind) || dependentIds.count(i))
+      continue;
+    BondId b = e.bonds[0];
+    ElementId id{i};
+    // Port variables are (e_b, s f_b): dq/dt = s f_b, dp/dt = e_b.
+    sys_.states[k++].derivative =
+        e.kind == ElementKind::C ? r_.sign(b, id, r_.flow(b)) : r_.effort(b);
+  }
+  for (const Integrator &i : g_.integrators)
+    sys_.states[k++].derivative = r_.resolve(i.input);
+  std::vector<sym::ExprId> derivatives(ctx_.numSymbols());
+  for (const State &s : sys_.states)
+    derivatives[s.symbol.index] = s.derivative;
+
+  for (auto &close : closers_)
+    close();
+  if (!closeDependentStorage(derivatives))
+    return std::nullopt;
+  for (const bg::Output &o : g_.outputs)
+    sys_.outputs.push_back({o.name, r_.resolve(o.value)});
+  for (std::uint32_t i = 0; i < g_.bonds.size(); ++i) {
+    sys_.bondNames.push_back(g_.bonds[i].name);
+    sys_.bondEffort.push_back(r_.effort(BondId{i}));
+    sys_.bondFlow.push_back(r_.flow(BondId{i}));
+  }
+  for (TornVariable &t : r_.cycles())
+    torn_.push_back(t);
+
+  // Close the loops at the defaults' nominal point and substitute.
+  std::vector<double> params(sys_.parameters.size());
+  std::unordered_map<std::uint32_t, double> paramBySymbol;
+  for (std::uint32_t i : sys_.parameterOrder()) {
+    params[i] = ctx_.evaluate(sys_.parameters[i].defaultValue,
+                              [&](sym::SymbolId s) { return paramBySymbol.at(s.index); });
+    paramBySymbol[sys_.parameters[i].symbol.index] = params[i];
+  }
+  std::vector<double> x0;
+  for (const State &s : sys_.states)
+    x0.push_back(ctx_.evaluate(s.initial, [&](sym::SymbolId s) { return paramBySymbol.at(s.index); }));
+  auto nominal = [&](sym::SymbolId s) -> double {
+    const sym::Symbol &sy = ctx_.symbol(s);
+    switch (sy.kind) {
+    case sym::SymbolKind::Time: return 0;
+    case sym::SymbolKind::State: return x0[sy.slot];
+    case sym::SymbolKind::Parameter: return params[sy.slot];
+    default: return std::numeric_limits<double>::quiet_NaN();
+    }
+  };
+  ClosedLoops closed;
+  if (!closeLoops(torn_, sys_, nominal, diags_, closed))
+    return std::nullopt;
+  auto finish = [&](sym::ExprId &e) { e = ctx_.substitute(e, closed.substitution); };
+  for (State &s : sys_.states)
+    finish(s.derivative);
+  for (Output &o : sys_.outputs)
+    finish(o.value);
+  for (DependentState &d : sys_.dependent)
+    finish(d.value);
+  for (std::size_t i = 0; i < sys_.bondEffort.size(); ++i) {
+    finish(sys_.bondEffort[i]);
+    finish(sys_.bondFlow[i]);
+  }
+  std::string problem = sys_.verify();
+  if (!problem.empty())
+    throw InternalError("equation verifier: " + problem);
+  return std::move(sys_);
 }
 
 } // namespace
 
 std::optional<EquationSystem> buildEquations(const BondGraph &g, const CausalAssignment &ca,
                                              DiagnosticEngine &diags) {
-  if (!ca.choices.empty() || !ca.derivative.empty())
-    throw InternalError("equations need a graph without algebraic loops or derivative causality");
-  EquationSystem sys;
-  sys.ctx = g.ctx;
-  sys.modelName = g.modelName;
-  sym::ExprContext &ctx = *g.ctx;
-  Resolver r(g, ca, diags, sys);
-
-  for (const bg::Parameter &p : g.parameters)
-    sys.parameters.push_back({p.name, p.symbol, p.defaultValue});
-
-  // States: storage elements in declaration order, then integrators.
-  auto addState = [&](const std::string &name, sym::SymbolId variable, sym::ExprId initial) {
-    auto slot = static_cast<std::uint32_t>(sys.states.size());
-    sym::SymbolId s = ctx.addSymbol(name, sym::SymbolKind::State, slot);
-    r.bindState(variable, s);
-    sys.states.push_back({name, s, initial, {}});
-  };
-  std::vector<std::pair<std::size_t, const Element *>> storage;
-  for (const Element &e : g.elements)
-    if (isStorage(e.kind))
-      addState(ctx.symbol(e.state).name, e.state, e.initial);
-  for (const Integrator &i : g.integrators)
-    addState(i.name, i.state, ctx.constant(0));
-
-  std::size_t k = 0;
-  for (std::uint32_t i = 0; i < g.elements.size(); ++i) {
-    const Element &e = g.elements[i];
-    if (!isStorage(e.kind))
-      continue;
-    BondId b = e.bonds[0];
-    ElementId id{i};
-    // Port variables are (e_b, s f_b): dq/dt = s f_b, dp/dt = e_b.
-    sys.states[k++].derivative =
-        e.kind == ElementKind::C ? (g.sign(b, id) > 0 ? r.flow(b) : ctx.neg(r.flow(b)))
-                                 : r.effort(b);
-  }
-  for (const Integrator &i : g.integrators)
-    sys.states[k++].derivative = r.resolve(i.input);
-
-  for (const bg::Output &o : g.outputs)
-    sys.outputs.push_back({o.name, r.resolve(o.value)});
-  for (std::uint32_t i = 0; i < g.bonds.size(); ++i) {
-    sys.bondNames.push_back(g.bonds[i].name);
-    sys.bondEffort.push_back(r.effort(BondId{i}));
-    sys.bondFlow.push_back(r.flow(BondId{i}));
-  }
-  if (r.failed())
-    return std::nullopt;
-  std::string problem = sys.verify();
-  if (!problem.empty())
-    throw InternalError("equation verifier: " + problem);
-  return sys;
-}
-
-std::vector<std::uint32_t> EquationSystem::parameterOrder() const {
-  std::unordered_map<std::uint32_t, std::uint32_t> bySymbol;
-  for (std::uint32_t i = 0; i < parameters.size(); ++i)
-    bySymbol[parameters[i].symbol.index] = i;
-  std::vector<std::uint32_t> order;
-  std::vector<int> state(parameters.size(), 0);
-  // Depth-first post-order; sema has already rejected cycles.
-  std::vector<std::pair<std::uint32_t, bool>> todo;
-  for (std::uint32_t i = parameters.size(); i-- > 0;)
-    todo.push_back({i, false});
-  while (!todo.empty()) {
-    auto [i, done] = todo.back();
-    todo.pop_back();
-    if (done) {
-      if (state[i] != 2)
-        order.push_back(i);
-      state[i] = 2;
-      continue;
-    }
-    if (state[i] != 0)
-      continue;
-    state[i] = 1;
-    todo.push_back({i, true});
-    std::vector<sym::SymbolId> syms;
-    collectSymbols(*ctx, parameters[i].defaultValue, syms);
-    for (sym::SymbolId s : syms) {
-      auto it = bySymbol.find(s.index);
-      if (it != bySymbol.end() && state[it->second] == 0)
-        todo.push_back({it->second, false});
-    }
-  }
-  return order;
-}
-
-std::string EquationSystem::verify() const {
-  auto check = [&](sym::ExprId e, const std::string &what, bool parametric) -> std::string {
-    if (!e.valid())
-      return what + " is missing";
-    std::vector<sym::SymbolId> syms;
-    collectSymbols(*ctx, e, syms);
-    for (sym::SymbolId s : syms) {
-      const sym::Symbol &sy = ctx->symbol(s);
-      if (sy.kind == sym::SymbolKind::Variable)
-        return what + " still refers to `" + sy.name + "`";
-      if (parametric && sy.kind != sym::SymbolKind::Parameter)
-        return what + " must depend on parameters only";
-      if (sy.kind == sym::SymbolKind::State && sy.slot >= states.size())
-        return what + " refers to state slot " + std::to_string(sy.slot);
-      if (sy.kind == sym::SymbolKind::Parameter && sy.slot >= parameters.size())
-        return what + " refers to parameter slot " + std::to_string(sy.slot);
-    }
-    return "";
-  };
-  for (const Parameter &p : parameters)
-    if (auto m = check(p.defaultValue, "default of `" + p.name + "`", true); !m.empty())
-      return m;
-  for (const State &s : states) {
-    if (auto m = check(s.initial, "initial value of `" + s.name + "`", true); !m.empty())
-      return m;
-    if (auto m = check(s.derivative, "derivative of `" + s.name + "`", false); !m.empty())
-      return m;
-  }
-  for (const Output &o : outputs)
-    if (auto m = check(o.value, "output `" + o.name + "`", false); !m.empty())
-      return m;
-  return "";
-}
-
-std::string EquationSystem::dump() const {
-  std::ostringstream os;
-  os << "parameters\n";
-  for (const Parameter &p : parameters)
-    os << "  " << p.name << " = " << ctx->print(p.defaultValue) << "\n";
-  os << "states\n";
-  for (const State &s : states)
-    os << "  " << s.name << "(0) = " << ctx->print(s.initial) << "\n";
-  os << "state equations\n";
-  for (const State &s : states)
-    os << "  d/dt " << s.name << " = " << ctx->print(s.derivative) << "\n";
-  os << "bond variables\n";
-  for (std::size_t i = 0; i < bondNames.size(); ++i)
-    os << "  " << bondNames[i] << ".e = " << ctx->print(bondEffort[i]) << "\n"
-       << "  " << bondNames[i] << ".f = " << ctx->print(bondFlow[i]) << "\n";
-  os << "outputs\n";
-  for (const Output &o : outputs)
-    os << "  " << o.name << " = " << ctx->print(o.value) << "\n";
-  return os.str();
+  return Builder(g, ca, diags).run();
 }
 
 } // namespace hbg::eq

@@ -390,7 +390,9 @@ ExprId ExprContext::derivative(ExprId id, SymbolId s) {
     case Op::Add: r = add(da, db); break;
     case Op::Sub: r = sub(da, db); break;
     case Op::Mul: r = add(mul(da, b), mul(a, db)); break;
-    case Op::Div: r = div(sub(mul(da, b), mul(a, db)), mul(b, b)); break;
+    case Op::Div: // a constant denominator keeps the quotient rule out of the result
+      r = isConst(db, 0) ? div(da, b) : div(sub(mul(da, b), mul(a, db)), mul(b, b));
+      break;
     case Op::Pow:
       if (isConst(db, 0)) // d(a^c) = c a^(c-1) da
         r = mul(mul(b, pow(a, sub(b, constant(1)))), da);

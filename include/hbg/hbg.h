@@ -44,12 +44,15 @@ public:
   std::vector<double> parameterValues(const std::map<std::string, double> &overrides = {}) const;
   /// Initial state for the given parameter values.
   std::vector<double> initialState(const std::vector<double> &params) const;
-  /// dx/dt and outputs, through the JIT-compiled code.
+  /// dx/dt and outputs, through the JIT-compiled code. Models with
+  /// nonlinear loops solve them by Newton's method from zero on each call
+  /// (a Simulation warm-starts instead); a failed solve gives NaN.
   void rhs(double t, const double *x, const double *p, double *xdot) const;
   void outputs(double t, const double *x, const double *p, double *y) const;
 
   struct Impl;
   explicit Model(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
+  const Impl *impl() const { return impl_.get(); }
 
 private:
   std::shared_ptr<const Impl> impl_;

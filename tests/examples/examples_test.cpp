@@ -118,10 +118,88 @@ TEST_CASE("falling_drag: terminal velocity through a nonlinear R") {
   CHECK(relativeError(r, "height", h) < 1e-7);
 }
 
+TEST_CASE("rigid_masses: two rigidly coupled masses oscillate as one") {
+  const double m1 = 1, m2 = 3, k = 100, F = 10, w = std::sqrt(k / (m1 + m2));
+  hbg::Result r = simulate("rigid_masses.hbg", 3, 0.01);
+  auto x = [&](double t) { return F / k * (1 - std::cos(w * t)); };
+  auto v = [&](double t) { return F / k * w * std::sin(w * t); };
+  CHECK(relativeError(r, "position", x) < 1e-7);
+  CHECK(relativeError(r, "velocity", v) < 1e-7);
+  // The dependent mass's momentum follows the common velocity, and the
+  // force it takes is its share of the net force: m2 / (m1 + m2).
+  auto p2 = [&](double t) { return m2 * v(t); };
+  auto f2 = [&](double t) { return m2 / (m1 + m2) * (F - k * x(t)); };
+  CHECK(relativeError(r, "back_momentum", p2) < 1e-7);
+  CHECK(relativeError(r, "contact_force", f2) < 1e-7);
+}
+
+TEST_CASE("parallel_capacitors: tau = R (C1 + C2), charge shared by capacitance") {
+  const double V = 1, R = 1000, C1 = 1e-4, C2 = 3e-4, tau = R * (C1 + C2);
+  hbg::Result r = simulate("parallel_capacitors.hbg", 2, 0.005);
+  auto v = [&](double t) { return V * (1 - std::exp(-t / tau)); };
+  CHECK(relativeError(r, "voltage", v) < 1e-7);
+  CHECK(relativeError(r, "q2", [&](double t) { return C2 * v(t); }) < 1e-7);
+  CHECK(relativeError(r, "i2", [&](double t) { return C2 * V / tau * std::exp(-t / tau); }) < 1e-7);
+}
+
+TEST_CASE("gear_inertias: effective inertia J1 + n^2 J2") {
+  const double T = 2, J1 = 0.01, J2 = 0.5, n = 0.2, b = 0.3;
+  const double J = J1 + n * n * J2, B = n * n * b;
+  hbg::Result r = simulate("gear_inertias.hbg", 5, 0.01);
+  auto w1 = [&](double t) { return T / B * (1 - std::exp(-B * t / J)); };
+  CHECK(relativeError(r, "motor_speed", w1) < 1e-7);
+  CHECK(relativeError(r, "load_speed", [&](double t) { return n * w1(t); }) < 1e-7);
+  CHECK(relativeError(r, "load_momentum", [&](double t) { return J2 * n * w1(t); }) < 1e-7);
+}
+
+TEST_CASE("resistor_bridge: the capacitor charges through the bridge's Thevenin equivalent") {
+  const double V = 10, R1 = 100, R2 = 220, R3 = 330, R4 = 470, R5 = 150, C = 1e-5;
+  // Nodal analysis of nodes b and d with the capacitor removed.
+  const double g11 = 1 / R1 + 1 / R3 + 1 / R5, g12 = -1 / R5, g22 = 1 / R2 + 1 / R4 + 1 / R5;
+  const double det = g11 * g22 - g12 * g12;
+  const double vth = (g11 * (V / R2) - g12 * (V / R1)) / det; // node d, open circuit
+  const double rth = g11 / det;                                // seen from node d
+  hbg::Result r = simulate("resistor_bridge.hbg", 0.01, 2e-5);
+  auto v = [&](double t) { return vth * (1 - std::exp(-t / (rth * C))); };
+  CHECK(relativeError(r, "voltage", v) < 1e-7);
+  // Bridge current from the node voltages: (vb - vd) / R5.
+  auto bridge = [&](double t) {
+    double vd = v(t);
+    double vb = (V / R1 + vd / R5) / g11;
+    return (vb - vd) / R5;
+  };
+  CHECK(relativeError(r, "bridge_current", bridge) < 1e-7);
+}
+
+TEST_CASE("diode_loop: Newton-solved loop settles at the Lambert-W steady state") {
+  const double V = 5, R = 100, RL = 1000, Is = 1e-12, Vt = 0.025, Rt = R + RL;
+  // w = W(x) with x = Rt Is / Vt exp((V + Rt Is) / Vt), about e^200: solved
+  // in logarithms, w + ln w = ln x, by Newton's iteration.
+  const double logArg = std::log(Rt * Is / Vt) + (V + Rt * Is) / Vt;
+  double w = logArg - std::log(logArg);
+  for (int k = 0; k < 50; ++k)
+    w -= (w + std::log(w) - logArg) / (1 + 1 / w);
+  const double i = Vt / Rt * w - Is;
+  hbg::Result r = simulate("diode_loop.hbg", 2, 0.01);
+  CHECK(r.at("current").back() == doctest::Approx(i).epsilon(1e-7));
+  CHECK(r.at("voltage").back() == doctest::Approx(RL * i).epsilon(1e-7));
+  CHECK(r.at("diode_voltage").back() == doctest::Approx(Vt * std::log1p(i / Is)).epsilon(1e-7));
+  // At t = 0 the capacitor is empty: the loop alone sets the current,
+  // i = Is (exp((V - R i) / Vt) - 1), solved here by bisection.
+  double lo = 0, hi = V / R;
+  for (int k = 0; k < 200; ++k) {
+    double mid = (lo + hi) / 2;
+    (mid - Is * std::expm1((V - R * mid) / Vt) < 0 ? lo : hi) = mid;
+  }
+  CHECK(r.at("current").front() == doctest::Approx(lo).epsilon(1e-9));
+}
+
 TEST_CASE("every example file has a closed-form test here") {
   // A new example must come with a check in this file: list it here.
-  const std::set<std::string> tested = {"rlc.hbg", "mass_spring_damper.hbg", "dc_motor.hbg",
-                                        "falling_drag.hbg"};
+  const std::set<std::string> tested = {
+      "rlc.hbg",          "mass_spring_damper.hbg",  "dc_motor.hbg",
+      "falling_drag.hbg", "rigid_masses.hbg",        "parallel_capacitors.hbg",
+      "gear_inertias.hbg", "resistor_bridge.hbg",    "diode_loop.hbg"};
   std::set<std::string> found;
   for (const auto &entry : std::filesystem::directory_iterator(kExamples))
     if (entry.path().extension() == ".hbg")

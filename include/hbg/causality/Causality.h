@@ -70,9 +70,4 @@ struct CausalAssignment {
 /// reported to `diags` naming both sources; the result is then empty.
 std::optional<CausalAssignment> assignCausality(const bg::BondGraph &g, DiagnosticEngine &diags);
 
-/// Reports what the equation generator cannot handle yet: algebraic loops,
-/// storage in derivative causality, and nonlinear R laws used against their
-/// given causality. Returns true when anything was reported.
-bool reportUnsupported(const bg::BondGraph &g, const CausalAssignment &ca, DiagnosticEngine &diags);
-
 } // namespace hbg::causality

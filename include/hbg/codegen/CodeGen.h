@@ -5,7 +5,8 @@
 //   void name(double t, const double *x, const double *p, double *out);
 //
 // where out[i] receives the i-th expression of the group, symbols of kind
-// State read x[slot], Parameter read p[slot] and Time reads t. Parameters
+// State and Algebraic read x[slot] (algebraic unknowns are stored after the
+// states), Parameter read p[slot] and Time reads t. Parameters
 // are arguments, so changing one never recompiles. The module goes through
 // LLVM's O2 pipeline and is JIT-compiled by ORC LLJIT.
 //

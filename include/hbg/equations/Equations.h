@@ -42,6 +42,34 @@ struct Output {
   sym::ExprId value;
 };
 
+/// A storage element in derivative causality: no state of its own, its
+/// energy variable follows from the independent states and sources.
+struct DependentState {
+  std::string name;   ///< "c2.q"
+  sym::ExprId value;  ///< of time, states and parameters
+};
+
+/// An algebraic loop: the equations closing on a set of tearing variables.
+struct AlgebraicLoop {
+  /// Elements and bonds on the loop, as text: `r1 -b3- 1:j -b4- r2`.
+  std::string path;
+  /// Tearing variables by name ("r2.f", "c2.f").
+  std::vector<std::string> tearing;
+  /// Linear loops: each tearing variable's solved expression.
+  std::vector<sym::ExprId> solution;
+  bool linear = true;
+  /// Linear: solved in closed form (true) or by a generated LU.
+  bool closedForm = true;
+  /// Nonlinear: the unknowns' indices in EquationSystem::unknowns.
+  std::vector<std::uint32_t> unknowns;
+};
+
+/// An algebraic unknown solved by Newton's method at run time.
+struct Unknown {
+  std::string name;
+  sym::SymbolId symbol; ///< kind Algebraic, slot = number of states + index
+};
+
 /// The model as an ODE system dx/dt = f(t, x, p), y = g(t, x, p).
 struct EquationSystem {
   std::shared_ptr<sym::ExprContext> ctx;
@@ -49,22 +77,33 @@ struct EquationSystem {
   std::vector<Parameter> parameters;
   std::vector<State> states;
   std::vector<Output> outputs;
+  std::vector<DependentState> dependent;
+  std::vector<AlgebraicLoop> loops;
+  /// Nonlinear loops: unknowns, residuals r(t, x, z) = 0 and the Jacobian
+  /// dr/dz (column-major, unknowns.size() squared), all solved together.
+  std::vector<Unknown> unknowns;
+  std::vector<sym::ExprId> residuals;
+  std::vector<sym::ExprId> jacobian;
   /// Every bond's effort and flow (for `explain`), by bond index.
   std::vector<std::string> bondNames;
   std::vector<sym::ExprId> bondEffort, bondFlow;
 
   /// Parameter indices in an order where each default uses only earlier ones.
   std::vector<std::uint32_t> parameterOrder() const;
-  /// Checks that every expression uses only Time, State and Parameter
-  /// symbols with slots in range. Returns "" or the first violation.
+  /// Checks that every expression uses only Time, State, Algebraic and
+  /// Parameter symbols with slots in range. Returns "" or the first violation.
   std::string verify() const;
   /// The equations as text (`--emit=equations`, `hbgc explain`).
   std::string dump() const;
 };
 
-/// Builds the state equations. A cycle the causality left in the equations
-/// (a modulated element driven by a variable it sets itself) is reported as
-/// an algebraic loop; the result is then empty.
+/// Builds the state equations. Algebraic loops close on tearing variables:
+/// the inputs of R elements SCAP gave a causality by choice, the outputs of
+/// storage in derivative causality, and any variable a modulated element
+/// feeds back to itself. Linear loops are solved symbolically; nonlinear ones
+/// become residuals for Newton's method. Singular loops, non-differentiable
+/// sources driving dependent storage and the like are reported to `diags`;
+/// the result is then empty.
 std::optional<EquationSystem> buildEquations(const bg::BondGraph &g,
                                              const causality::CausalAssignment &ca,
                                              DiagnosticEngine &diags);

@@ -44,6 +44,7 @@ enum class SymbolKind : std::uint8_t {
   State,     ///< x[slot]
   Parameter, ///< p[slot]
   Variable,  ///< an unknown still to be eliminated (never reaches codegen)
+  Algebraic, ///< an algebraic unknown solved at run time: x[slot], after the states
 };
 
 /// A symbol: a name for printing, a kind and a slot in its argument array.
@@ -145,7 +146,7 @@ public:
   std::size_t size() const { return nodes_.size(); }
   bool isConst(ExprId id) const { return node(id).op == Op::Const; }
   bool isConst(ExprId id, double v) const { return isConst(id) && node(id).value == v; }
-  /// True when the expression refers to no symbol of kind Time, State or Variable.
+  /// True when the expression refers to no symbol other than parameters.
   bool isParametric(ExprId id) const;
   /// True when `id` refers to symbol `s`.
   bool dependsOn(ExprId id, SymbolId s) const;

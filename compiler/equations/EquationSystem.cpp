@@ -1,0 +1,138 @@
+//===- compiler/equations/EquationSystem.cpp - The equations as data -----===//
+
+#include "hbg/equations/Equations.h"
+
+#include <sstream>
+#include <unordered_map>
+
+namespace hbg::eq {
+
+std::vector<std::uint32_t> EquationSystem::parameterOrder() const {
+  std::unordered_map<std::uint32_t, std::uint32_t> bySymbol;
+  for (std::uint32_t i = 0; i < parameters.size(); ++i)
+    bySymbol[parameters[i].symbol.index] = i;
+  std::vector<std::uint32_t> order;
+  std::vector<int> state(parameters.size(), 0);
+  // Depth-first post-order; sema has already rejected cycles.
+  std::vector<std::pair<std::uint32_t, bool>> todo;
+  for (std::uint32_t i = parameters.size(); i-- > 0;)
+    todo.push_back({i, false});
+  while (!todo.empty()) {
+    auto [i, done] = todo.back();
+    todo.pop_back();
+    if (done) {
+      if (state[i] != 2)
+        order.push_back(i);
+      state[i] = 2;
+      continue;
+    }
+    if (state[i] != 0)
+      continue;
+    state[i] = 1;
+    todo.push_back({i, true});
+    for (sym::SymbolId s : ctx->symbolsOf(parameters[i].defaultValue)) {
+      auto it = bySymbol.find(s.index);
+      if (it != bySymbol.end() && state[it->second] == 0)
+        todo.push_back({it->second, false});
+    }
+  }
+  return order;
+}
+
+std::string EquationSystem::verify() const {
+  auto check = [&](sym::ExprId e, const std::string &what, bool parametric) -> std::string {
+    if (!e.valid())
+      return what + " is missing";
+    for (sym::SymbolId s : ctx->symbolsOf(e)) {
+      const sym::Symbol &sy = ctx->symbol(s);
+      if (sy.kind == sym::SymbolKind::Variable)
+        return what + " still refers to `" + sy.name + "`";
+      if (parametric && sy.kind != sym::SymbolKind::Parameter)
+        return what + " must depend on parameters only";
+      if (sy.kind == sym::SymbolKind::State && sy.slot >= states.size())
+        return what + " refers to state slot " + std::to_string(sy.slot);
+      if (sy.kind == sym::SymbolKind::Parameter && sy.slot >= parameters.size())
+        return what + " refers to parameter slot " + std::to_string(sy.slot);
+      if (sy.kind == sym::SymbolKind::Algebraic &&
+          (sy.slot < states.size() || sy.slot >= states.size() + unknowns.size()))
+        return what + " refers to unknown slot " + std::to_string(sy.slot);
+    }
+    return "";
+  };
+  if (residuals.size() != unknowns.size() || jacobian.size() != unknowns.size() * unknowns.size())
+    return "nonlinear loops need one residual per unknown and a square Jacobian";
+  for (std::size_t i = 0; i < residuals.size(); ++i)
+    if (auto m = check(residuals[i], "residual " + std::to_string(i), false); !m.empty())
+      return m;
+  for (const sym::ExprId &j : jacobian)
+    if (auto m = check(j, "Jacobian entry", false); !m.empty())
+      return m;
+  for (const DependentState &d : dependent)
+    if (auto m = check(d.value, "dependent state `" + d.name + "`", false); !m.empty())
+      return m;
+  for (const Parameter &p : parameters)
+    if (auto m = check(p.defaultValue, "default of `" + p.name + "`", true); !m.empty())
+      return m;
+  for (const State &s : states) {
+    if (auto m = check(s.initial, "initial value of `" + s.name + "`", true); !m.empty())
+      return m;
+    if (auto m = check(s.derivative, "derivative of `" + s.name + "`", false); !m.empty())
+      return m;
+  }
+  for (const Output &o : outputs)
+    if (auto m = check(o.value, "output `" + o.name + "`", false); !m.empty())
+      return m;
+  return "";
+}
+
+std::string EquationSystem::dump() const {
+  std::ostringstream os;
+  os << "parameters\n";
+  for (const Parameter &p : parameters)
+    os << "  " << p.name << " = " << ctx->print(p.defaultValue) << "\n";
+  os << "states\n";
+  for (const State &s : states)
+    os << "  " << s.name << "(0) = " << ctx->print(s.initial) << "\n";
+  if (!dependent.empty()) {
+    os << "dependent states (storage in derivative causality)\n";
+    for (const DependentState &d : dependent)
+      os << "  " << d.name << " = " << ctx->print(d.value) << "\n";
+  }
+  if (!loops.empty()) {
+    os << "algebraic loops\n";
+    for (std::size_t i = 0; i < loops.size(); ++i) {
+      const AlgebraicLoop &l = loops[i];
+      os << "  loop " << i + 1 << ": " << l.path << "\n    tearing:";
+      for (const std::string &t : l.tearing)
+        os << " " << t;
+      os << "\n";
+      if (!l.linear) {
+        os << "    nonlinear: Newton, " << l.unknowns.size()
+           << (l.unknowns.size() == 1 ? " unknown" : " unknowns") << "\n";
+        continue;
+      }
+      os << "    linear, solved " << (l.closedForm ? "in closed form" : "by a generated LU")
+         << "\n";
+      for (std::size_t k = 0; k < l.tearing.size(); ++k)
+        os << "    " << l.tearing[k] << " = " << ctx->print(l.solution[k]) << "\n";
+    }
+  }
+  if (!unknowns.empty()) {
+    os << "newton residuals\n";
+    for (std::size_t i = 0; i < unknowns.size(); ++i)
+      os << "  0 = " << ctx->print(residuals[i]) << "   (for " << unknowns[i].name << ")\n";
+  }
+  os << "state equations\n";
+  for (const State &s : states)
+    os << "  d/dt " << s.name << " = " << ctx->print(s.derivative) << "\n";
+  os << "bond variables\n";
+  for (std::size_t i = 0; i < bondNames.size(); ++i)
+    os << "  " << bondNames[i] << ".e = " << ctx->print(bondEffort[i]) << "\n"
+       << "  " << bondNames[i] << ".f = " << ctx->print(bondFlow[i]) << "\n";
+  os << "outputs\n";
+  for (const Output &o : outputs)
+    os << "  " << o.name << " = " << ctx->print(o.value) << "\n";
+  return os.str();
+}
+
+} // namespace hbg::eq
