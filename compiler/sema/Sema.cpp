@@ -642,23 +642,9 @@ std::vector<sym::SymbolId> symbolsIn(const sym::ExprContext &ctx, sym::ExprId ro
   std::vector<sym::SymbolId> out;
   if (!root.valid())
     return out;
-  std::vector<sym::ExprId> stack{root};
-  std::vector<char> seen(ctx.size(), 0);
-  while (!stack.empty()) {
-    sym::ExprId id = stack.back();
-    stack.pop_back();
-    if (seen[id.index])
-      continue;
-    seen[id.index] = 1;
-    const sym::Node &n = ctx.node(id);
-    if (n.op == sym::Op::Symbol && ctx.symbol(n.symbol).kind == kind)
-      out.push_back(n.symbol);
-    int k = sym::arity(n.op);
-    if (k >= 1)
-      stack.push_back(n.lhs);
-    if (k == 2)
-      stack.push_back(n.rhs);
-  }
+  for (sym::SymbolId s : ctx.symbolsOf(root))
+    if (ctx.symbol(s).kind == kind)
+      out.push_back(s);
   return out;
 }
 

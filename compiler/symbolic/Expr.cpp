@@ -2,6 +2,7 @@
 
 #include "hbg/symbolic/Expr.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -294,66 +295,65 @@ ExprId ExprContext::make(Op op, ExprId a, ExprId b, ExprId c) {
   }
 }
 
-/// Marks every node reachable from `roots`; ids are topological, so one
-/// backwards sweep over [0, max root] suffices and no recursion is needed.
-static std::vector<char> reachable(const ExprContext &ctx, const std::vector<ExprId> &roots) {
-  std::uint32_t top = 0;
-  for (ExprId r : roots)
-    top = std::max(top, r.index + 1);
-  std::vector<char> mark(top, 0);
-  for (ExprId r : roots)
-    mark[r.index] = 1;
-  for (std::uint32_t i = top; i-- > 0;) {
-    if (!mark[i])
-      continue;
-    forEachOperand(ctx.node(ExprId{i}), [&mark](ExprId o) { mark[o.index] = 1; });
+std::vector<std::uint32_t> ExprContext::reach(const std::vector<ExprId> &roots) const {
+  if (stamp_.size() < nodes_.size())
+    stamp_.resize(nodes_.size(), 0);
+  if (++epoch_ == 0) { // wrapped around: clear the stale marks once
+    std::fill(stamp_.begin(), stamp_.end(), 0);
+    epoch_ = 1;
   }
-  return mark;
+  std::vector<std::uint32_t> out, stack;
+  auto visit = [&](ExprId e) {
+    if (e.valid() && stamp_[e.index] != epoch_) {
+      stamp_[e.index] = epoch_;
+      stack.push_back(e.index);
+    }
+  };
+  for (ExprId r : roots)
+    visit(r);
+  while (!stack.empty()) {
+    std::uint32_t i = stack.back();
+    stack.pop_back();
+    out.push_back(i);
+    forEachOperand(nodes_[i], visit);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 bool ExprContext::isParametric(ExprId id) const {
-  std::vector<char> mark = reachable(*this, {id});
-  for (std::uint32_t i = 0; i < mark.size(); ++i)
-    if (mark[i] && nodes_[i].op == Op::Symbol &&
-        symbols_[nodes_[i].symbol.index].kind != SymbolKind::Parameter)
+  for (std::uint32_t i : reach({id}))
+    if (nodes_[i].op == Op::Symbol && symbols_[nodes_[i].symbol.index].kind != SymbolKind::Parameter)
       return false;
   return true;
 }
 
 bool ExprContext::dependsOn(ExprId id, SymbolId s) const {
-  std::vector<char> mark = reachable(*this, {id});
-  for (std::uint32_t i = 0; i < mark.size(); ++i)
-    if (mark[i] && nodes_[i].op == Op::Symbol && nodes_[i].symbol == s)
+  for (std::uint32_t i : reach({id}))
+    if (nodes_[i].op == Op::Symbol && nodes_[i].symbol == s)
       return true;
   return false;
 }
 
 std::vector<SymbolId> ExprContext::symbolsOf(ExprId root) const {
   std::vector<SymbolId> out;
-  if (!root.valid())
-    return out;
-  std::vector<char> mark = reachable(*this, {root});
-  for (std::uint32_t i = 0; i < mark.size(); ++i)
-    if (mark[i] && nodes_[i].op == Op::Symbol)
+  for (std::uint32_t i : reach({root}))
+    if (nodes_[i].op == Op::Symbol)
       out.push_back(nodes_[i].symbol);
   return out;
 }
 
 std::size_t ExprContext::countNodes(const std::vector<ExprId> &roots) const {
-  std::vector<char> mark = reachable(*this, roots);
-  std::size_t n = 0;
-  for (char m : mark)
-    n += m;
-  return n;
+  return reach(roots).size();
 }
 
 ExprId ExprContext::substitute(ExprId id,
                                const std::unordered_map<std::uint32_t, ExprId> &bySymbol) {
-  std::vector<char> mark = reachable(*this, {id});
-  std::vector<ExprId> image(mark.size());
-  for (std::uint32_t i = 0; i < mark.size(); ++i) {
-    if (!mark[i])
-      continue;
+  if (bySymbol.empty())
+    return id;
+  std::unordered_map<std::uint32_t, ExprId> image;
+  auto at = [&image](ExprId e) { return image.at(e.index); };
+  for (std::uint32_t i : reach({id})) {
     Node n = nodes_[i]; // copy: building may grow nodes_
     if (n.op == Op::Symbol) {
       auto it = bySymbol.find(n.symbol.index);
@@ -362,26 +362,21 @@ ExprId ExprContext::substitute(ExprId id,
       image[i] = ExprId{i};
     } else {
       int k = arity(n.op);
-      ExprId a = image[n.lhs.index];
-      ExprId b = k >= 2 ? image[n.rhs.index] : ExprId();
-      ExprId c = k >= 3 ? image[n.third.index] : ExprId();
-      image[i] = make(n.op, a, b, c);
+      image[i] = make(n.op, at(n.lhs), k >= 2 ? at(n.rhs) : ExprId(),
+                      k >= 3 ? at(n.third) : ExprId());
     }
   }
-  return image[id.index];
+  return image.at(id.index);
 }
 
 ExprId ExprContext::derivative(ExprId id, SymbolId s) {
-  std::vector<char> mark = reachable(*this, {id});
-  std::vector<ExprId> d(mark.size());
-  for (std::uint32_t i = 0; i < mark.size(); ++i) {
-    if (!mark[i])
-      continue;
+  std::unordered_map<std::uint32_t, ExprId> d;
+  for (std::uint32_t i : reach({id})) {
     Node n = nodes_[i];
     ExprId x{i};
     ExprId a = n.lhs, b = n.rhs;
-    ExprId da = arity(n.op) >= 1 ? d[a.index] : ExprId();
-    ExprId db = arity(n.op) >= 2 ? d[b.index] : ExprId();
+    ExprId da = arity(n.op) >= 1 ? d.at(a.index) : ExprId();
+    ExprId db = arity(n.op) >= 2 ? d.at(b.index) : ExprId();
     ExprId r;
     switch (n.op) {
     case Op::Const: r = constant(0); break;
@@ -408,7 +403,7 @@ ExprId ExprContext::derivative(ExprId id, SymbolId s) {
     case Op::Tanh: r = mul(sub(constant(1), mul(x, x)), da); break;
     case Op::Abs: r = mul(unary(Op::Sign, a), da); break;
     case Op::Sign: r = constant(0); break;
-    case Op::Select: r = select(a, db, d[n.third.index]); break;
+    case Op::Select: r = select(a, db, d.at(n.third.index)); break;
     case Op::Min: // piecewise: the derivative of the smaller operand
     case Op::Max: {
       ExprId pick = n.op == Op::Min ? sub(b, a) : sub(a, b);
@@ -420,15 +415,12 @@ ExprId ExprContext::derivative(ExprId id, SymbolId s) {
     }
     d[i] = r;
   }
-  return d[id.index];
+  return d.at(id.index);
 }
 
 double ExprContext::evaluate(ExprId id, const std::function<double(SymbolId)> &valueOf) const {
-  std::vector<char> mark = reachable(*this, {id});
-  std::vector<double> val(mark.size(), 0.0);
-  for (std::uint32_t i = 0; i < mark.size(); ++i) {
-    if (!mark[i])
-      continue;
+  std::unordered_map<std::uint32_t, double> val;
+  for (std::uint32_t i : reach({id})) {
     const Node &n = nodes_[i];
     if (n.op == Op::Const)
       val[i] = n.value;
@@ -436,11 +428,11 @@ double ExprContext::evaluate(ExprId id, const std::function<double(SymbolId)> &v
       val[i] = valueOf(n.symbol);
     else {
       int k = arity(n.op);
-      val[i] = apply(n.op, val[n.lhs.index], k >= 2 ? val[n.rhs.index] : 0.0,
-                     k >= 3 ? val[n.third.index] : 0.0);
+      val[i] = apply(n.op, val.at(n.lhs.index), k >= 2 ? val.at(n.rhs.index) : 0.0,
+                     k >= 3 ? val.at(n.third.index) : 0.0);
     }
   }
-  return val[id.index];
+  return val.at(id.index);
 }
 
 namespace {
@@ -466,17 +458,14 @@ std::string formatNumber(double v) {
 } // namespace
 
 std::string ExprContext::print(ExprId id) const {
-  std::vector<char> mark = reachable(*this, {id});
-  std::vector<std::string> text(mark.size());
+  std::unordered_map<std::uint32_t, std::string> text;
   auto wrap = [&](ExprId child, int parentPrec, bool rightSide) {
     const Node &c = node(child);
     int p = c.op == Op::Const && c.value < 0 ? 3 : precedence(c.op);
     bool paren = p < parentPrec || (rightSide && p == parentPrec && parentPrec < 5);
     return paren ? "(" + text[child.index] + ")" : text[child.index];
   };
-  for (std::uint32_t i = 0; i < mark.size(); ++i) {
-    if (!mark[i])
-      continue;
+  for (std::uint32_t i : reach({id})) {
     const Node &n = nodes_[i];
     int p = precedence(n.op);
     switch (n.op) {

@@ -39,7 +39,7 @@ struct CodeGenOptions {
   /// 0 skips the optimisation pipeline, 2 runs LLVM's O2 (the default).
   unsigned optLevel = 2;
   /// Upper bound on DAG nodes lowered into one LLVM function.
-  std::size_t maxNodesPerFunction = 2000;
+  std::size_t maxNodesPerFunction = 500;
 };
 
 /// The functions of one compiled module. Owns its JIT and code; dropping it
