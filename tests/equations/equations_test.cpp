@@ -997,3 +997,34 @@ TEST_CASE("random trees: every element law, junction, TF and GY rule holds") {
   }
   CHECK(built > 200);
 }
+
+TEST_CASE("a source driving a dependent capacitor is differentiated in time") {
+  // The MSe imposes e = A sin(w t) on C directly, so C is in derivative
+  // causality: q = C e and its flow i = C A w cos(w t), with no state left
+  // but the resistor's neighbour.
+  Model m(R"(model Driven {
+    parameter A = 2;
+    parameter w = 3;
+    parameter Cv = 0.5;
+    MSe src(A * sin(w * time));
+    C c(Cv) { q0 = 0; }
+    R r(4);
+    0 n;
+    bond src -> n;
+    bond n -> c;
+    bond n -> r;
+    output c.q, c.f;
+})");
+  const eq::EquationSystem &s = m.eqs();
+  CHECK(s.states.empty());
+  REQUIRE(s.dependent.size() == 1);
+  CHECK(s.dependent[0].name == "c.q");
+  for (double t : {0.0, 0.3, 1.7}) {
+    Point pt{t, {{"A", 2}, {"w", 3}, {"Cv", 0.5}}};
+    CHECK(m.eval(s.outputs[0].value, pt) == doctest::Approx(0.5 * 2 * std::sin(3 * t)));
+    CHECK(m.eval(s.outputs[1].value, pt) == doctest::Approx(0.5 * 2 * 3 * std::cos(3 * t)));
+    // The source delivers the capacitor's and the resistor's current.
+    CHECK(m.eval(s.bondFlow[0], pt) ==
+          doctest::Approx(0.5 * 2 * 3 * std::cos(3 * t) + 2 * std::sin(3 * t) / 4));
+  }
+}
