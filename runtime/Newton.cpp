@@ -4,7 +4,9 @@
 
 #include <Eigen/Dense>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 namespace hbg::runtime {
 
@@ -13,8 +15,12 @@ std::string describe(const NewtonResult &r) {
   case NewtonStatus::Converged:
     return "converged in " + std::to_string(r.iterations) + " iterations";
   case NewtonStatus::NotConverged:
+  {
+    char residual[32];
+    std::snprintf(residual, sizeof residual, "%.3g", r.residualNorm);
     return "Newton's method did not converge in " + std::to_string(r.iterations) +
-           " iterations (residual " + std::to_string(r.residualNorm) + ")";
+           " iterations (residual " + residual + ")";
+  }
   case NewtonStatus::SingularJacobian:
     return "the loop's Jacobian is singular";
   case NewtonStatus::NonFinite:
@@ -39,6 +45,9 @@ NewtonResult newtonSolve(std::size_t m,
     return result;
   }
   double norm = r.lpNorm<Eigen::Infinity>();
+  if (norm == 0) // already a solution (a warm start, or z = 0 itself)
+    return result;
+  bool perturbed = false;
   for (result.iterations = 0; result.iterations < opts.maxIterations; ++result.iterations) {
     jacobian(z, jac.data());
     if (!jac.allFinite()) {
@@ -47,15 +56,36 @@ NewtonResult newtonSolve(std::size_t m,
       return result;
     }
     Eigen::PartialPivLU<Eigen::MatrixXd> lu(jac);
-    // PartialPivLU does not report singularity; a vanishing pivot shows as a
-    // non-finite or absurd step.
-    double pivot = lu.matrixLU().diagonal().cwiseAbs().minCoeff();
-    if (!(pivot > 1e-300)) {
-      result.status = NewtonStatus::SingularJacobian;
-      result.residualNorm = norm;
-      return result;
+    // PartialPivLU does not report singularity. A Jacobian singular at one
+    // point (e^3 = p at e = 0) is regularised, Levenberg-Marquardt style,
+    // so that the step still moves towards a root.
+    double scale = std::max(1.0, jac.cwiseAbs().maxCoeff());
+    if (!(lu.matrixLU().diagonal().cwiseAbs().minCoeff() > 1e-12 * scale)) {
+      Eigen::MatrixXd damped = jac.transpose() * jac;
+      damped.diagonal().array() += 1e-8 * scale * scale;
+      dz = damped.ldlt().solve(-(jac.transpose() * r));
+      if (!dz.allFinite() || dz.lpNorm<Eigen::Infinity>() == 0) {
+        // A flat point (the Jacobian vanishes, as d(e^3)/de at e = 0): step
+        // off it once and try again.
+        if (perturbed) {
+          result.status = NewtonStatus::SingularJacobian;
+          result.residualNorm = norm;
+          return result;
+        }
+        perturbed = true;
+        for (std::size_t i = 0; i < m; ++i)
+          z[i] += 1e-6 * std::max(1.0, std::fabs(z[i]));
+        residual(z, r.data());
+        if (!r.allFinite()) {
+          result.status = NewtonStatus::NonFinite;
+          return result;
+        }
+        norm = r.lpNorm<Eigen::Infinity>();
+        continue;
+      }
+    } else {
+      dz = lu.solve(-r);
     }
-    dz = lu.solve(-r);
     // Damping: halve the step until the residual decreases. Exponential
     // laws (diodes) can need many halvings from a cold start: a full step
     // may overflow exp() by hundreds of orders of magnitude.

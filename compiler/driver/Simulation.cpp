@@ -77,12 +77,19 @@ Result Simulation::run() const {
   io.atol = opts_.atol;
 
   Evaluator eval(*model_.impl(), p.data());
+  std::string sampleFailure;
   ModelOde ode(eval, x0.size());
   std::vector<double> y(model_.outputNames().size());
   runtime::IntegrationStatus st = runtime::integrate(
       ode, opts_.tStart, x0, opts_.tEnd, dtOut, io, [&](double t, const double *x) {
-        if (!eval.outputs(t, x, y.data()))
-          std::fill(y.begin(), y.end(), std::numeric_limits<double>::quiet_NaN());
+        // After a failed loop solve the run is over: later samples are not
+        // recorded (with no states the integrator itself would not notice).
+        if (!sampleFailure.empty())
+          return;
+        if (!eval.outputs(t, x, y.data())) {
+          sampleFailure = eval.failure();
+          return;
+        }
         r.columns[0].push_back(t);
         for (std::size_t i = 0; i < y.size(); ++i)
           r.columns[i + 1].push_back(y[i]);
@@ -90,7 +97,9 @@ Result Simulation::run() const {
   r.steps = st.acceptedSteps;
   r.rejectedSteps = st.rejectedSteps;
   r.rhsCalls = st.rhsCalls;
-  if (!st.ok()) {
+  if (st.ok() && !sampleFailure.empty()) {
+    r.error = "model `" + model_.name() + "`: " + sampleFailure;
+  } else if (!st.ok()) {
     std::string what = st.message;
     if (st.status == runtime::StepStatus::NonFinite &&
         st.nonFinite.index < model_.stateNames().size()) {

@@ -40,9 +40,9 @@ std::string pathText(const BondGraph &g, const std::vector<ElementId> &path) {
   return out;
 }
 
-/// The name of a non-smooth function of time inside `e` (which then has no
-/// time derivative everywhere), or nullptr.
-const char *nonSmoothInTime(const sym::ExprContext &ctx, sym::ExprId e) {
+/// A non-smooth function of time inside `e` (which then has no time
+/// derivative everywhere), or an invalid id.
+sym::ExprId nonSmoothInTime(const sym::ExprContext &ctx, sym::ExprId e) {
   std::vector<sym::ExprId> todo{e};
   std::unordered_set<std::uint32_t> seen;
   while (!todo.empty()) {
@@ -54,10 +54,26 @@ const char *nonSmoothInTime(const sym::ExprContext &ctx, sym::ExprId e) {
     bool nonSmooth = n.op == sym::Op::Sign || n.op == sym::Op::Abs || n.op == sym::Op::Min ||
                      n.op == sym::Op::Max || n.op == sym::Op::Select;
     if (nonSmooth && ctx.dependsOn(id, ctx.timeSymbol()))
-      return n.op == sym::Op::Select ? "select" : sym::functionName(n.op);
+      return id;
     sym::forEachOperand(n, [&todo](sym::ExprId o) { todo.push_back(o); });
   }
-  return nullptr;
+  return {};
+}
+
+/// True when `part` is a subexpression of `e` (expressions are hash-consed).
+bool contains(const sym::ExprContext &ctx, sym::ExprId e, sym::ExprId part) {
+  std::vector<sym::ExprId> todo{e};
+  std::unordered_set<std::uint32_t> seen;
+  while (!todo.empty()) {
+    sym::ExprId id = todo.back();
+    todo.pop_back();
+    if (id.index == part.index)
+      return true;
+    if (!seen.insert(id.index).second)
+      continue;
+    sym::forEachOperand(ctx.node(id), [&todo](sym::ExprId o) { todo.push_back(o); });
+  }
+  return false;
 }
 
 /// Resolves Variable symbols into expressions of time, states, parameters
@@ -421,14 +437,31 @@ bool Builder::closeDependentStorage(const std::vector<sym::ExprId> &derivatives)
       return false;
     }
     if (r_.usesTearing(d.input)) {
-      diags_.report(DiagKind::DerivativeThroughLoop, e.range,
-                    {kindName(e.kind), e.name, what, "through " + d.path});
+      // Name the loop: the first tearing variable the input uses.
+      std::string loop;
+      std::vector<sym::SymbolId> used = ctx_.symbolsOf(d.input);
+      auto uses = [&](sym::SymbolId z) {
+        return std::find(used.begin(), used.end(), z) != used.end();
+      };
+      for (const std::vector<TornVariable> *list : {&torn_, &r_.cycles()})
+        for (const TornVariable &t : *list)
+          if (loop.empty() && uses(t.symbol))
+            loop = t.path;
+      for (const Dependent &other : dependent_)
+        if (loop.empty() && uses(ctx_.node(other.output).symbol))
+          loop = other.path;
+      diags_.report(DiagKind::DerivativeThroughLoop, e.range, {kindName(e.kind), e.name, what, loop});
       return false;
     }
-    if (const char *fn = nonSmoothInTime(ctx_, d.input)) {
-      diags_.report(DiagKind::NotDifferentiable, e.range, {kindName(e.kind), e.name, what, fn});
+    if (sym::ExprId fn = nonSmoothInTime(ctx_, d.input); fn.valid()) {
+      const sym::Node &n = ctx_.node(fn);
+      diags_.report(DiagKind::NotDifferentiable, e.range,
+                    {kindName(e.kind), e.name, what,
+                     n.op == sym::Op::Select ? "select" : sym::functionName(n.op)});
+      // The elements whose value brings the function in (directly or
+      // through signals).
       for (const Element &src : g_.elements)
-        if (isSource(src.kind) && src.value.valid() && nonSmoothInTime(ctx_, src.value))
+        if (src.value.valid() && !isStorage(src.kind) && contains(ctx_, r_.resolve(src.value), fn))
           diags_.note(DiagKind::DrivingSource, src.range, {src.name});
       return false;
     }

@@ -133,21 +133,32 @@ bool closeLoops(const std::vector<TornVariable> &torn, EquationSystem &sys,
       // A loop may be regular in structure yet singular for the values the
       // model is run with: check the Jacobian at the defaults where it can
       // be evaluated (it cannot when it uses Newton unknowns).
-      Eigen::MatrixXd numeric(m, m);
-      bool finite = true;
-      for (std::size_t i = 0; i < m; ++i)
-        for (std::size_t j = 0; j < m; ++j) {
-          numeric(i, j) = ctx.evaluate(jac[i * m + j], nominal);
-          finite = finite && std::isfinite(numeric(i, j));
-        }
-      if (finite) {
+      // Returns 1 when singular at the point, 0 when regular, -1 when the
+      // Jacobian cannot be evaluated there.
+      auto singularAt = [&](const std::function<double(sym::SymbolId)> &at) {
+        Eigen::MatrixXd numeric(m, m);
+        for (std::size_t i = 0; i < m; ++i)
+          for (std::size_t j = 0; j < m; ++j) {
+            numeric(i, j) = ctx.evaluate(jac[i * m + j], at);
+            if (!std::isfinite(numeric(i, j)))
+              return -1;
+          }
         Eigen::FullPivLU<Eigen::MatrixXd> lu(numeric);
         lu.setThreshold(1e-12);
-        if (lu.rank() < static_cast<Eigen::Index>(m)) {
-          diags.report(DiagKind::SingularLoopAtDefaults, first.at,
-                       {loop.path, joinNames(loop.tearing)});
-          return false;
-        }
+        return lu.rank() < static_cast<Eigen::Index>(m) ? 1 : 0;
+      };
+      if (singularAt(nominal) == 1) {
+        // Singular for other values too (the symbolic solver did not see
+        // that, e.g., `r * (1 / r)` is 1)? Move every value by its own
+        // factor, so that values equal at the defaults differ.
+        auto elsewhere = [&](sym::SymbolId s) {
+          double u = std::fmod(0.6180339887 * (s.index + 1), 1.0);
+          return nominal(s) * (1.25 + 0.5 * u) + 0.125 * (1 + u);
+        };
+        bool always = singularAt(elsewhere) == 1;
+        diags.report(always ? DiagKind::SingularLoop : DiagKind::SingularLoopAtDefaults, first.at,
+                     {loop.path, joinNames(loop.tearing)});
+        return false;
       }
       loop.closedForm = sol.method == sym::SolveMethod::ClosedForm;
       loop.solution = sol.z;

@@ -140,3 +140,50 @@ TEST_CASE("CSV has a header and one row per sample at full precision") {
   CHECK(csv.rfind("time,cap.q,voltage\n0,1.5,3\n0.5,", 0) == 0);
   CHECK(std::count(csv.begin(), csv.end(), '\n') == 6);
 }
+
+TEST_CASE("run-time failure of a nonlinear loop names the loop, the reason and the time") {
+  // The loop's effort z solves z + exp(1 - z) = 4 - 4 t. The left side is
+  // at least 2 (at z = 1), so the loop has a solution up to t = 0.5 and
+  // none after: Newton's method must fail just after t = 0.5.
+  hbg::Model model = hbg::Compiler().compileString(R"(
+model Fold {
+    MSe drive(4 - 4 * time);
+    R   series(1);
+    R   nl(f = exp(1 - e));
+    1   loop;
+    bond drive -> loop;
+    bond loop -> series;
+    bond loop -> nl;
+    signal charge = integral(nl.f);
+    output current = nl.f, voltage = nl.e, charge;
+}
+)");
+  REQUIRE(model.equations().unknowns.size() == 1);
+  hbg::SimulationOptions opts;
+  opts.tEnd = 1;
+  opts.dtOut = 0.05;
+  hbg::Result r = hbg::Simulation(model, opts).run();
+  REQUIRE_FALSE(r.ok());
+  INFO(r.error);
+  CHECK(r.error.find("model `Fold`: ") == 0);
+  CHECK(r.error.find(" in the algebraic loop `nl [b3] 1:loop [b2] series` at t = ") !=
+        std::string::npos);
+  bool saysWhy = r.error.find("Newton's method did not converge") != std::string::npos ||
+                 r.error.find("Jacobian is singular") != std::string::npos ||
+                 r.error.find("residual is not finite") != std::string::npos;
+  CHECK(saysWhy);
+  double when = std::stod(r.error.substr(r.error.rfind("t = ") + 4));
+  CHECK(when > 0.5);
+  CHECK(when < 0.6);
+  // The trajectory up to the failure is kept and solves the loop.
+  const std::vector<double> &time = r.at("time");
+  REQUIRE(time.size() >= 10);
+  CHECK(time.back() <= 0.5 + 1e-9);
+  for (std::size_t i = 0; i < time.size(); ++i) {
+    double z = r.at("voltage")[i], current = r.at("current")[i];
+    CHECK(current == doctest::Approx(std::exp(1 - z)).epsilon(1e-9));
+    CHECK(z + current == doctest::Approx(4 - 4 * time[i]).epsilon(1e-9));
+  }
+  CHECK(r.at("charge").front() == 0);
+  CHECK(r.at("charge").back() > 1);
+}

@@ -60,3 +60,13 @@ TEST_CASE("newton: failures say why") {
   auto bad = [](const double *, double *r) { r[0] = NAN; };
   CHECK(newtonSolve(1, bad, zero, &z).status == NewtonStatus::NonFinite);
 }
+
+TEST_CASE("newton: a flat start (zero Jacobian) steps off and converges") {
+  // z^3 = 0.008 from z = 0, where d(z^3)/dz = 0.
+  auto res = [](const double *z, double *r) { r[0] = z[0] * z[0] * z[0] - 0.008; };
+  auto jac = [](const double *z, double *j) { j[0] = 3 * z[0] * z[0]; };
+  double z = 0;
+  NewtonResult r = newtonSolve(1, res, jac, &z);
+  REQUIRE(r.ok());
+  CHECK(z == doctest::Approx(0.2).epsilon(1e-12));
+}
