@@ -487,6 +487,9 @@ void Builder::bindDependentStates() {
     // The imposed port variable: C takes the bond effort, I the port flow.
     d.input = e.kind == ElementKind::C ? r_.effort(d.bond)
                                         : r_.sign(d.bond, d.element, r_.flow(d.bond));
+    if (e.initialRange.valid() && !(ctx_.isConst(e.initial, 0)))
+      diags_.report(DiagKind::IgnoredInitialValue, e.initialRange,
+                    {e.kind == ElementKind::C ? "q0" : "p0", e.name});
     if (e.law != LawForm::Linear)
       continue; // reported by closeDependentStorage
     // The stored quantity follows the input: q = C e, p = I f.

@@ -398,6 +398,7 @@ void Analyzer::lowerElements(const ast::Model &m) {
         continue;
       }
       e.initial = lowerConstant(*iv.value, "the initial value of `" + a.name + "`");
+      e.initialRange = iv.nameRange;
     }
     if (!e.initial.valid())
       e.initial = ctx().constant(0);

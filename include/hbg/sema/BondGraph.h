@@ -64,6 +64,8 @@ struct Element {
   /// Storage: the state symbol (kind Variable) and its initial value.
   sym::SymbolId state;
   sym::ExprId initial;
+  /// Where the initial value was written (invalid when defaulted to 0).
+  SourceRange initialRange;
 };
 
 /// One bond. Power is positive from `from` to `to`.
