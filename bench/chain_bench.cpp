@@ -658,7 +658,7 @@ int main(int argc, char **argv) {
       const Row &r = rows[k];
       double fe = r.split.parse + r.split.sema + r.split.causality + r.split.equations;
       // Compile time per added mass since the previous (smaller) size: the
-      // slope, free of the fixed cost that dominates small models.
+      // slope, free of any fixed cost.
       std::string marginal = "-";
       if (k > 0 && rows[k - 1].n < r.n)
         marginal = fmt("%.0f", 1e3 * (r.compileMs - rows[k - 1].compileMs) /
