@@ -1028,3 +1028,51 @@ TEST_CASE("a source driving a dependent capacitor is differentiated in time") {
           doctest::Approx(0.5 * 2 * 3 * std::cos(3 * t) + 2 * std::sin(3 * t) / 4));
   }
 }
+
+TEST_CASE("a loop of six coupled tearing variables is solved by the generated LU") {
+  // A resistor ladder with six inner nodes between a source and a
+  // capacitor: every inner node's voltage is free, the choices couple into
+  // one loop of six unknowns, above the closed-form bound.
+  const int K = 6;
+  const double V = 3, Ra = 2, Rc = 5, Cv = 0.25;
+  std::string text = "model Ladder {\n Se src(3); 0 m0; bond src -> m0;\n";
+  for (int k = 1; k <= K + 1; ++k) {
+    std::string a = "a" + std::to_string(k), ra = "ra" + std::to_string(k);
+    std::string from = "m" + std::to_string(k - 1), to = k <= K ? "m" + std::to_string(k) : "nc";
+    text += " 1 " + a + "; R " + ra + "(2); 0 " + to + ";\n";
+    text += " bond " + from + " -> " + a + "; bond " + a + " -> " + to + "; bond " + a + " -> " +
+            ra + ";\n";
+    if (k <= K)
+      text += " R rc" + std::to_string(k) + "(5); bond " + to + " -> rc" + std::to_string(k) + ";\n";
+  }
+  text += " C cap(0.25) { q0 = 0; }\n bond nc -> cap;\n output cap.f;\n}\n";
+  Model m(text);
+  const eq::EquationSystem &s = m.eqs();
+  REQUIRE(s.loops.size() == 1);
+  CHECK(s.loops[0].tearing.size() == K);
+  CHECK(s.loops[0].linear);
+  CHECK_FALSE(s.loops[0].closedForm);
+  CHECK(s.unknowns.empty());
+  // Nodal analysis: (u[k-1] - u[k]) / Ra - u[k] / Rc + (u[k+1] - u[k]) / Ra = 0,
+  // u[0] = V, u[K+1] = vc, by the Thomas algorithm.
+  for (double vc : {0.0, 1.2, -0.7}) {
+    std::vector<double> diag(K, 2 / Ra + 1 / Rc), rhs(K, 0.0), cp(K), dp(K);
+    rhs[0] += V / Ra;
+    rhs[K - 1] += vc / Ra;
+    const double off = -1 / Ra;
+    cp[0] = off / diag[0];
+    dp[0] = rhs[0] / diag[0];
+    for (int k = 1; k < K; ++k) {
+      double den = diag[k] - off * cp[k - 1];
+      cp[k] = off / den;
+      dp[k] = (rhs[k] - off * dp[k - 1]) / den;
+    }
+    std::vector<double> u(K);
+    u[K - 1] = dp[K - 1];
+    for (int k = K - 2; k >= 0; --k)
+      u[k] = dp[k] - cp[k] * u[k + 1];
+    double expected = (u[K - 1] - vc) / Ra;
+    Point pt{0, {{"cap.q", Cv * vc}}};
+    CHECK(m.eval(s.states[0].derivative, pt) == doctest::Approx(expected).epsilon(1e-12));
+  }
+}
