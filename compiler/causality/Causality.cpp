@@ -31,6 +31,14 @@ public:
 private:
   /// Assigns `b` so that `setter` sets its effort, then propagates.
   void assignAndPropagate(BondId b, ElementId setter, ElementId origin);
+  /// assignAndPropagate for a choice that may be retracted: on a conflict
+  /// the wave is undone and false returned (the conflict is kept pending).
+  bool tryWave(BondId b, ElementId setter, ElementId origin);
+  /// A choice, in its preferred causality if that leads to no conflict,
+  /// else in the other one; a conflict both ways is reported.
+  void chooseEitherWay(BondId b, ElementId preferredSetter, ElementId origin);
+  /// Reports the pending conflict and stops.
+  void reportConflict();
   void assign(BondId b, ElementId setter, ElementId origin, BondId via);
   void examine(ElementId e, ElementId origin, BondId via);
   bool sets(BondId b, ElementId e) const { return ca_.setsEffort(g_, b, e); }
@@ -49,7 +57,35 @@ private:
   std::deque<std::pair<ElementId, BondId>> work_;
   std::vector<BondId> wave_; ///< bonds assigned by the current wave, in order
   bool conflict_ = false;
+  /// The last conflict found: where, and what rule failed.
+  ElementId conflictAt_;
+  std::string conflictWhy_;
 };
+
+bool Scap::tryWave(BondId b, ElementId setter, ElementId origin) {
+  assignAndPropagate(b, setter, origin);
+  if (!conflict_)
+    return true;
+  for (BondId w : wave_)
+    ca_.bonds[w.index] = {};
+  conflict_ = false;
+  return false;
+}
+
+void Scap::chooseEitherWay(BondId b, ElementId preferredSetter, ElementId origin) {
+  // Greedy preferences can be wrong around loops of junctions: a storage
+  // element may have to take derivative causality, or an R the other
+  // causality, for the junction rules to hold at all.
+  if (tryWave(b, preferredSetter, origin) || tryWave(b, g_.otherEnd(b, preferredSetter), origin))
+    return;
+  reportConflict();
+}
+
+void Scap::reportConflict() {
+  conflict_ = true;
+  diags_.report(DiagKind::CausalConflict, g_.element(conflictAt_).range,
+                {g_.element(conflictAt_).name, conflictWhy_});
+}
 
 void Scap::assign(BondId b, ElementId setter, ElementId origin, BondId via) {
   const Bond &bd = g_.bond(b);
@@ -88,11 +124,10 @@ void Scap::examine(ElementId id, ElementId origin, BondId via) {
     }
     if (special > 1 || (open == 0 && special == 0)) {
       conflict_ = true;
-      diags_.report(DiagKind::CausalConflict, e.range,
-                    {e.name, special > 1 ? (zero ? "more than one bond sets its effort"
-                                                 : "more than one bond sets its flow")
-                                         : (zero ? "no bond sets its effort"
-                                                 : "no bond sets its flow")});
+      conflictAt_ = id;
+      conflictWhy_ = special > 1 ? (zero ? "more than one bond sets its effort"
+                                         : "more than one bond sets its flow")
+                                 : (zero ? "no bond sets its effort" : "no bond sets its flow");
       return;
     }
     if (open == 0)
@@ -125,9 +160,9 @@ void Scap::examine(ElementId id, ElementId origin, BondId via) {
     // Both ports were set by waves that met here (a loop of junctions).
     if (sets(other, id) != setsOther) {
       conflict_ = true;
-      diags_.report(DiagKind::CausalConflict, e.range,
-                    {e.name, gyrator ? "its two ports must both set or both take the effort"
-                                     : "one port must set the effort and the other take it"});
+      conflictAt_ = id;
+      conflictWhy_ = gyrator ? "its two ports must both set or both take the effort"
+                             : "one port must set the effort and the other take it";
     }
   }
 }
@@ -156,6 +191,8 @@ std::optional<CausalAssignment> Scap::run() {
     bool wantSets = sourceSetsEffort(e.kind);
     if (!assigned(b)) {
       assignAndPropagate(b, wantSets ? id : g_.otherEnd(b, id), id);
+      if (conflict_) // sources' causality is fixed: nothing to retract
+        reportConflict();
       continue;
     }
     if (sets(b, id) == wantSets)
@@ -174,19 +211,22 @@ std::optional<CausalAssignment> Scap::run() {
   if (conflict_)
     return std::nullopt;
 
-  // 2. Storage in its preferred integral causality.
+  // 2. Storage in its preferred integral causality (derivative causality
+  // when the preferred one contradicts the junction structure).
   for (std::uint32_t i = 0; i < g_.elements.size() && !conflict_; ++i) {
     ElementId id{i};
     const Element &e = g_.elements[i];
     if (!isStorage(e.kind) || e.bonds.size() != 1 || assigned(e.bonds[0]))
       continue;
     BondId b = e.bonds[0];
-    assignAndPropagate(b, storageSetsEffort(e.kind) ? id : g_.otherEnd(b, id), id);
+    chooseEitherWay(b, storageSetsEffort(e.kind) ? id : g_.otherEnd(b, id), id);
   }
 
   // 3. R elements left free: a choice each, in the causality of their law.
   auto choose = [&](BondId b, ElementId setter, ElementId element) {
-    assignAndPropagate(b, setter, element.valid() ? element : setter);
+    chooseEitherWay(b, setter, element.valid() ? element : setter);
+    if (conflict_)
+      return;
     Choice c{element, b, {}};
     ElementId from = element.valid() ? element : setter;
     for (BondId w : wave_) {

@@ -684,20 +684,14 @@ std::string errorKind(const std::string &what) {
 }
 
 // Known compiler bugs (seeds of the default run), to be removed when fixed:
-// regular DAEs that hbg rejects with a causal conflict. All have a loop in
-// the junction structure. SCAP gives storage its integral causality (and a
-// free R its effort-out causality) greedily and never retracts that choice
-// when its propagation meets itself around the loop, although a consistent
-// assignment exists (the storage in derivative causality or the R the other
-// way round, the loop of junctions torn). Minimal example (seed 228 reduced):
-//     1 a; 1 b; TF t(0.55); I m(0.93);
-//     bond a -> t; bond t -> b; bond a -> b; bond a -> m;
-// b's flow is both f and 0.55 f, so f = 0, m.p = 0 and every variable is
-// determined; hbg says "causal conflict at `b`: more than one bond sets its
-// flow" (as it does for TF t(1), where the DAE is singular). A seed here is
-// excused only while its rejection is a causal conflict; once it compiles,
-// the test asks for its removal.
-const std::set<std::uint64_t> kKnownConflicts = {13, 23, 26, 52, 228, 241, 313};
+// regular DAEs that hbg rejects with a causal conflict. SCAP retracts one
+// choice at a time (a storage element or R that contradicts the junction
+// structure takes the other causality), but does not search combinations of
+// earlier choices. Seed 13 is a loop of junctions and a TF with no storage
+// (E = n E, so every flow is 0): each single retraction still conflicts.
+// A seed here is excused only while its rejection is a causal conflict;
+// once it compiles, the test asks for its removal.
+const std::set<std::uint64_t> kKnownConflicts = {13};
 
 int envInt(const char *name, int fallback) {
   const char *v = std::getenv(name);
