@@ -40,7 +40,39 @@ initialBlock : '{' initialValue* '}' ;
 
 initialValue : name=ident '=' value=expr ';' ;
 
-junctionDecl : kind=('0' | '1') name=ident ';' ;
+// `0 j;`, or a switched junction with its finite state machine:
+//     0 contact switched { off initial; on; off -> on when (x < 0)+; }
+junctionDecl : kind=('0' | '1') name=ident (';' | switched='switched' fsmBlock) ;
+
+fsmBlock : lbrace='{' fsmItem* rbrace='}' ;
+
+fsmItem : stateDecl | transitionDecl ;
+
+// `on;`, `off initial;`, `on closed;`, `off open initial;`. The `initial`
+// alternative comes first so that `off initial;` is an unnamed initial state
+// (a state named `initial` is written `off initial initial;`).
+stateDecl
+  : kind=('on' | 'off') (initial='initial' | name=ident initial='initial'?)? semi=';' ;
+
+transitionDecl : from=ident '->' to=ident 'when' guard semi=';' ;
+
+// Guards, loosest binding first: `or`, then `and`, then `not`.
+guard : operands+=guardAnd ('or' operands+=guardAnd)* ;
+
+guardAnd : operands+=guardNot ('and' operands+=guardNot)* ;
+
+guardNot
+  : op='not' operand=guardNot
+  | guardAtom
+  ;
+
+// `(lhs OP rhs)+` or `(lhs OP rhs)-`, or a parenthesised guard.
+guardAtom
+  : lparen='(' lhs=expr cmp=compareOp rhs=expr ')' mark=('+' | '-')  # compareGuard
+  | lparen='(' inner=guard rparen=')'                                # parenGuard
+  ;
+
+compareOp : '<' | '<=' | '=' | '>=' | '>' ;
 
 // `bond a -> b` or `bond name: a -> b`. Written so that one token after the
 // first name decides which, and a wrong one is reported as "expected `:` or
@@ -55,10 +87,12 @@ outputItem : (name=ident '=')? value=expr ;
 
 // Element kinds are keywords only where a declaration starts: the manual's
 // own example names parameters `R` and `C`, so everywhere else they are
-// ordinary names.
+// ordinary names. The words of switched junctions are keywords only inside
+// them, and names elsewhere too.
 ident
   : IDENT
   | 'Se' | 'Sf' | 'MSe' | 'MSf' | 'C' | 'I' | 'R' | 'TF' | 'GY' | 'MTF' | 'MGY'
+  | 'switched' | 'on' | 'off' | 'initial' | 'when' | 'and' | 'or' | 'not'
   ;
 
 // --- Expressions, loosest binding first --------------------------------------
@@ -106,6 +140,15 @@ GY  : 'GY' ;
 MTF : 'MTF' ;
 MGY : 'MGY' ;
 
+SWITCHED : 'switched' ;
+ON       : 'on' ;
+OFF      : 'off' ;
+INITIAL  : 'initial' ;
+WHEN     : 'when' ;
+AND      : 'and' ;
+OR       : 'or' ;
+NOT      : 'not' ;
+
 // Junction kinds come before NUMBER so that a lone `0` or `1` is one of them
 // (same length, earlier rule wins); expressions accept them as numbers.
 ZERO : '0' ;
@@ -139,6 +182,10 @@ MINUS     : '-' ;
 STAR      : '*' ;
 SLASH     : '/' ;
 CARET     : '^' ;
+LE        : '<=' ;
+GE        : '>=' ;
+LT        : '<' ;
+GT        : '>' ;
 
 WS            : [ \t\r\n\f]+ -> skip ;
 LINE_COMMENT  : '//' ~[\r\n]* -> skip ;

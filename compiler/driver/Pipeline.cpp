@@ -81,6 +81,12 @@ FrontendResult runFrontend(const SourceManager &sm, std::uint32_t file, Diagnost
   }
   if (!r.graph || opts.stopAfter == Stage::BondGraph)
     return r;
+  // Switched junctions are checked by sema but not simulated yet.
+  for (const bg::Element &e : r.graph->elements)
+    if (e.fsm) {
+      diags.report(DiagKind::SwitchedNotSupported, e.range, {e.name});
+      return r;
+    }
   // SCAP: the causality of every bond, its choices and derivative storage.
   {
     PassTimer t(opts, "causality");

@@ -36,6 +36,49 @@ bool isTwoPort(ElementKind k) {
          k == ElementKind::MGY;
 }
 
+const char *compareOpText(CompareOp op) {
+  switch (op) {
+  case CompareOp::Less: return "<";
+  case CompareOp::LessEqual: return "<=";
+  case CompareOp::Equal: return "=";
+  case CompareOp::GreaterEqual: return ">=";
+  case CompareOp::Greater: return ">";
+  }
+  return "?";
+}
+
+namespace {
+/// A guard as text: `(lhs op rhs)+`, `not g`, `a and b`, `a or b`, with
+/// parentheses where the tighter binding would otherwise be misread.
+std::string printGuard(const sym::ExprContext &ctx, const Guard &g) {
+  switch (g.kind) {
+  case Guard::Compare:
+    return "(" + ctx.print(g.lhs) + " " + compareOpText(g.op) + " " + ctx.print(g.rhs) + ")" +
+           g.mark;
+  case Guard::Not: {
+    const Guard &c = g.children[0];
+    std::string inner = printGuard(ctx, c);
+    return "not " + (c.kind == Guard::And || c.kind == Guard::Or ? "(" + inner + ")" : inner);
+  }
+  case Guard::And:
+  case Guard::Or: {
+    std::string out;
+    for (std::size_t i = 0; i < g.children.size(); ++i) {
+      const Guard &c = g.children[i];
+      std::string inner = printGuard(ctx, c);
+      // `or` inside `and` needs them; a list nested in a list of its own
+      // kind keeps the grouping that was written.
+      if (c.kind == Guard::Or || (c.kind == Guard::And && g.kind == Guard::And))
+        inner = "(" + inner + ")";
+      out += (i ? (g.kind == Guard::And ? " and " : " or ") : "") + inner;
+    }
+    return out;
+  }
+  }
+  return "?";
+}
+} // namespace
+
 ElementId BondGraph::otherEnd(BondId b, ElementId e) const {
   const Bond &bd = bond(b);
   return bd.from == e ? bd.to : bd.from;
@@ -124,6 +167,18 @@ std::string BondGraph::dump() const {
       os << " (" << ctx->print(e.value) << ")";
     if (e.initial.valid())
       os << " initial " << ctx->symbol(e.state).name << " = " << ctx->print(e.initial);
+    if (e.fsm) {
+      os << " switched\n";
+      for (std::size_t i = 0; i < e.fsm->states.size(); ++i) {
+        const FsmState &st = e.fsm->states[i];
+        os << "    state " << st.name << ": " << (st.on ? "on" : "off")
+           << (i == e.fsm->initial ? " initial" : "") << "\n";
+      }
+      for (const FsmTransition &t : e.fsm->transitions)
+        os << "    " << e.fsm->states[t.from].name << " -> " << e.fsm->states[t.to].name
+           << " when " << printGuard(*ctx, t.guard) << "\n";
+      continue;
+    }
     os << "\n";
   }
   for (const Bond &b : bonds)

@@ -138,7 +138,107 @@ ast::Junction AstBuilder::junction(P::JunctionDeclContext *ctx) {
   j.kindRange = range(ctx->kind);
   j.name = text(ctx->name->getStart());
   j.nameRange = range(ctx->name->getStart());
+  if (ctx->switched) {
+    j.switched = true;
+    j.switchedRange = range(ctx->switched);
+    j.fsm = fsm(ctx->fsmBlock());
+  }
   return j;
+}
+
+std::unique_ptr<ast::Fsm> AstBuilder::fsm(P::FsmBlockContext *ctx) {
+  auto f = std::make_unique<ast::Fsm>();
+  f->range = tokenRange(src_.fileId, ctx->lbrace, ctx->rbrace);
+  for (P::FsmItemContext *item : ctx->fsmItem()) {
+    if (P::StateDeclContext *d = item->stateDecl()) {
+      ast::FsmState st;
+      st.on = d->kind->getType() == P::ON;
+      if (d->name) {
+        st.name = text(d->name->getStart());
+        st.nameRange = range(d->name->getStart());
+      } else {
+        st.name = st.on ? "on" : "off";
+        st.nameRange = range(d->kind);
+      }
+      if (d->initial) {
+        st.initial = true;
+        st.initialRange = range(d->initial);
+      }
+      st.range = range(d);
+      f->states.push_back(std::move(st));
+    } else if (P::TransitionDeclContext *d = item->transitionDecl()) {
+      ast::FsmTransition t;
+      t.from = text(d->from->getStart());
+      t.fromRange = range(d->from->getStart());
+      t.to = text(d->to->getStart());
+      t.toRange = range(d->to->getStart());
+      t.guard = guard(d->guard());
+      t.range = range(d);
+      f->transitions.push_back(std::move(t));
+    }
+  }
+  return f;
+}
+
+namespace {
+/// A guard of `kind` over `children`, or the one child alone.
+ast::GuardPtr makeGuardList(ast::GuardKind kind, std::vector<ast::GuardPtr> children) {
+  if (children.size() == 1)
+    return std::move(children[0]);
+  auto g = std::make_unique<ast::Guard>();
+  g->kind = kind;
+  g->range = join(children.front()->range, children.back()->range);
+  g->children = std::move(children);
+  return g;
+}
+} // namespace
+
+ast::GuardPtr AstBuilder::guard(P::GuardContext *ctx) {
+  std::vector<ast::GuardPtr> children;
+  for (P::GuardAndContext *c : ctx->operands)
+    children.push_back(guardAnd(c));
+  return makeGuardList(ast::GuardKind::Or, std::move(children));
+}
+
+ast::GuardPtr AstBuilder::guardAnd(P::GuardAndContext *ctx) {
+  std::vector<ast::GuardPtr> children;
+  for (P::GuardNotContext *c : ctx->operands)
+    children.push_back(guardNot(c));
+  return makeGuardList(ast::GuardKind::And, std::move(children));
+}
+
+ast::GuardPtr AstBuilder::guardNot(P::GuardNotContext *ctx) {
+  if (!ctx->op)
+    return guardAtom(ctx->guardAtom());
+  ast::GuardPtr operand = guardNot(ctx->operand);
+  auto g = std::make_unique<ast::Guard>();
+  g->kind = ast::GuardKind::Not;
+  g->range = join(range(ctx->op), operand->range);
+  g->children.push_back(std::move(operand));
+  return g;
+}
+
+ast::GuardPtr AstBuilder::guardAtom(P::GuardAtomContext *ctx) {
+  if (auto *c = dynamic_cast<P::CompareGuardContext *>(ctx)) {
+    auto g = std::make_unique<ast::Guard>();
+    g->kind = ast::GuardKind::Compare;
+    g->range = tokenRange(src_.fileId, c->lparen, c->mark);
+    std::string op = text(c->cmp->getStart());
+    g->op = op == "<"    ? ast::CompareOp::Less
+            : op == "<=" ? ast::CompareOp::LessEqual
+            : op == "="  ? ast::CompareOp::Equal
+            : op == ">=" ? ast::CompareOp::GreaterEqual
+                         : ast::CompareOp::Greater;
+    g->lhs = expr(c->lhs);
+    g->rhs = expr(c->rhs);
+    g->mark = text(c->mark)[0];
+    return g;
+  }
+  auto *p = static_cast<P::ParenGuardContext *>(ctx);
+  // Like parenthesised expressions: no node, but the range spans them.
+  ast::GuardPtr inner = guard(p->inner);
+  inner->range = tokenRange(src_.fileId, p->lparen, p->rparen);
+  return inner;
 }
 
 ast::Bond AstBuilder::bond(P::BondDeclContext *ctx) {

@@ -32,6 +32,11 @@ private:
   ast::Parameter parameter(P::ParameterDeclContext *ctx);
   ast::Element element(P::ElementDeclContext *ctx);
   ast::Junction junction(P::JunctionDeclContext *ctx);
+  std::unique_ptr<ast::Fsm> fsm(P::FsmBlockContext *ctx);
+  ast::GuardPtr guard(P::GuardContext *ctx);
+  ast::GuardPtr guardAnd(P::GuardAndContext *ctx);
+  ast::GuardPtr guardNot(P::GuardNotContext *ctx);
+  ast::GuardPtr guardAtom(P::GuardAtomContext *ctx);
   ast::Bond bond(P::BondDeclContext *ctx);
   ast::Signal signal(P::SignalDeclContext *ctx);
   ast::Output output(P::OutputItemContext *ctx);

@@ -58,6 +58,27 @@ public:
       expr(depth + 1, *operand);
   }
 
+  void guard(int depth, const Guard &g) {
+    switch (g.kind) {
+    case GuardKind::Compare:
+      line(depth, std::string("Compare ") + compareOpText(g.op) + " " + g.mark);
+      expr(depth + 1, *g.lhs);
+      expr(depth + 1, *g.rhs);
+      return;
+    case GuardKind::And:
+      line(depth, "And");
+      break;
+    case GuardKind::Or:
+      line(depth, "Or");
+      break;
+    case GuardKind::Not:
+      line(depth, "Not");
+      break;
+    }
+    for (const GuardPtr &child : g.children)
+      guard(depth + 1, *child);
+  }
+
   void model(int depth, const Model &m) {
     line(depth, "Model " + m.name);
     ++depth;
@@ -76,8 +97,18 @@ public:
         expr(depth + 2, *iv.value);
       }
     }
-    for (const Junction &j : m.junctions)
-      line(depth, std::string("Junction ") + j.kind + " " + j.name);
+    for (const Junction &j : m.junctions) {
+      line(depth, std::string("Junction ") + j.kind + " " + j.name + (j.switched ? " switched" : ""));
+      if (!j.fsm)
+        continue;
+      for (const FsmState &st : j.fsm->states)
+        line(depth + 1, std::string("State ") + (st.on ? "on " : "off ") + st.name +
+                            (st.initial ? " initial" : ""));
+      for (const FsmTransition &t : j.fsm->transitions) {
+        line(depth + 1, "Transition " + t.from + " -> " + t.to);
+        guard(depth + 2, *t.guard);
+      }
+    }
     for (const Bond &b : m.bonds)
       line(depth, "Bond " + (b.name.empty() ? "" : b.name + ": ") + b.from + " -> " + b.to);
     for (const Signal &s : m.signals) {
@@ -100,6 +131,17 @@ private:
 };
 
 } // namespace
+
+const char *compareOpText(CompareOp op) {
+  switch (op) {
+  case CompareOp::Less: return "<";
+  case CompareOp::LessEqual: return "<=";
+  case CompareOp::Equal: return "=";
+  case CompareOp::GreaterEqual: return ">=";
+  case CompareOp::Greater: return ">";
+  }
+  return "?";
+}
 
 std::string dump(const File &file) {
   Dumper d;

@@ -31,18 +31,29 @@ const std::vector<TokenGroup> &tokenGroups() {
     std::vector<size_t> kinds = {HbgParser::SE, HbgParser::SF,  HbgParser::MSE, HbgParser::MSF,
                                  HbgParser::C,  HbgParser::I,   HbgParser::R,   HbgParser::TF,
                                  HbgParser::GY, HbgParser::MTF, HbgParser::MGY};
-    auto with = [&](std::initializer_list<size_t> extra) {
+    // The words of switched junctions are names too, but start no declaration.
+    std::vector<size_t> words = {HbgParser::SWITCHED, HbgParser::ON,  HbgParser::OFF,
+                                 HbgParser::INITIAL,  HbgParser::WHEN, HbgParser::AND,
+                                 HbgParser::OR,       HbgParser::NOT};
+    auto with = [&](std::initializer_list<size_t> extra, bool names) {
       std::vector<size_t> v(extra);
       v.insert(v.end(), kinds.begin(), kinds.end());
+      if (names)
+        v.insert(v.end(), words.begin(), words.end());
       return v;
     };
     return std::vector<TokenGroup>{
         {"a declaration", with({HbgParser::PARAMETER, HbgParser::BOND, HbgParser::SIGNAL,
-                                HbgParser::OUTPUT, HbgParser::ZERO, HbgParser::ONE})},
+                                HbgParser::OUTPUT, HbgParser::ZERO, HbgParser::ONE},
+                               false)},
         {"an expression",
          with({HbgParser::NUMBER, HbgParser::ZERO, HbgParser::ONE, HbgParser::IDENT,
-               HbgParser::LPAREN, HbgParser::MINUS, HbgParser::PLUS})},
-        {"a name", with({HbgParser::IDENT})},
+               HbgParser::LPAREN, HbgParser::MINUS, HbgParser::PLUS},
+              true)},
+        {"a name", with({HbgParser::IDENT}, true)},
+        {"a state", {HbgParser::ON, HbgParser::OFF}},
+        {"a comparison",
+         {HbgParser::LT, HbgParser::LE, HbgParser::ASSIGN, HbgParser::GE, HbgParser::GT}},
         {"an operator",
          {HbgParser::PLUS, HbgParser::MINUS, HbgParser::STAR, HbgParser::SLASH, HbgParser::CARET}},
     };

@@ -764,3 +764,147 @@ TEST_CASE("errors: files without exactly one model") {
                                  "      ^\n");
   }
 }
+
+// --- Switched junctions ------------------------------------------------------
+
+namespace {
+const char *kCollision = R"(model NonelasticCollision {
+    parameter m1 = 1.0;   // bullet
+    parameter m2 = 1.0;   // wood
+    I bullet(m1) { p0 = 1.0; }
+    I wood(m2)   { p0 = 0.0; }
+    1 v1; 1 v2;
+    0 contact switched {
+        off initial;  on;
+        off -> on  when (x2 - x1 <= 0)+;
+        on  -> off when (contact.e < 0)-;
+    }
+    bond v1 -> bullet;  bond v2 -> wood;
+    bond v1 -> contact; bond contact -> v2;
+    signal x1 = -0.2 + integral(v1.f);
+    signal x2 =  0.0 + integral(v2.f);
+    output bullet.f, wood.f, x1, x2;
+}
+)";
+
+/// `model M` with a 0-junction `j` switched by `fsm` between two inertias.
+std::string switchedModel(const std::string &fsm) {
+  return "model M { parameter k = 2; I a(1); I b(1); 0 j switched { " + fsm +
+         " } bond a -> j; bond j -> b; signal s = integral(a.f); }";
+}
+} // namespace
+
+TEST_CASE("switched junctions: the FSM stored on the junction") {
+  Analyzed a(kCollision);
+  const BondGraph &g = a.g();
+  const Element &contact = a.el("contact");
+  CHECK(contact.kind == ElementKind::Zero);
+  REQUIRE(contact.fsm);
+  const Fsm &fsm = *contact.fsm;
+  REQUIRE(fsm.states.size() == 2);
+  CHECK(fsm.states[0].name == "off");
+  CHECK_FALSE(fsm.states[0].on);
+  CHECK(fsm.states[1].name == "on");
+  CHECK(fsm.states[1].on);
+  CHECK(fsm.initial == 0);
+  REQUIRE(fsm.transitions.size() == 2);
+
+  const FsmTransition &close = fsm.transitions[0];
+  CHECK(close.from == 0);
+  CHECK(close.to == 1);
+  CHECK(close.guard.kind == Guard::Compare);
+  CHECK(close.guard.op == CompareOp::LessEqual);
+  CHECK(close.guard.mark == '+');
+  CHECK(g.ctx->print(close.guard.lhs) == "x2 - x1");
+  CHECK(g.ctx->print(close.guard.rhs) == "0");
+  CHECK(eval(g, close.guard.value, {{"x1", 0.5}, {"x2", 2}}) == doctest::Approx(1.5));
+
+  const FsmTransition &open = fsm.transitions[1];
+  CHECK(open.from == 1);
+  CHECK(open.to == 0);
+  CHECK(open.guard.op == CompareOp::Less);
+  CHECK(open.guard.mark == '-');
+  // `contact.e` is the effort of the junction's bonds.
+  CHECK(open.guard.lhs == g.ctx->ref(g.bond(a.bondBetween("v1", "contact")).effort));
+
+  // Plain junctions have none.
+  CHECK_FALSE(a.el("v1").fsm);
+}
+
+TEST_CASE("switched junctions: guards combine, use any value, and dump") {
+  Analyzed a(switchedModel("on closed; off open initial; off blocked;"
+                           "open -> closed when not (a.p > k)+ and ((time >= 1)- or (s = 0)+);"
+                           "closed -> blocked when (b.f < -1)-;"
+                           "blocked -> open when ((a.p < 1)+ and (b.p < 1)+) and (j.e > 0)+;"
+                           "closed -> open when (j.e < 0)- or (time > 9)- or (k > 1)+;"));
+  const BondGraph &g = a.g();
+  const Fsm &fsm = *a.el("j").fsm;
+  REQUIRE(fsm.states.size() == 3);
+  CHECK(fsm.initial == 1);
+  CHECK(fsm.states[0].on);
+  CHECK_FALSE(fsm.states[2].on);
+  REQUIRE(fsm.transitions.size() == 4);
+  const Guard &guard = fsm.transitions[0].guard;
+  CHECK(guard.kind == Guard::And);
+  REQUIRE(guard.children.size() == 2);
+  CHECK(guard.children[0].kind == Guard::Not);
+  CHECK(guard.children[0].children.at(0).op == CompareOp::Greater);
+  CHECK(guard.children[1].kind == Guard::Or);
+  CHECK(guard.children[1].children.at(0).lhs == g.ctx->time());
+  CHECK(guard.children[1].children.at(1).op == CompareOp::Equal);
+  CHECK(fsm.transitions[3].guard.kind == Guard::Or);
+  CHECK(fsm.transitions[3].guard.children.size() == 3);
+
+  std::string dump = g.dump();
+  CHECK(dump.find("  0 j switched\n"
+                  "    state closed: on\n"
+                  "    state open: off initial\n"
+                  "    state blocked: off\n"
+                  "    open -> closed when not (a.p > k)+ and ((time >= 1)- or (s = 0)+)\n"
+                  "    closed -> blocked when (b2.f < -1)-\n"
+                  "    blocked -> open when ((a.p < 1)+ and (b.p < 1)+) and (b1.e > 0)+\n"
+                  "    closed -> open when (b1.e < 0)- or (time > 9)- or (k > 1)+\n") !=
+        std::string::npos);
+}
+
+TEST_CASE("switched junctions: no transitions at all is allowed") {
+  Analyzed a(switchedModel("on initial;"));
+  const Fsm &fsm = *a.el("j").fsm;
+  CHECK(fsm.states.size() == 1);
+  CHECK(fsm.transitions.empty());
+}
+
+TEST_CASE("error: switched junctions, one at a time") {
+  CHECK(messageOf(switchedModel("off; on; off -> on when (k > 1)+;")) ==
+        "switched junction `j` has no initial state; mark one state `initial`");
+  CHECK(messageOf(switchedModel("")) ==
+        "switched junction `j` has no initial state; mark one state `initial`");
+  CHECK(messageOf(switchedModel("off initial; on initial; off -> on when (k > 1)+;")) ==
+        "switched junction `j` has more than one initial state: `off` and `on`");
+  CHECK(messageOf(switchedModel("off initial; on x; off x; off -> x when (k > 1)+;")) ==
+        "switched junction `j` has two states named `x`");
+  CHECK(messageOf(switchedModel("off initial; on closed; off -> close when (k > 1)+;")) ==
+        "switched junction `j` has no state `close`; did you mean `closed`?");
+  CHECK(messageOf(switchedModel("off initial; on; off -> on when (k > 1)+; on -> zzz when (k < 1)+;")) ==
+        "switched junction `j` has no state `zzz`");
+  CHECK(messageOf(switchedModel("off initial; on; off -> on when (k > 1)+; on -> on when (k < 1)+;")) ==
+        "transition from state `on` of `j` to itself");
+  CHECK(messageOf(switchedModel("off initial; on; on -> off when (k > 1)+;")) ==
+        "state `on` of switched junction `j` cannot be reached from its initial state `off`");
+  CHECK(messageOf(switchedModel("off initial; on; off -> on when (kk > 1)+;")) ==
+        "unknown name `kk`; did you mean `k`?");
+  CHECK(messageOf(switchedModel("off initial; on; off -> on when not (j.f > 1)+;")) ==
+        "0-junction `j` has no variable `f`; it has `e`");
+  CHECK(messageOf(switchedModel("off initial; on; off -> on when (integral(k) > 1)+;")) ==
+        "`integral` may only appear in a signal definition");
+}
+
+TEST_CASE("error: duplicate and extra initial states carry notes") {
+  CHECK(errorsOf(switchedModel("off initial; on; off; off -> on when (k > 1)+;")) ==
+        "test.hbg:1:76: error: switched junction `j` has two states named `off`\n"
+        "model M { parameter k = 2; I a(1); I b(1); 0 j switched { off initial; on; off; off -> on when (k > 1)+; } bond a -> j; bond j -> b; signal s = integral(a.f); }\n"
+        "                                                                           ^~~\n"
+        "test.hbg:1:59: note: `off` first defined here\n"
+        "model M { parameter k = 2; I a(1); I b(1); 0 j switched { off initial; on; off; off -> on when (k > 1)+; } bond a -> j; bond j -> b; signal s = integral(a.f); }\n"
+        "                                                          ^~~\n");
+}

@@ -213,6 +213,163 @@ TEST_CASE("junctions, bonds and signals") {
   CHECK(show(*m.signals[0].value) == "(+ (- 0.2) integral(v.f))");
 }
 
+/// A guard as an s-expression: `(<= + (- x2 x1) 0)`, `(and A B)`, `(not A)`.
+std::string showGuard(const ast::Guard &g) {
+  switch (g.kind) {
+  case ast::GuardKind::Compare:
+    return std::string("(") + ast::compareOpText(g.op) + " " + g.mark + " " + show(*g.lhs) + " " +
+           show(*g.rhs) + ")";
+  case ast::GuardKind::And:
+  case ast::GuardKind::Or:
+  case ast::GuardKind::Not: {
+    std::string s = g.kind == ast::GuardKind::And  ? "(and"
+                    : g.kind == ast::GuardKind::Or ? "(or"
+                                                   : "(not";
+    for (const ast::GuardPtr &c : g.children)
+      s += " " + showGuard(*c);
+    return s + ")";
+  }
+  }
+  return "?";
+}
+
+/// The guard of `0 j switched { off initial; on; off -> on when <text>; }`.
+std::string guard(const std::string &text) {
+  Parsed p("model m { 0 j switched { off initial; on; off -> on when " + text + "; } }");
+  const ast::Junction &j = p.model().junctions.at(0);
+  REQUIRE(j.fsm);
+  return showGuard(*j.fsm->transitions.at(0).guard);
+}
+
+TEST_CASE("switched junctions: the design document's collision") {
+  Parsed p("model m {\n"
+           "  0 contact switched {\n"
+           "    off initial;  on;\n"
+           "    off -> on  when (x2 - x1 <= 0)+;\n"
+           "    on  -> off when (contact.e < 0)-;\n"
+           "  }\n"
+           "  1 plain;\n"
+           "}");
+  const ast::Model &m = p.model();
+  REQUIRE(m.junctions.size() == 2);
+  const ast::Junction &j = m.junctions[0];
+  CHECK(j.kind == '0');
+  CHECK(j.name == "contact");
+  CHECK(j.switched);
+  CHECK(p.slice(j.switchedRange) == "switched");
+  REQUIRE(j.fsm);
+  CHECK(p.lineCol(j.fsm->range) == "2:22");
+  REQUIRE(j.fsm->states.size() == 2);
+  CHECK_FALSE(j.fsm->states[0].on);
+  CHECK(j.fsm->states[0].name == "off");
+  CHECK(p.slice(j.fsm->states[0].nameRange) == "off");
+  CHECK(j.fsm->states[0].initial);
+  CHECK(p.lineCol(j.fsm->states[0].initialRange) == "3:9");
+  CHECK(p.slice(j.fsm->states[0].range) == "off initial;");
+  CHECK(j.fsm->states[1].on);
+  CHECK(j.fsm->states[1].name == "on");
+  CHECK_FALSE(j.fsm->states[1].initial);
+  REQUIRE(j.fsm->transitions.size() == 2);
+  const ast::FsmTransition &t = j.fsm->transitions[0];
+  CHECK(t.from == "off");
+  CHECK(t.to == "on");
+  CHECK(p.lineCol(t.fromRange) == "4:5");
+  CHECK(p.lineCol(t.toRange) == "4:12");
+  CHECK(p.slice(t.range) == "off -> on  when (x2 - x1 <= 0)+;");
+  CHECK(showGuard(*t.guard) == "(<= + (- x2 x1) 0)");
+  CHECK(p.slice(t.guard->range) == "(x2 - x1 <= 0)+");
+  CHECK(showGuard(*j.fsm->transitions[1].guard) == "(< - contact.e 0)");
+
+  CHECK_FALSE(m.junctions[1].switched);
+  CHECK_FALSE(m.junctions[1].fsm);
+}
+
+TEST_CASE("switched junctions: named states, any number of each kind") {
+  Parsed p("model m { 1 valve switched {\n"
+           "  on closed; off open initial; off blocked; on;\n"
+           "  off initial initial;\n"
+           "} }");
+  const ast::Junction &j = p.model().junctions.at(0);
+  CHECK(j.kind == '1');
+  REQUIRE(j.fsm);
+  REQUIRE(j.fsm->states.size() == 5);
+  auto state = [&](std::size_t i) {
+    const ast::FsmState &st = j.fsm->states[i];
+    return std::string(st.on ? "on " : "off ") + st.name + (st.initial ? " initial" : "");
+  };
+  CHECK(state(0) == "on closed");
+  CHECK(state(1) == "off open initial");
+  CHECK(state(2) == "off blocked");
+  CHECK(state(3) == "on on");
+  // `initial` is a name where a name is expected.
+  CHECK(state(4) == "off initial initial");
+  CHECK(p.lineCol(j.fsm->states[1].nameRange) == "2:18");
+  CHECK(p.lineCol(j.fsm->states[3].nameRange) == "2:45");
+  CHECK(j.fsm->transitions.empty());
+}
+
+TEST_CASE("switched junctions: guard operators, marks and precedence") {
+  CHECK(guard("(a < 1)+") == "(< + a 1)");
+  CHECK(guard("(a <= 1)-") == "(<= - a 1)");
+  CHECK(guard("(a = b.e)+") == "(= + a b.e)");
+  CHECK(guard("(a >= -1)-") == "(>= - a (- 1))");
+  CHECK(guard("(a > 2 * b)+") == "(> + a (* 2 b))");
+  // `not` binds tightest, then `and`, then `or`; lists are flat.
+  CHECK(guard("(a < 1)+ or (b < 1)+ and (c < 1)-") ==
+        "(or (< + a 1) (and (< + b 1) (< - c 1)))");
+  CHECK(guard("(a < 1)+ and (b < 1)+ or (c < 1)-") ==
+        "(or (and (< + a 1) (< + b 1)) (< - c 1))");
+  CHECK(guard("(a < 1)+ and (b < 1)+ and (c < 1)-") ==
+        "(and (< + a 1) (< + b 1) (< - c 1))");
+  CHECK(guard("not (a < 1)+ and (b < 1)-") == "(and (not (< + a 1)) (< - b 1))");
+  CHECK(guard("not not (a < 1)+") == "(not (not (< + a 1)))");
+  // Parentheses group guards, and comparisons may start with one.
+  CHECK(guard("((a < 1)+ or (b < 1)+) and (c < 1)-") ==
+        "(and (or (< + a 1) (< + b 1)) (< - c 1))");
+  CHECK(guard("not ((a < 1)+ or (b < 1)-)") == "(not (or (< + a 1) (< - b 1)))");
+  CHECK(guard("((a + 1) * 2 < (b))+") == "(< + (* (+ a 1) 2) b)");
+  CHECK(guard("(((a < 1)+))") == "(< + a 1)");
+}
+
+TEST_CASE("switched junctions: the FSM's words are names elsewhere") {
+  Parsed p("model switched {\n"
+           "  parameter on = 1; parameter off = on; parameter initial = 2;\n"
+           "  parameter when = 3; parameter and = 4; parameter or = 5; parameter not = 6;\n"
+           "  0 switched; 1 on switched { on on initial; off; on -> off when (not < and)+; }\n"
+           "  bond switched -> on;\n"
+           "  signal s = when + or * not;\n"
+           "}");
+  const ast::Model &m = p.model();
+  CHECK(m.name == "switched");
+  CHECK(m.parameters.at(1).name == "off");
+  CHECK(show(*m.parameters.at(1).value) == "on");
+  CHECK(m.junctions.at(0).name == "switched");
+  CHECK_FALSE(m.junctions.at(0).switched);
+  const ast::Junction &j = m.junctions.at(1);
+  CHECK(j.name == "on");
+  REQUIRE(j.fsm);
+  CHECK(j.fsm->states.at(0).name == "on");
+  CHECK(j.fsm->states.at(0).initial);
+  CHECK(showGuard(*j.fsm->transitions.at(0).guard) == "(< + not and)");
+  CHECK(m.bonds.at(0).from == "switched");
+  CHECK(show(*m.signals.at(0).value) == "(+ when (* or not))");
+}
+
+TEST_CASE("switched junctions: syntax errors") {
+  // The mark is required.
+  CHECK(errorOf("model m { 0 j switched { off initial; on; off -> on when (x < 0); } }") ==
+        "test.hbg:1:65: error: unexpected `;`; expected `+` or `-`\n"
+        "model m { 0 j switched { off initial; on; off -> on when (x < 0); } }\n"
+        "                                                                ^\n");
+  // So is a comparison.
+  CHECK(errorOf("model m { 0 j switched { off -> on when (x)+; } }").find(
+            "error: unexpected `)`; expected") != std::string::npos);
+  CHECK(errorOf("model m { 0 j switched { off -> on when x < 0; } }").find(
+            "error: unexpected `x`; expected") != std::string::npos);
+  CHECK(errorOf("model m { 0 j switched; }").find("error: unexpected `;`; expected `{`") !=
+        std::string::npos);
+}
+
 TEST_CASE("outputs: bare and named, text normalized") {
   Parsed p("model m {\n"
            "  output c.q, e = a*b, (a  +\n"
@@ -490,6 +647,11 @@ model All {
     R r(f = e / k);
     TF t(2); GY g(k); MTF mt(s.e); MGY mg(1);
     0 zero; 1 one;
+    1 sw switched {
+        off initial; on closed; off blocked;
+        off -> closed when not (c.e < 0)- and ((s.e >= 1)+ or (time = 2)+);
+        closed -> blocked when (c.q <= 0.5)+;
+    }
     bond s -> one;
     bond named: one -> c;
     /* block * comment */

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,47 @@ enum class LawForm {
   FlowLaw,   ///< `f = expr` (I: of p; R: of e)
 };
 
+/// How a guard compares: `<`, `<=`, `=`, `>=`, `>`.
+enum class CompareOp { Less, LessEqual, Equal, GreaterEqual, Greater };
+
+/// "<", "<=", "=", ">=", ">".
+const char *compareOpText(CompareOp op);
+
+/// A transition's guard: comparisons combined with and/or/not.
+struct Guard {
+  enum Kind { Compare, And, Or, Not } kind = Compare;
+  SourceRange range;
+  /// Compare: `lhs op rhs`, also kept as `value op 0` with value = lhs - rhs.
+  CompareOp op = CompareOp::Less;
+  sym::ExprId lhs, rhs, value;
+  /// Compare: '+' (parameter abstraction: judged on a posteriori values) or
+  /// '-' (time-scale abstraction: judged on a priori values).
+  char mark = '+';
+  std::vector<Guard> children; ///< And, Or (two or more), Not (one)
+};
+
+/// A state of a switched junction's finite state machine.
+struct FsmState {
+  std::string name;
+  bool on = false;
+  SourceRange range; ///< its name (or `on`/`off` keyword) in the declaration
+};
+
+/// A transition between two states (indices into Fsm::states).
+struct FsmTransition {
+  std::uint32_t from = 0, to = 0;
+  Guard guard;
+  SourceRange range;
+};
+
+/// The finite state machine of a switched junction: ON states behave as the
+/// junction, OFF states impose zero effort (0) or zero flow (1) on its bonds.
+struct Fsm {
+  std::vector<FsmState> states;
+  std::uint32_t initial = 0; ///< index into states
+  std::vector<FsmTransition> transitions;
+};
+
 /// One element.
 struct Element {
   ElementKind kind;
@@ -66,6 +108,8 @@ struct Element {
   sym::ExprId initial;
   /// Where the initial value was written (invalid when defaulted to 0).
   SourceRange initialRange;
+  /// Switched junctions: the finite state machine.
+  std::optional<Fsm> fsm;
 };
 
 /// One bond. Power is positive from `from` to `to`.

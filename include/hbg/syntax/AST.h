@@ -73,12 +73,70 @@ struct Element {
   std::vector<InitialValue> initials;
 };
 
-/// `0 name;` or `1 name;`
+/// How a guard's comparison compares: `<`, `<=`, `=`, `>=`, `>`.
+enum class CompareOp { Less, LessEqual, Equal, GreaterEqual, Greater };
+
+/// "<", "<=", "=", ">=", ">".
+const char *compareOpText(CompareOp op);
+
+/// What a guard node is.
+enum class GuardKind {
+  Compare, ///< `(lhs op rhs)+` or `(lhs op rhs)-`
+  And,     ///< `children[0] and children[1] and ...` (two or more)
+  Or,      ///< `children[0] or children[1] or ...` (two or more)
+  Not,     ///< `not children[0]`
+};
+
+struct Guard;
+using GuardPtr = std::unique_ptr<Guard>;
+
+/// A transition's guard. Which fields are used depends on `kind`.
+struct Guard {
+  GuardKind kind;
+  SourceRange range; ///< the whole guard (a comparison: from `(` to its mark)
+  CompareOp op = CompareOp::Less; ///< Compare
+  ExprPtr lhs, rhs;               ///< Compare
+  /// Compare: '+' (parameter abstraction, judged on a posteriori values) or
+  /// '-' (time-scale abstraction, judged on a priori values).
+  char mark = '+';
+  std::vector<GuardPtr> children; ///< And, Or (two or more), Not (one)
+};
+
+/// `on;`, `off initial;`, `on closed;`: a state of a switched junction.
+/// Unnamed states are called `on` or `off`.
+struct FsmState {
+  bool on = false;
+  std::string name;
+  SourceRange nameRange; ///< the name, or the `on`/`off` keyword when unnamed
+  bool initial = false;
+  SourceRange initialRange; ///< the `initial` keyword, when given
+  SourceRange range;        ///< the whole declaration
+};
+
+/// `from -> to when guard;`
+struct FsmTransition {
+  std::string from, to;
+  SourceRange fromRange, toRange;
+  GuardPtr guard;
+  SourceRange range; ///< the whole declaration
+};
+
+/// The `{ ... }` of a switched junction.
+struct Fsm {
+  std::vector<FsmState> states;
+  std::vector<FsmTransition> transitions;
+  SourceRange range; ///< from `{` to `}`
+};
+
+/// `0 name;` or `1 name;`, or `0 name switched { fsm }`.
 struct Junction {
   char kind; ///< '0' or '1'
   SourceRange kindRange;
   std::string name;
   SourceRange nameRange;
+  bool switched = false;
+  SourceRange switchedRange; ///< the `switched` keyword
+  std::unique_ptr<Fsm> fsm;  ///< set exactly when `switched`
 };
 
 /// `bond from -> to;` or `bond name: from -> to;` (power flows from -> to).
