@@ -36,17 +36,6 @@ bool isTwoPort(ElementKind k) {
          k == ElementKind::MGY;
 }
 
-const char *compareOpText(CompareOp op) {
-  switch (op) {
-  case CompareOp::Less: return "<";
-  case CompareOp::LessEqual: return "<=";
-  case CompareOp::Equal: return "=";
-  case CompareOp::GreaterEqual: return ">=";
-  case CompareOp::Greater: return ">";
-  }
-  return "?";
-}
-
 namespace {
 /// A guard as text: `(lhs op rhs)+`, `not g`, `a and b`, `a or b`, with
 /// parentheses where the tighter binding would otherwise be misread.

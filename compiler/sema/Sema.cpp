@@ -536,9 +536,7 @@ Guard Analyzer::lowerGuard(const ast::Guard &a, bool &ok) {
   switch (a.kind) {
   case ast::GuardKind::Compare: {
     g.kind = Guard::Compare;
-    static const CompareOp ops[] = {CompareOp::Less, CompareOp::LessEqual, CompareOp::Equal,
-                                    CompareOp::GreaterEqual, CompareOp::Greater};
-    g.op = ops[static_cast<int>(a.op)];
+    g.op = a.op;
     g.mark = a.mark;
     // Guards are read like outputs: any value of the model, no integral.
     g.lhs = lower(*a.lhs, {});

@@ -132,17 +132,6 @@ private:
 
 } // namespace
 
-const char *compareOpText(CompareOp op) {
-  switch (op) {
-  case CompareOp::Less: return "<";
-  case CompareOp::LessEqual: return "<=";
-  case CompareOp::Equal: return "=";
-  case CompareOp::GreaterEqual: return ">=";
-  case CompareOp::Greater: return ">";
-  }
-  return "?";
-}
-
 std::string dump(const File &file) {
   Dumper d;
   d.line(0, "File");

@@ -217,7 +217,7 @@ TEST_CASE("junctions, bonds and signals") {
 std::string showGuard(const ast::Guard &g) {
   switch (g.kind) {
   case ast::GuardKind::Compare:
-    return std::string("(") + ast::compareOpText(g.op) + " " + g.mark + " " + show(*g.lhs) + " " +
+    return std::string("(") + hbg::compareOpText(g.op) + " " + g.mark + " " + show(*g.lhs) + " " +
            show(*g.rhs) + ")";
   case ast::GuardKind::And:
   case ast::GuardKind::Or:

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "hbg/support/Compare.h"
 #include "hbg/support/Source.h"
 #include "hbg/symbolic/Expr.h"
 
@@ -48,11 +49,7 @@ enum class LawForm {
   FlowLaw,   ///< `f = expr` (I: of p; R: of e)
 };
 
-/// How a guard compares: `<`, `<=`, `=`, `>=`, `>`.
-enum class CompareOp { Less, LessEqual, Equal, GreaterEqual, Greater };
-
-/// "<", "<=", "=", ">=", ">".
-const char *compareOpText(CompareOp op);
+using hbg::CompareOp;
 
 /// A transition's guard: comparisons combined with and/or/not.
 struct Guard {

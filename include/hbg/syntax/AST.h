@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "hbg/support/Compare.h"
 #include "hbg/support/Source.h"
 
 #include <memory>
@@ -73,11 +74,7 @@ struct Element {
   std::vector<InitialValue> initials;
 };
 
-/// How a guard's comparison compares: `<`, `<=`, `=`, `>=`, `>`.
-enum class CompareOp { Less, LessEqual, Equal, GreaterEqual, Greater };
-
-/// "<", "<=", "=", ">=", ">".
-const char *compareOpText(CompareOp op);
+using hbg::CompareOp;
 
 /// What a guard node is.
 enum class GuardKind {
