@@ -22,7 +22,9 @@ namespace {
 /// a bond is only ever assigned while unassigned.
 class Scap {
 public:
-  Scap(const BondGraph &g, DiagnosticEngine &diags) : g_(g), diags_(diags) {
+  Scap(const BondGraph &g, const Mode &mode, DiagnosticEngine &diags) : g_(g), diags_(diags) {
+    ca_.mode = mode;
+    ca_.mode.on.resize(g.elements.size(), true);
     ca_.bonds.resize(g.bonds.size());
   }
 
@@ -43,6 +45,12 @@ private:
   void examine(ElementId e, ElementId origin, BondId via);
   bool sets(BondId b, ElementId e) const { return ca_.setsEffort(g_, b, e); }
   bool assigned(BondId b) const { return ca_.bonds[b.index].effort != EffortFrom::Unassigned; }
+  /// An OFF junction: fixed causality on every bond, like a source.
+  bool off(ElementId e) const {
+    return isJunction(g_.element(e).kind) && !ca_.mode.isOn(e);
+  }
+  /// Notes the mode after a causal error in a switched model.
+  void noteMode();
   /// Elements from the origin of `b`'s wave to `b`'s far end from the origin.
   std::vector<ElementId> pathTo(BondId b, ElementId end) const;
   bool sourceSetsEffort(ElementKind k) const {
@@ -85,6 +93,12 @@ void Scap::reportConflict() {
   conflict_ = true;
   diags_.report(DiagKind::CausalConflict, g_.element(conflictAt_).range,
                 {g_.element(conflictAt_).name, conflictWhy_});
+  noteMode();
+}
+
+void Scap::noteMode() {
+  if (hasSwitched(g_))
+    diags_.note(DiagKind::InMode, {}, {modeText(g_, ca_.mode)});
 }
 
 void Scap::assign(BondId b, ElementId setter, ElementId origin, BondId via) {
@@ -108,6 +122,8 @@ void Scap::assignAndPropagate(BondId b, ElementId setter, ElementId origin) {
 
 void Scap::examine(ElementId id, ElementId origin, BondId via) {
   const Element &e = g_.element(id);
+  if (off(id))
+    return; // every bond was fixed when the OFF junction was
   if (isJunction(e.kind)) {
     // A 0-junction takes its effort from exactly one bond and sets it on all
     // others; a 1-junction dually takes its flow from exactly one bond, the
@@ -181,6 +197,48 @@ std::vector<ElementId> Scap::pathTo(BondId b, ElementId end) const {
 }
 
 std::optional<CausalAssignment> Scap::run() {
+  // 0. OFF junctions, whose causality is fixed like a source's: an OFF
+  // 0-junction sets the effort (zero) of every bond, an OFF 1-junction the
+  // flow (zero) of every bond, so the other ends set the effort.
+  for (std::uint32_t i = 0; i < g_.elements.size() && !conflict_; ++i) {
+    ElementId id{i};
+    if (!off(id))
+      continue;
+    const Element &e = g_.elements[i];
+    bool zero = e.kind == ElementKind::Zero;
+    for (BondId b : e.bonds) {
+      if (conflict_)
+        break;
+      if (!assigned(b)) {
+        assignAndPropagate(b, zero ? id : g_.otherEnd(b, id), id);
+        if (conflict_)
+          reportConflict();
+        continue;
+      }
+      if (sets(b, id) == zero)
+        continue;
+      // Another OFF junction's wave set this bond the other way, or this
+      // junction's own wave came back through another of its bonds.
+      ElementId other = ca_.bonds[b.index].origin;
+      ElementId at = g_.otherEnd(b, id);
+      if (other == id) {
+        conflictAt_ = at;
+        conflictWhy_ = "OFF junction `" + e.name + "` imposes its " +
+                       (zero ? "effort" : "flow") + " on it through two bonds";
+        reportConflict();
+        break;
+      }
+      std::string where = at == other ? std::string("on the bond between them")
+                                      : "at `" + g_.element(at).name + "`";
+      diags_.report(DiagKind::SwitchedConflict, e.range,
+                    {e.name, g_.element(other).name, zero ? "effort" : "flow", where,
+                     modeText(g_, ca_.mode)});
+      conflict_ = true;
+    }
+  }
+  if (conflict_)
+    return std::nullopt;
+
   // 1. Sources, whose causality is fixed.
   for (std::uint32_t i = 0; i < g_.elements.size() && !conflict_; ++i) {
     ElementId id{i};
@@ -203,9 +261,18 @@ std::optional<CausalAssignment> Scap::run() {
     // Two sources bonded to each other meet on their bond, not at an element.
     std::string where = at == other ? std::string("on the bond between them")
                                     : "at `" + g_.element(at).name + "`";
-    diags_.report(DiagKind::SourceConflict, e.range, {e.name, g_.element(other).name, what, where});
-    diags_.note(DiagKind::ConflictOrigin, g_.element(other).range,
-                {g_.element(other).name, sourceSetsEffort(g_.element(other).kind) ? "effort" : "flow"});
+    const Element &o = g_.element(other);
+    if (off(other)) {
+      diags_.report(DiagKind::SwitchedConflict, e.range,
+                    {e.name, o.name, what, where, modeText(g_, ca_.mode)});
+      diags_.note(DiagKind::ConflictOrigin, o.range,
+                  {o.name, o.kind == ElementKind::Zero ? "effort" : "flow"});
+    } else {
+      diags_.report(DiagKind::SourceConflict, e.range, {e.name, o.name, what, where});
+      diags_.note(DiagKind::ConflictOrigin, o.range,
+                  {o.name, sourceSetsEffort(o.kind) ? "effort" : "flow"});
+      noteMode();
+    }
     conflict_ = true;
   }
   if (conflict_)
@@ -306,7 +373,14 @@ std::string CausalAssignment::verify(const BondGraph &g) const {
   for (std::uint32_t i = 0; i < g.elements.size(); ++i) {
     ElementId id{i};
     const Element &e = g.elements[i];
-    if (isJunction(e.kind)) {
+    if (isJunction(e.kind) && !mode.isOn(id)) {
+      bool zero = e.kind == ElementKind::Zero;
+      for (BondId b : e.bonds)
+        if (setsEffort(g, b, id) != zero)
+          return "OFF junction `" + e.name + (zero ? "` does not set the effort of `"
+                                                   : "` does not set the flow of `") +
+                 g.bond(b).name + "`";
+    } else if (isJunction(e.kind)) {
       bool zero = e.kind == ElementKind::Zero;
       int special = 0;
       for (BondId b : e.bonds)
@@ -355,9 +429,14 @@ std::string CausalAssignment::dump(const BondGraph &g) const {
   return os.str();
 }
 
-std::optional<CausalAssignment> assignCausality(const BondGraph &g, DiagnosticEngine &diags) {
-  Scap scap(g, diags);
+std::optional<CausalAssignment> assignCausality(const BondGraph &g, const Mode &mode,
+                                                DiagnosticEngine &diags) {
+  Scap scap(g, mode, diags);
   return scap.run();
+}
+
+std::optional<CausalAssignment> assignCausality(const BondGraph &g, DiagnosticEngine &diags) {
+  return assignCausality(g, initialMode(g), diags);
 }
 
 } // namespace hbg::causality

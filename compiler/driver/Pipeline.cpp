@@ -62,6 +62,35 @@ private:
   const char *name_;
   std::chrono::steady_clock::time_point start_;
 };
+
+/// Parses `--mode` text over `mode`; problems become diagnostics.
+bool parseMode(const bg::BondGraph &g, const std::string &text, DiagnosticEngine &diags,
+               bg::Mode &mode) {
+  bg::ModeError err;
+  bg::Mode parsed;
+  if (bg::parseMode(g, text, mode, parsed, err)) {
+    mode = std::move(parsed);
+    return true;
+  }
+  switch (err.kind) {
+  case bg::ModeError::Syntax:
+    diags.report(DiagKind::ModeSyntax, {}, {err.text});
+    break;
+  case bg::ModeError::UnknownJunction:
+    if (err.suggestion.empty())
+      diags.report(DiagKind::ModeUnknownJunction, {}, {err.name});
+    else
+      diags.report(DiagKind::ModeUnknownJunctionSuggest, {}, {err.name, err.suggestion});
+    break;
+  case bg::ModeError::NotSwitched:
+    diags.report(DiagKind::ModeNotSwitched, g.element(err.element).range, {err.name});
+    break;
+  case bg::ModeError::BadValue:
+    diags.report(DiagKind::ModeBadValue, {}, {err.name, err.value});
+    break;
+  }
+  return false;
+}
 } // namespace
 
 FrontendResult runFrontend(const SourceManager &sm, std::uint32_t file, DiagnosticEngine &diags,
@@ -81,16 +110,20 @@ FrontendResult runFrontend(const SourceManager &sm, std::uint32_t file, Diagnost
   }
   if (!r.graph || opts.stopAfter == Stage::BondGraph)
     return r;
-  // Switched junctions are checked by sema but not simulated yet.
-  for (const bg::Element &e : r.graph->elements)
-    if (e.fsm) {
-      diags.report(DiagKind::SwitchedNotSupported, e.range, {e.name});
-      return r;
-    }
+  // Switched junctions are analysed one mode at a time but not simulated yet.
+  if (!opts.allowSwitched)
+    for (const bg::Element &e : r.graph->elements)
+      if (e.fsm) {
+        diags.report(DiagKind::SwitchedNotSupported, e.range, {e.name});
+        return r;
+      }
+  r.mode = bg::initialMode(*r.graph);
+  if (!opts.mode.empty() && !parseMode(*r.graph, opts.mode, diags, r.mode))
+    return r;
   // SCAP: the causality of every bond, its choices and derivative storage.
   {
     PassTimer t(opts, "causality");
-    r.causality = causality::assignCausality(*r.graph, diags);
+    r.causality = causality::assignCausality(*r.graph, r.mode, diags);
   }
   if (!r.causality || opts.stopAfter == Stage::Causality)
     return r;
@@ -98,7 +131,7 @@ FrontendResult runFrontend(const SourceManager &sm, std::uint32_t file, Diagnost
   // storage in derivative causality dependent.
   {
     PassTimer t(opts, "equations");
-    r.equations = eq::buildEquations(*r.graph, *r.causality, diags);
+    r.equations = eq::buildEquations(*r.graph, *r.causality, r.mode, diags);
   }
   return r;
 }
@@ -106,7 +139,10 @@ FrontendResult runFrontend(const SourceManager &sm, std::uint32_t file, Diagnost
 std::string explain(const bg::BondGraph &g, const causality::CausalAssignment &ca,
                     const eq::EquationSystem &sys) {
   std::ostringstream os;
-  os << "model " << g.modelName << "\n\n" << ca.dump(g) << "\n" << sys.dump();
+  os << "model " << g.modelName << "\n";
+  if (bg::hasSwitched(g))
+    os << "mode: " << bg::modeText(g, ca.mode) << "\n";
+  os << "\n" << ca.dump(g) << "\n" << sys.dump();
   return os.str();
 }
 

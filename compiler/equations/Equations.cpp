@@ -81,8 +81,9 @@ bool contains(const sym::ExprContext &ctx, sym::ExprId e, sym::ExprId part) {
 /// order, so its depth is the longest causal path, not the model size.
 class Resolver {
 public:
-  Resolver(const BondGraph &g, const CausalAssignment &ca, sym::ExprContext &ctx)
-      : g_(g), ca_(ca), ctx_(ctx) {}
+  Resolver(const BondGraph &g, const CausalAssignment &ca, const Mode &mode,
+           sym::ExprContext &ctx)
+      : g_(g), ca_(ca), mode_(mode), ctx_(ctx) {}
 
   /// Replaces every Variable symbol in `e` by its resolution.
   sym::ExprId resolve(sym::ExprId e);
@@ -133,6 +134,7 @@ private:
 
   const BondGraph &g_;
   const CausalAssignment &ca_;
+  Mode mode_;
   sym::ExprContext &ctx_;
   std::unordered_map<std::uint32_t, sym::ExprId> memo_;
   std::vector<std::uint32_t> stack_; ///< symbols being resolved
@@ -253,6 +255,8 @@ sym::ExprId Resolver::computeEffort(BondId b, ElementId setter) {
     return ctx_.mul(r, flow(other)); // e1 = r f2, e2 = r f1
   }
   case ElementKind::Zero:
+    if (!mode_.isOn(setter)) // an OFF 0-junction imposes zero effort
+      return ctx_.constant(0);
     for (BondId k : e.bonds)
       if (!ca_.setsEffort(g_, k, setter))
         return effort(k);
@@ -303,6 +307,8 @@ sym::ExprId Resolver::computeFlow(BondId b, ElementId setter) {
     return ctx_.div(effort(other), r); // f1 = e2 / r, f2 = e1 / r
   }
   case ElementKind::One:
+    if (!mode_.isOn(setter)) // an OFF 1-junction imposes zero flow
+      return ctx_.constant(0);
     for (BondId k : e.bonds)
       if (ca_.setsEffort(g_, k, setter))
         return flow(k);
@@ -325,8 +331,9 @@ sym::ExprId Resolver::computeFlow(BondId b, ElementId setter) {
 /// Builds one model's equations; see buildEquations.
 class Builder {
 public:
-  Builder(const BondGraph &g, const CausalAssignment &ca, DiagnosticEngine &diags)
-      : g_(g), ca_(ca), diags_(diags), ctx_(*g.ctx), r_(g, ca, ctx_) {
+  Builder(const BondGraph &g, const CausalAssignment &ca, const Mode &mode,
+          DiagnosticEngine &diags)
+      : g_(g), ca_(ca), diags_(diags), ctx_(*g.ctx), r_(g, ca, mode, ctx_) {
     sys_.ctx = g.ctx;
     sys_.modelName = g.modelName;
   }
@@ -603,8 +610,19 @@ std::optional<EquationSystem> Builder::run() {
 } // namespace
 
 std::optional<EquationSystem> buildEquations(const BondGraph &g, const CausalAssignment &ca,
+                                             const Mode &mode, DiagnosticEngine &diags) {
+  // The causality fixes which ends of an OFF junction's bonds set what, so
+  // the equations must be built in the mode the causality was assigned in.
+  for (std::uint32_t i = 0; i < g.elements.size(); ++i)
+    if (isJunction(g.elements[i].kind) && mode.isOn(ElementId{i}) != ca.mode.isOn(ElementId{i}))
+      throw InternalError("equations requested in another mode than the causality's (`" +
+                          g.elements[i].name + "`)");
+  return Builder(g, ca, mode, diags).run();
+}
+
+std::optional<EquationSystem> buildEquations(const BondGraph &g, const CausalAssignment &ca,
                                              DiagnosticEngine &diags) {
-  return Builder(g, ca, diags).run();
+  return buildEquations(g, ca, ca.mode, diags);
 }
 
 } // namespace hbg::eq

@@ -120,7 +120,8 @@ ExprId ExprContext::intern(const Node &n) {
 
 ExprId ExprContext::constant(double v) {
   Node n = operation(Op::Const);
-  n.value = v;
+  // One zero: -0 would print as `-0` and keep `x - 0`-style shapes apart.
+  n.value = v == 0 ? 0.0 : v;
   return intern(n);
 }
 

@@ -677,3 +677,178 @@ TEST_CASE("random graphs with junction loops: the same invariants") {
   CHECK(succeeded > 100);
   CHECK(failed > 50);
 }
+
+// --- Modes: OFF junctions ----------------------------------------------------
+
+namespace {
+/// Makes junction `j` switched (OFF initially, one ON state) so that it
+/// shows in the mode's text.
+void makeSwitched(Hand &h, ElementId j, bool initiallyOn = false) {
+  Fsm fsm;
+  fsm.states.push_back({"off", false, {}});
+  fsm.states.push_back({"on", true, {}});
+  fsm.initial = initiallyOn ? 1 : 0;
+  h.g.elements[j.index].fsm = fsm;
+}
+/// The mode with junction `j` ON or OFF, everything else ON.
+Mode modeWith(const Hand &h, ElementId j, bool on) {
+  Mode m = initialMode(h.g);
+  m.on[j.index] = on;
+  return m;
+}
+} // namespace
+
+TEST_CASE("OFF 0-junction: sets the effort of every bond; elements propagate as usual") {
+  Hand h;
+  ElementId src = h.add(ElementKind::Sf, "src");
+  ElementId j = h.add(ElementKind::Zero, "j");
+  ElementId i = h.add(ElementKind::I, "i");
+  ElementId k = h.add(ElementKind::One, "k");
+  ElementId m = h.add(ElementKind::I, "m");
+  ElementId r = h.add(ElementKind::R, "r");
+  ElementId c = h.add(ElementKind::C, "c");
+  BondId b1 = h.bond(src, j), b2 = h.bond(j, i), b3 = h.bond(j, k), b4 = h.bond(k, m),
+         b5 = h.bond(k, r), b6 = h.bond(j, c);
+  makeSwitched(h, j);
+  CHECK_FALSE(initialMode(h.g).isOn(j));
+  CHECK(modeText(h.g, initialMode(h.g)) == "j=off");
+
+  // The initial mode (the convenience signature) and the explicit one agree.
+  const CausalAssignment &ca = h.run();
+  CHECK_FALSE(ca.mode.isOn(j));
+  for (BondId b : {b1, b2, b3, b6})
+    CHECK(h.effortBy(b) == "j"); // zero effort imposed on every bond
+  CHECK(h.origin(b1) == "j");
+  CHECK(h.effortBy(b4) == "k"); // m integral sets the flow, k the effort
+  CHECK(h.effortBy(b5) == "r"); // k sets r's flow, r the effort
+  // The C cannot set its effort: derivative causality (its q stays 0); the
+  // I elements are integral.
+  REQUIRE(ca.derivative.size() == 1);
+  CHECK(ca.derivative[0].element == c);
+  CHECK(ca.choices.empty());
+
+  // ON, the same graph is an ordinary 0-junction: src's flow is shared out,
+  // c sets the junction's effort.
+  Hand on;
+  on.g = h.g;
+  on.ca = assignCausality(on.g, modeWith(h, j, true), on.diags);
+  INFO(on.diags.renderAll());
+  REQUIRE(on.ca);
+  CHECK(on.ca->verify(on.g) == "");
+  CHECK(on.effortBy(b6) == "c");
+  CHECK(on.effortBy(b1) == "j");
+  CHECK(on.effortBy(b2) == "j");
+  CHECK(on.effortBy(b3) == "j");
+  CHECK(on.ca->derivative.empty());
+}
+
+TEST_CASE("OFF 1-junction: sets the flow of every bond; the other ends set the effort") {
+  Hand h;
+  ElementId src = h.add(ElementKind::Se, "src");
+  ElementId j = h.add(ElementKind::One, "j");
+  ElementId c = h.add(ElementKind::C, "c");
+  ElementId k = h.add(ElementKind::Zero, "k");
+  ElementId m = h.add(ElementKind::C, "m");
+  ElementId r = h.add(ElementKind::R, "r");
+  ElementId i = h.add(ElementKind::I, "i");
+  BondId b1 = h.bond(src, j), b2 = h.bond(j, c), b3 = h.bond(j, k), b4 = h.bond(k, m),
+         b5 = h.bond(k, r), b6 = h.bond(j, i);
+  makeSwitched(h, j, /*initiallyOn=*/true);
+  CHECK(initialMode(h.g).isOn(j));
+
+  h.ca = assignCausality(h.g, modeWith(h, j, false), h.diags);
+  INFO(h.diags.renderAll());
+  REQUIRE(h.ca);
+  CHECK(h.diags.diagnostics().empty());
+  CHECK(h.ca->verify(h.g) == "");
+  const CausalAssignment &ca = *h.ca;
+  CHECK(h.effortBy(b1) == "src");
+  CHECK(h.effortBy(b2) == "c"); // integral
+  CHECK(h.effortBy(b3) == "k");
+  CHECK(h.effortBy(b6) == "i"); // the I must take zero flow: derivative
+  CHECK(h.effortBy(b4) == "m"); // m integral gives k its effort
+  CHECK(h.effortBy(b5) == "k"); // r takes k's effort and sets its flow
+  REQUIRE(ca.derivative.size() == 1);
+  CHECK(ca.derivative[0].element == i);
+  CHECK(h.origin(b6) == "j");
+  (void)r;
+
+  // The verifier holds OFF junctions to their rule.
+  CausalAssignment wrong = ca;
+  wrong.mode = modeWith(h, j, true);
+  CHECK(wrong.verify(h.g) != ""); // ON, j would have four bonds setting its flow
+  CausalAssignment flipped = ca;
+  flipped.bonds[b6.index].effort =
+      flipped.bonds[b6.index].effort == EffortFrom::Tail ? EffortFrom::Head : EffortFrom::Tail;
+  CHECK(flipped.verify(h.g).find("OFF junction `j`") != std::string::npos);
+}
+
+TEST_CASE("OFF junction against a source: a conflict naming both and the mode") {
+  Hand h;
+  ElementId src = h.add(ElementKind::Se, "push");
+  ElementId j = h.add(ElementKind::Zero, "contact");
+  ElementId k = h.add(ElementKind::One, "v");
+  ElementId i = h.add(ElementKind::I, "mass");
+  h.bond(src, j);
+  h.bond(j, k);
+  h.bond(k, i);
+  makeSwitched(h, j);
+  std::string out = h.fail();
+  CHECK(out.find("`push` and OFF junction `contact` both impose the effort on the bond between "
+                 "them in mode contact=off") != std::string::npos);
+  CHECK(out.find("`contact` imposes the effort here") != std::string::npos);
+
+  // ON, the source drives the mass through the junctions.
+  Hand on;
+  on.g = h.g;
+  on.ca = assignCausality(on.g, modeWith(h, j, true), on.diags);
+  CHECK(on.ca);
+  CHECK(on.diags.diagnostics().empty());
+}
+
+TEST_CASE("two OFF 0-junctions on one bond both impose its effort") {
+  Hand h;
+  ElementId a = h.add(ElementKind::Zero, "a");
+  ElementId b = h.add(ElementKind::Zero, "b");
+  ElementId ia = h.add(ElementKind::I, "ia");
+  ElementId ib = h.add(ElementKind::I, "ib");
+  h.bond(a, b);
+  h.bond(a, ia);
+  h.bond(b, ib);
+  makeSwitched(h, a);
+  makeSwitched(h, b);
+  std::string out = h.fail();
+  CHECK(out.find("`b` and OFF junction `a` both impose the effort on the bond between them in "
+                 "mode a=off, b=off") != std::string::npos);
+}
+
+TEST_CASE("parseMode: names, values and errors") {
+  Hand h;
+  ElementId a = h.add(ElementKind::Zero, "contact");
+  ElementId b = h.add(ElementKind::One, "clutch");
+  ElementId v = h.add(ElementKind::One, "v");
+  h.bond(a, b);
+  h.bond(b, v);
+  makeSwitched(h, a);
+  makeSwitched(h, b, true);
+  Mode base = initialMode(h.g), m;
+  ModeError err;
+  REQUIRE(parseMode(h.g, "contact=on", base, m, err));
+  CHECK(m.isOn(a));
+  CHECK(m.isOn(b)); // not named: initial state
+  REQUIRE(parseMode(h.g, " clutch = off , contact=on", base, m, err));
+  CHECK(modeText(h.g, m) == "contact=on, clutch=off");
+  CHECK_FALSE(parseMode(h.g, "contcat=on", base, m, err));
+  CHECK(err.kind == ModeError::UnknownJunction);
+  CHECK(err.suggestion == "contact");
+  CHECK_FALSE(parseMode(h.g, "v=on", base, m, err));
+  CHECK(err.kind == ModeError::NotSwitched);
+  CHECK(err.element == v);
+  CHECK_FALSE(parseMode(h.g, "contact=closed", base, m, err));
+  CHECK(err.kind == ModeError::BadValue);
+  CHECK(err.value == "closed");
+  CHECK_FALSE(parseMode(h.g, "contact", base, m, err));
+  CHECK(err.kind == ModeError::Syntax);
+  CHECK_FALSE(parseMode(h.g, "contact=on,", base, m, err));
+  CHECK(err.kind == ModeError::Syntax);
+}

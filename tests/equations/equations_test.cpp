@@ -1076,3 +1076,139 @@ TEST_CASE("a loop of six coupled tearing variables is solved by the generated LU
     CHECK(m.eval(s.states[0].derivative, pt) == doctest::Approx(expected).epsilon(1e-12));
   }
 }
+
+// --- Modes: OFF junctions ----------------------------------------------------
+
+namespace {
+/// A model's equations in the mode given as `j1=on,j2=off` ("" = initial).
+struct ModeModel : Model {
+  ModeModel(std::string text, const std::string &modeText) : Model(std::move(text)) {
+    bg::Mode mode = bg::initialMode(*g);
+    if (!modeText.empty()) {
+      bg::ModeError err;
+      bg::Mode parsed;
+      REQUIRE(bg::parseMode(*g, modeText, mode, parsed, err));
+      mode = parsed;
+    }
+    ca = causality::assignCausality(*g, mode, diags);
+    INFO(diags.renderAll());
+    REQUIRE(ca);
+    sys = eq::buildEquations(*g, *ca, mode, diags);
+  }
+};
+
+/// Two damped masses on 0-junctions, joined by a switched 1-junction.
+const char *kDampedPair = R"(
+model DampedPair {
+    parameter m1 = 1; parameter m2 = 2; parameter r1 = 0.5; parameter r2 = 0.25;
+    I mass1(m1) { p0 = 1; }
+    I mass2(m2);
+    R damper1(r1);
+    R damper2(r2);
+    0 a; 0 b;
+    1 link switched { off initial; on; off -> on when (time > 1)+; }
+    bond a -> mass1; bond a -> damper1; bond a -> link;
+    bond link -> b;  bond b -> mass2;   bond b -> damper2;
+}
+)";
+} // namespace
+
+TEST_CASE("an OFF 1-junction decouples two masses: each keeps its own momentum derivative") {
+  ModeModel m(kDampedPair, "");
+  CHECK(m.stateNames() == std::vector<std::string>{"mass1.p", "mass2.p"});
+  CHECK(m.eqs().dependent.empty());
+  CHECK(m.eqs().loops.empty());
+  // The link's flow is 0, so each damper carries its own mass's flow.
+  CHECK(m.print(m.state("mass1.p").derivative) == "-(r1 * (mass1.p / m1))");
+  checkNumerically(m, {
+                          {"mass1.p", [](const Point &p) { return -p("r1") * p("mass1.p") / p("m1"); }},
+                          {"mass2.p", [](const Point &p) { return -p("r2") * p("mass2.p") / p("m2"); }},
+                      });
+  // Every bond of the link has zero flow; its efforts come from a and b.
+  const eq::EquationSystem &s = m.eqs();
+  for (std::size_t k = 0; k < s.bondNames.size(); ++k) {
+    const bg::Bond &b = m.g->bonds[k];
+    bool linkBond = m.g->element(b.from).name == "link" || m.g->element(b.to).name == "link";
+    if (linkBond)
+      CHECK(m.print(s.bondFlow[k]) == "0");
+  }
+}
+
+TEST_CASE("the same 1-junction ON couples the masses through their common effort") {
+  ModeModel m(kDampedPair, "link=on");
+  CHECK(m.stateNames() == std::vector<std::string>{"mass1.p", "mass2.p"});
+  // a and b share the effort e; the flows balance through the link:
+  // p1/m1 + e/r1 + p2/m2 + e/r2 = 0.
+  auto e = [](const Point &p) {
+    return -(p("mass1.p") / p("m1") + p("mass2.p") / p("m2")) / (1 / p("r1") + 1 / p("r2"));
+  };
+  checkNumerically(m, {{"mass1.p", e}, {"mass2.p", e}});
+}
+
+TEST_CASE("masses in series on a switched 1-junction: ON one dependent state, OFF no motion") {
+  const char *text = R"(
+model Series {
+    parameter m1 = 1; parameter m2 = 3; parameter F = 2;
+    Se push(F);
+    I mass1(m1);
+    I mass2(m2);
+    1 s switched { on initial; off; on -> off when (time > 1)+; }
+    bond push -> s; bond s -> mass1; bond s -> mass2;
+}
+)";
+  {
+    ModeModel on(text, "");
+    CHECK(on.stateNames() == std::vector<std::string>{"mass1.p"});
+    REQUIRE(on.eqs().dependent.size() == 1);
+    CHECK(on.eqs().dependent[0].name == "mass2.p");
+    CHECK(on.print(on.eqs().dependent[0].value) == "m2 * (mass1.p / m1)");
+    checkNumerically(on, {{"mass1.p", [](const Point &p) {
+                             return p("F") * p("m1") / (p("m1") + p("m2"));
+                           }}});
+  }
+  {
+    // OFF: zero flow on every bond; both masses follow it (momentum 0) and
+    // the source's power is 0.
+    ModeModel off(text, "s=off");
+    CHECK(off.stateNames().empty());
+    CHECK(off.eqs().dependent.size() == 2);
+    for (sym::ExprId f : off.eqs().bondFlow)
+      CHECK(off.print(f) == "0");
+  }
+}
+
+TEST_CASE("an OFF 0-junction between two masses: free masses; ON: one dependent state") {
+  const char *text = R"(
+model Collision {
+    parameter m1 = 1; parameter m2 = 3;
+    I bullet(m1) { p0 = 1; }
+    I wood(m2);
+    1 v1; 1 v2;
+    0 contact switched { off initial; on; off -> on when (time > 1)+; }
+    bond v1 -> bullet; bond v2 -> wood; bond v1 -> contact; bond contact -> v2;
+}
+)";
+  {
+    ModeModel off(text, "");
+    CHECK(off.stateNames() == std::vector<std::string>{"bullet.p", "wood.p"});
+    CHECK(off.print(off.state("bullet.p").derivative) == "0");
+    CHECK(off.print(off.state("wood.p").derivative) == "0");
+    for (sym::ExprId e : off.eqs().bondEffort)
+      CHECK(off.print(e) == "0");
+  }
+  {
+    ModeModel on(text, "contact=on");
+    CHECK(on.stateNames() == std::vector<std::string>{"bullet.p"});
+    REQUIRE(on.eqs().dependent.size() == 1);
+    CHECK(on.print(on.eqs().dependent[0].value) == "m2 * (bullet.p / m1)");
+  }
+}
+
+TEST_CASE("equations in another mode than the causality's are an internal error") {
+  Model m(kDampedPair);
+  bg::Mode on = bg::initialMode(*m.g);
+  for (std::size_t k = 0; k < m.g->elements.size(); ++k)
+    if (m.g->elements[k].fsm)
+      on.on[k] = true;
+  CHECK_THROWS_AS(eq::buildEquations(*m.g, *m.ca, on, m.diags), InternalError);
+}

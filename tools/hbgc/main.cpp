@@ -1,7 +1,7 @@
 //===- tools/hbgc/main.cpp - The hbgc command line ------------------------===//
 //
 //   hbgc check   FILE
-//   hbgc explain FILE
+//   hbgc explain FILE [--mode j1=on,j2=off]
 //   hbgc run     FILE --t-end T [options]
 //
 // Exit status: 0 success, 1 errors in the model or at run time, 2 usage
@@ -36,14 +36,24 @@ commands:
 
 const char *kCheckHelp = R"(usage: hbgc check FILE
 
-Parses and checks FILE (names, bonds, causality) and prints every error as
+Parses and checks FILE (names, bonds, state machines of switched junctions,
+causality and equations in the initial mode) and prints every error as
 file:line:col with the source line. Exit status 0 when the model is valid.
 )";
 
-const char *kExplainHelp = R"(usage: hbgc explain FILE
+const char *kExplainHelp = R"(usage: hbgc explain FILE [--mode J=on|off,...]
 
 Prints the causality of every bond, the causality of every storage element,
 the state equations, every bond's effort and flow, and the outputs.
+
+A model with switched junctions is explained in one mode, printed in the
+header (`mode: contact=off`): by default the initial mode, each junction in
+its initial state.
+
+options:
+  --mode J=on|off,...  the mode to explain: each named switched junction ON
+                       or OFF (e.g. `--mode contact=on,valve=off`); junctions
+                       not named stay in their initial state
 )";
 
 const char *kRunHelp = R"(usage: hbgc run FILE --t-end T [options]
@@ -173,7 +183,8 @@ struct Loaded {
   driver::FrontendResult fe;
 };
 
-bool load(const std::string &path, driver::Stage stop, bool timePasses, Loaded &l) {
+bool load(const std::string &path, driver::Stage stop, bool timePasses, Loaded &l,
+          bool allowSwitched = false, const std::string &mode = "") {
   l.diags = std::make_unique<DiagnosticEngine>(l.sm);
   std::string text, why;
   if (!driver::readSourceFile(path, text, why)) {
@@ -185,6 +196,8 @@ bool load(const std::string &path, driver::Stage stop, bool timePasses, Loaded &
   driver::PipelineOptions opts;
   opts.stopAfter = stop;
   opts.timings = timePasses ? &std::cerr : nullptr;
+  opts.allowSwitched = allowSwitched;
+  opts.mode = mode;
   l.fe = driver::runFrontend(l.sm, file, *l.diags, opts);
   std::cerr << l.diags->renderAll();
   return !l.diags->hasErrors();
@@ -206,12 +219,33 @@ std::string singleFile(const std::vector<std::string> &args) {
 
 int runCheck(const std::vector<std::string> &args) {
   Loaded l;
-  return load(singleFile(args), driver::Stage::Run, false, l) ? 0 : 1;
+  return load(singleFile(args), driver::Stage::Run, false, l, /*allowSwitched=*/true) ? 0 : 1;
 }
 
-int runExplain(const std::vector<std::string> &args) {
+int runExplain(const std::vector<std::string> &argv) {
+  std::vector<std::string> args;
+  std::string mode;
+  bool haveMode = false;
+  for (std::size_t i = 0; i < argv.size(); ++i) {
+    if (argv[i] == "--mode" || argv[i].rfind("--mode=", 0) == 0) {
+      if (haveMode)
+        throw UsageError{"`--mode` given twice"};
+      if (argv[i] == "--mode") {
+        if (i + 1 >= argv.size())
+          throw UsageError{"`--mode` needs a value"};
+        mode = argv[++i];
+      } else {
+        mode = argv[i].substr(7);
+      }
+      if (mode.empty())
+        throw UsageError{"`--mode` needs JUNCTION=on|off,..."};
+      haveMode = true;
+    } else {
+      args.push_back(argv[i]);
+    }
+  }
   Loaded l;
-  if (!load(singleFile(args), driver::Stage::Run, false, l))
+  if (!load(singleFile(args), driver::Stage::Run, false, l, /*allowSwitched=*/true, mode))
     return 1;
   std::cout << driver::explain(*l.fe.graph, *l.fe.causality, *l.fe.equations);
   return 0;

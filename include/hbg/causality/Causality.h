@@ -53,6 +53,9 @@ struct DerivativeStorage {
 
 /// The causality of every bond.
 struct CausalAssignment {
+  /// The mode this causality holds in: an OFF 0-junction sets the effort of
+  /// every bond it has, an OFF 1-junction the flow of every bond it has.
+  bg::Mode mode;
   std::vector<BondCausality> bonds;
   std::vector<Choice> choices;
   std::vector<DerivativeStorage> derivative;
@@ -66,8 +69,14 @@ struct CausalAssignment {
   std::string dump(const bg::BondGraph &g) const;
 };
 
-/// Runs SCAP. Causal conflicts (two sources imposing one variable) are
-/// reported to `diags` naming both sources; the result is then empty.
+/// Runs SCAP in `mode`. OFF junctions are fixed like sources: an OFF
+/// 0-junction imposes zero effort on all its bonds, an OFF 1-junction zero
+/// flow. Causal conflicts (two sources or OFF junctions imposing one
+/// variable) are reported to `diags` naming both and, when the graph has
+/// switched junctions, the mode; the result is then empty.
+std::optional<CausalAssignment> assignCausality(const bg::BondGraph &g, const bg::Mode &mode,
+                                                DiagnosticEngine &diags);
+/// assignCausality in the initial mode (every junction ON unless switched).
 std::optional<CausalAssignment> assignCausality(const bg::BondGraph &g, DiagnosticEngine &diags);
 
 } // namespace hbg::causality

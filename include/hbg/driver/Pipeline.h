@@ -23,6 +23,8 @@ bool parseStage(const std::string &name, Stage &out);
 struct FrontendResult {
   std::unique_ptr<ast::File> ast;
   std::optional<bg::BondGraph> graph;
+  /// The mode causality and equations were built in.
+  bg::Mode mode;
   std::optional<causality::CausalAssignment> causality;
   std::optional<eq::EquationSystem> equations;
 };
@@ -33,6 +35,12 @@ struct PipelineOptions {
   Stage stopAfter = Stage::Run;
   /// Print per-pass wall time to this stream when set.
   std::ostream *timings = nullptr;
+  /// Analyse switched junctions in one mode (`hbgc check`, `hbgc explain`)
+  /// rather than report that they cannot be simulated yet.
+  bool allowSwitched = false;
+  /// The mode to analyse, `j1=on,j2=off` (junctions not named keep their
+  /// initial state); "" is the initial mode.
+  std::string mode;
 };
 
 /// Reads a source file. On failure returns false with the reason in `why`
@@ -44,7 +52,8 @@ bool readSourceFile(const std::string &path, std::string &text, std::string &why
 FrontendResult runFrontend(const SourceManager &sm, std::uint32_t file, DiagnosticEngine &diags,
                            const PipelineOptions &opts = {});
 
-/// Causality and equations as an engineer reads them (`hbgc explain`).
+/// Causality and equations as an engineer reads them (`hbgc explain`), with
+/// a `mode:` line when the model has switched junctions.
 std::string explain(const bg::BondGraph &g, const causality::CausalAssignment &ca,
                     const eq::EquationSystem &sys);
 

@@ -104,6 +104,15 @@ struct EquationSystem {
 /// become residuals for Newton's method. Singular loops, non-differentiable
 /// sources driving dependent storage and the like are reported to `diags`;
 /// the result is then empty.
+///
+/// In `mode` (which must be the mode `ca` was assigned in), an OFF 0-junction's
+/// effort on each of its bonds is the constant 0 and an OFF 1-junction's flow
+/// is 0; the other variable of each such bond comes from its other end. The
+/// junction's own balance is not enforced while it is OFF.
+std::optional<EquationSystem> buildEquations(const bg::BondGraph &g,
+                                             const causality::CausalAssignment &ca,
+                                             const bg::Mode &mode, DiagnosticEngine &diags);
+/// buildEquations in the mode `ca` was assigned in.
 std::optional<EquationSystem> buildEquations(const bg::BondGraph &g,
                                              const causality::CausalAssignment &ca,
                                              DiagnosticEngine &diags);
