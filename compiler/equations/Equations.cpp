@@ -514,7 +514,9 @@ std::optional<EquationSystem> Builder::run() {
   std::unordered_set<std::uint32_t> dependentIds;
   for (const causality::DerivativeStorage &d : ca_.derivative)
     dependentIds.insert(d.element.index);
-  auto addState = [&](const std::string &name, sym::SymbolId variable, sym::ExprId initial) {
+  // `name` by value: it may be a symbol's own name, and addSymbol can move
+  // the symbol table.
+  auto addState = [&](std::string name, sym::SymbolId variable, sym::ExprId initial) {
     auto slot = static_cast<std::uint32_t>(sys_.states.size());
     sym::SymbolId s = ctx_.addSymbol(name, sym::SymbolKind::State, slot);
     r_.bind(variable, ctx_.ref(s));

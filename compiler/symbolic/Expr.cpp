@@ -206,8 +206,11 @@ ExprId ExprContext::mul(ExprId a, ExprId b) {
       return b;
     if (c == -1)
       return neg(b);
-    if (node(b).op == Op::Neg)
-      return mul(constant(-c), node(b).lhs);
+    if (node(b).op == Op::Neg) {
+      // Read the operand before constant() may grow (and move) the nodes.
+      ExprId inner = node(b).lhs;
+      return mul(constant(-c), inner);
+    }
   }
   if (node(a).op == Op::Neg && node(b).op == Op::Neg)
     return mul(node(a).lhs, node(b).lhs);

@@ -598,7 +598,9 @@ Reference reference(const Dae &d, const std::vector<int> &stateVars) {
   ref.Wx = Z * M;
   ref.W0 = wp - ref.Wx * Swp;
   Eigen::PartialPivLU<MatrixXd> lu(sh.Ef);
-  MatrixXd dWx = lu.solve(sh.Af * ref.Wx);
+  // No states: nothing to solve for (Eigen's triangular solve reads the
+  // data of an empty right-hand side, which UBSan flags).
+  MatrixXd dWx = k > 0 ? MatrixXd(lu.solve(sh.Af * ref.Wx)) : MatrixXd(sh.Ef.rows(), 0);
   VectorXd dW0 = lu.solve(sh.Af * ref.W0 + sh.gf);
   ref.A = MatrixXd(k, k);
   ref.b = VectorXd(k);
