@@ -41,6 +41,12 @@ private:
   void chooseEitherWay(BondId b, ElementId preferredSetter, ElementId origin);
   /// Reports the pending conflict and stops.
   void reportConflict();
+  /// Where two imposers of one variable meet, for messages: at the element
+  /// `at`, or on their common bond when they are bonded to each other.
+  std::string meetingPlace(ElementId at, ElementId other) const {
+    return at == other ? std::string("on the bond between them")
+                       : "at `" + g_.element(at).name + "`";
+  }
   void assign(BondId b, ElementId setter, ElementId origin, BondId via);
   void examine(ElementId e, ElementId origin, BondId via);
   bool sets(BondId b, ElementId e) const { return ca_.setsEffort(g_, b, e); }
@@ -228,8 +234,7 @@ std::optional<CausalAssignment> Scap::run() {
         reportConflict();
         break;
       }
-      std::string where = at == other ? std::string("on the bond between them")
-                                      : "at `" + g_.element(at).name + "`";
+      std::string where = meetingPlace(at, other);
       diags_.report(DiagKind::SwitchedConflict, e.range,
                     {e.name, g_.element(other).name, zero ? "effort" : "flow", where,
                      modeText(g_, ca_.mode)});
@@ -258,9 +263,7 @@ std::optional<CausalAssignment> Scap::run() {
     ElementId other = ca_.bonds[b.index].origin;
     ElementId at = g_.otherEnd(b, id);
     const char *what = wantSets ? "effort" : "flow";
-    // Two sources bonded to each other meet on their bond, not at an element.
-    std::string where = at == other ? std::string("on the bond between them")
-                                    : "at `" + g_.element(at).name + "`";
+    std::string where = meetingPlace(at, other);
     const Element &o = g_.element(other);
     if (off(other)) {
       diags_.report(DiagKind::SwitchedConflict, e.range,
