@@ -255,7 +255,7 @@ sym::ExprId Resolver::computeEffort(BondId b, ElementId setter) {
     return ctx_.mul(r, flow(other)); // e1 = r f2, e2 = r f1
   }
   case ElementKind::Zero:
-    if (!mode_.isOn(setter)) // an OFF 0-junction imposes zero effort
+    if (ca_.imposesZero(setter)) // an OFF 0-junction imposes zero effort
       return ctx_.constant(0);
     for (BondId k : e.bonds)
       if (!ca_.setsEffort(g_, k, setter))
@@ -307,7 +307,7 @@ sym::ExprId Resolver::computeFlow(BondId b, ElementId setter) {
     return ctx_.div(effort(other), r); // f1 = e2 / r, f2 = e1 / r
   }
   case ElementKind::One:
-    if (!mode_.isOn(setter)) // an OFF 1-junction imposes zero flow
+    if (ca_.imposesZero(setter)) // an OFF 1-junction imposes zero flow
       return ctx_.constant(0);
     for (BondId k : e.bonds)
       if (ca_.setsEffort(g_, k, setter))

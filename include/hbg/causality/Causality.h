@@ -59,7 +59,17 @@ struct CausalAssignment {
   std::vector<BondCausality> bonds;
   std::vector<Choice> choices;
   std::vector<DerivativeStorage> derivative;
+  /// ON junctions cut off by OFF junctions, indexed by element: a 0-junction
+  /// every bond of which ends at an OFF 1-junction (so no element sets its
+  /// effort), or a 1-junction every bond of which ends at an OFF 0-junction.
+  /// They are treated as OFF: their undetermined effort (flow) is 0.
+  std::vector<bool> isolated;
 
+  /// True when junction `e` imposes zero on its bonds: OFF in `mode`, or
+  /// isolated.
+  bool imposesZero(bg::ElementId e) const {
+    return !mode.isOn(e) || (e.index < isolated.size() && isolated[e.index]);
+  }
   /// True when element `e` sets the effort of bond `b` (so it receives the flow).
   bool setsEffort(const bg::BondGraph &g, bg::BondId b, bg::ElementId e) const;
   /// Checks that every bond is causal and every junction, TF and GY obeys its
