@@ -47,11 +47,13 @@ std::string EquationSystem::verify() const {
       const sym::Symbol &sy = ctx->symbol(s);
       if (sy.kind == sym::SymbolKind::Variable)
         return what + " still refers to `" + sy.name + "`";
-      if (parametric && sy.kind != sym::SymbolKind::Parameter)
+      // Held values are Parameter symbols after the parameters; they change
+      // at events, so defaults and initial values cannot use them.
+      if (parametric && (sy.kind != sym::SymbolKind::Parameter || sy.slot >= parameters.size()))
         return what + " must depend on parameters only";
       if (sy.kind == sym::SymbolKind::State && sy.slot >= states.size())
         return what + " refers to state slot " + std::to_string(sy.slot);
-      if (sy.kind == sym::SymbolKind::Parameter && sy.slot >= parameters.size())
+      if (sy.kind == sym::SymbolKind::Parameter && sy.slot >= parameters.size() + numHeld)
         return what + " refers to parameter slot " + std::to_string(sy.slot);
       if (sy.kind == sym::SymbolKind::Algebraic &&
           (sy.slot < states.size() || sy.slot >= states.size() + unknowns.size()))

@@ -81,6 +81,14 @@ VariableInfo BondGraph::variable(sym::SymbolId s) const {
   return s.index < variables.size() ? variables[s.index] : VariableInfo{};
 }
 
+const Held *BondGraph::heldOf(sym::SymbolId s) const {
+  const sym::Symbol &sy = ctx->symbol(s);
+  if (sy.kind != sym::SymbolKind::Parameter || sy.slot < parameters.size())
+    return nullptr;
+  std::size_t i = sy.slot - parameters.size();
+  return i < held.size() && held[i].symbol == s ? &held[i] : nullptr;
+}
+
 ElementId BondGraph::addElement(ElementKind kind, std::string name, SourceRange range) {
   Element e;
   e.kind = kind;
@@ -141,6 +149,28 @@ std::string BondGraph::verify() const {
     if (isStorage(e.kind) && variable(e.state).kind != VariableInfo::State)
       return "storage `" + e.name + "` has no state variable";
   }
+  for (std::size_t i = 0; i < parameters.size(); ++i) {
+    const sym::Symbol &sy = ctx->symbol(parameters[i].symbol);
+    if (sy.kind != sym::SymbolKind::Parameter || sy.slot != i)
+      return "parameter `" + parameters[i].name + "` is not in slot " + std::to_string(i);
+  }
+  for (std::size_t i = 0; i < held.size(); ++i) {
+    const Held &h = held[i];
+    const sym::Symbol &sy = ctx->symbol(h.symbol);
+    if (sy.kind != sym::SymbolKind::Parameter || sy.slot != parameters.size() + i)
+      return "held value `" + h.name + "` is not in slot " + std::to_string(parameters.size() + i);
+    if (!h.value.valid())
+      return "held value `" + h.name + "` has no value";
+    // What is held is read off the model's variables at an event: another
+    // held value or a law's local name would have nothing to be read from.
+    for (sym::SymbolId s : ctx->symbolsOf(h.value)) {
+      const sym::Symbol &used = ctx->symbol(s);
+      if (used.kind == sym::SymbolKind::Parameter && used.slot >= parameters.size())
+        return "held value `" + h.name + "` holds another held value";
+      if (used.kind == sym::SymbolKind::Variable && variable(s).kind == VariableInfo::None)
+        return "held value `" + h.name + "` uses the unmapped symbol `" + used.name + "`";
+    }
+  }
   return "";
 }
 
@@ -179,6 +209,8 @@ std::string BondGraph::dump() const {
     os << "  signal " << s.name << " = " << ctx->print(s.value) << "\n";
   for (const Integrator &i : integrators)
     os << "  integrator " << i.name << " = integral(" << ctx->print(i.input) << ")\n";
+  for (const Held &h : held)
+    os << "  held " << h.name << " = " << ctx->print(h.value) << "\n";
   for (const Output &o : outputs)
     os << "  output " << o.name << " = " << ctx->print(o.value) << "\n";
   return os.str();

@@ -83,6 +83,12 @@ struct ExprScope {
   std::vector<std::pair<std::string, sym::SymbolId>> locals;
   /// The signal being defined, if any (integral() is allowed only there).
   int signal = -1;
+  /// What the local names stand for inside `pre(...)`, when that differs
+  /// from `locals`: a held value is read off the model's variables at an
+  /// event, so an R law's `e` or `f` there is its bond's variable.
+  std::vector<std::pair<std::string, sym::SymbolId>> heldLocals;
+  /// Inside `pre(...)`, where another `pre` is not allowed.
+  bool inPre = false;
 };
 
 class Analyzer {
@@ -108,7 +114,9 @@ private:
   sym::ExprId lowerName(const ast::Expr &e, const ExprScope &scope);
   sym::ExprId lowerMember(const ast::Expr &e);
   sym::ExprId lowerCall(const ast::Expr &e, const ExprScope &scope);
+  sym::ExprId lowerPre(const ast::Expr &e, const ExprScope &scope);
   sym::ExprId lowerConstant(const ast::Expr &e, const std::string &what);
+  bool isConstant(sym::ExprId v, SourceRange range, const std::string &what);
   void unknownName(const std::string &name, SourceRange range,
                    const std::vector<std::string> &candidates);
 
@@ -308,12 +316,26 @@ void Analyzer::unknownName(const std::string &name, SourceRange range,
     diags_.report(DiagKind::UnknownNameSuggest, range, {name, best});
 }
 
+/// Reports `what` (at `range`) unless `v` uses parameters and numbers only.
+/// Held values are Parameter symbols too, but change at events: one of them
+/// makes `v` not constant, with a note saying where and why.
+bool Analyzer::isConstant(sym::ExprId v, SourceRange range, const std::string &what) {
+  const Held *held = nullptr;
+  for (sym::SymbolId s : ctx().symbolsOf(v))
+    if ((held = g_.heldOf(s)))
+      break;
+  if (ctx().isParametric(v) && !held)
+    return true;
+  diags_.report(DiagKind::NotConstant, range, {what});
+  if (held)
+    diags_.note(DiagKind::HeldChangesAtEvents, held->range, {held->name});
+  return false;
+}
+
 sym::ExprId Analyzer::lowerConstant(const ast::Expr &e, const std::string &what) {
   sym::ExprId v = lower(e, {});
-  if (v.valid() && !ctx().isParametric(v)) {
-    diags_.report(DiagKind::NotConstant, e.range, {what});
+  if (v.valid() && !isConstant(v, e.range, what))
     return {};
-  }
   return v;
 }
 
@@ -364,15 +386,20 @@ void Analyzer::lowerElements(const ast::Model &m) {
                               : e.kind == ElementKind::I ? "p"
                                                          : (arg.name == "e" ? "f" : "e");
       scope.locals.push_back({localName, local});
+      // An R's local stands for its bond's variable (a storage element's
+      // is its state, a model variable already).
+      if (e.kind == ElementKind::R && e.bonds.size() == 1) {
+        const Bond &b = g_.bond(e.bonds[0]);
+        scope.heldLocals.push_back({localName, localName == "f" ? b.flow : b.effort});
+      }
       e.lawExpr = lower(*arg.value, scope);
     } else if (e.kind == ElementKind::MSe || e.kind == ElementKind::MSf ||
                e.kind == ElementKind::MTF || e.kind == ElementKind::MGY) {
       e.value = lower(*arg.value, {});
     } else {
       sym::ExprId v = lower(*arg.value, {});
-      if (v.valid() && !ctx().isParametric(v)) {
-        diags_.report(DiagKind::NotConstant, arg.value->range,
-                      {"the value of " + noun + " `" + a.name + "`"});
+      std::string what = "the value of " + noun + " `" + a.name + "`";
+      if (v.valid() && !isConstant(v, arg.value->range, what)) {
         if (isSource(e.kind) || isTwoPort(e.kind))
           diags_.note(DiagKind::UseModulatedSource, a.kindRange,
                       {isSource(e.kind)               ? "a source"
@@ -719,6 +746,8 @@ sym::ExprId Analyzer::lowerCall(const ast::Expr &e, const ExprScope &scope) {
     diags_.report(DiagKind::WrongArgumentCount, e.range,
                   {"function", e.name, expected, e.operands.size()});
   };
+  if (e.name == "pre")
+    return lowerPre(e, scope);
   if (e.name == "integral") {
     if (scope.signal < 0) {
       diags_.report(DiagKind::IntegralOutsideSignal, e.nameRange);
@@ -750,6 +779,7 @@ sym::ExprId Analyzer::lowerCall(const ast::Expr &e, const ExprScope &scope) {
     for (const auto &[name, info] : kFunctions)
       candidates.push_back(name);
     candidates.push_back("integral");
+    candidates.push_back("pre");
     std::string best = closestName(e.name, candidates);
     if (best.empty())
       diags_.report(DiagKind::UnknownFunction, e.nameRange, {e.name});
@@ -767,6 +797,48 @@ sym::ExprId Analyzer::lowerCall(const ast::Expr &e, const ExprScope &scope) {
   if (!a.valid() || (fn.arity == 2 && !b.valid()))
     return {};
   return ctx().make(fn.op, a, b);
+}
+
+sym::ExprId Analyzer::lowerPre(const ast::Expr &e, const ExprScope &scope) {
+  if (scope.inPre) {
+    diags_.report(DiagKind::PreInsidePre, e.nameRange);
+    return {};
+  }
+  if (e.operands.size() != 1) {
+    diags_.report(DiagKind::WrongArgumentCount, e.range,
+                  {"function", e.name, "one argument", e.operands.size()});
+    return {};
+  }
+  ExprScope inner = scope;
+  inner.inPre = true;
+  if (!scope.heldLocals.empty())
+    inner.locals = scope.heldLocals;
+  sym::ExprId value = lower(*e.operands[0], inner);
+  if (!value.valid())
+    return {};
+  // Calls that hold the same expression (the DAG is hash-consed, so equal
+  // expressions are one node) share one held value.
+  for (const Held &h : g_.held)
+    if (h.value == value)
+      return ctx().ref(h.symbol);
+  // Its name is the call as written, whitespace runs made single spaces.
+  std::string_view text = sm_.text(e.range.begin.file).substr(e.range.begin.offset, e.range.length);
+  Held h;
+  for (char c : text) {
+    bool space = c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f';
+    if (!space)
+      h.name += c;
+    else if (!h.name.empty() && h.name.back() != ' ')
+      h.name += ' ';
+  }
+  h.range = e.range;
+  h.value = value;
+  // Held values come after the parameters in the runtime's parameter array;
+  // every parameter exists by now (buildStructure made them).
+  h.symbol = ctx().addSymbol(h.name, sym::SymbolKind::Parameter,
+                             std::uint32_t(g_.parameters.size() + g_.held.size()));
+  g_.held.push_back(std::move(h));
+  return ctx().ref(g_.held.back().symbol);
 }
 
 /// Symbols of kind `kind` that `root` refers to, in id order.

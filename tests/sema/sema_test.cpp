@@ -908,3 +908,163 @@ TEST_CASE("error: duplicate and extra initial states carry notes") {
         "model M { parameter k = 2; I a(1); I b(1); 0 j switched { off initial; on; off; off -> on when (k > 1)+; } bond a -> j; bond j -> b; signal s = integral(a.f); }\n"
         "                                                          ^~~\n");
 }
+
+// --- pre(expr): held values ---------------------------------------------------
+
+namespace {
+/// A ball on a floor, its rebound a modulated flow source using `pre`.
+const char *kRebound = R"(model Rebound {
+    parameter m = 2;
+    parameter cr = 0.8;
+    I ball(m) { p0 = 1; }
+    MSf rebound(-cr * pre(ball.f));
+    R floor(f = pre( ball.f ) + pre(cr) * e);
+    1 v;
+    bond v -> ball;  bond rebound -> v;  bond v -> floor;
+    signal y = integral(pre(time)) + pre(y);
+    output last = pre(ball.f), pre(v.f) - y;
+    0 j switched { off initial; on; off -> on when (pre(ball.p) > 1)-; }
+    Se s(1);
+    bond s -> j;  bond j -> floor2;
+    R floor2(1);
+}
+)";
+} // namespace
+
+TEST_CASE("pre: held values after the parameters, shared by what they hold") {
+  Analyzed a(kRebound);
+  const BondGraph &g = a.g();
+  CHECK(g.verify() == "");
+  REQUIRE(g.parameters.size() == 2);
+  // In order of first appearance; `pre( ball.f )` and `pre(v.f)` hold the
+  // same variable as the first `pre(ball.f)`, and share its held value.
+  REQUIRE(g.held.size() == 5);
+  const sym::ExprId ballF = g.ctx->ref(g.bond(a.bondBetween("v", "ball")).flow);
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < g.held.size(); ++i) {
+    const Held &h = g.held[i];
+    names.push_back(h.name);
+    const sym::Symbol &sy = g.ctx->symbol(h.symbol);
+    CHECK(sy.kind == sym::SymbolKind::Parameter);
+    CHECK(sy.slot == g.parameters.size() + i);
+    CHECK(sy.name == h.name);
+    CHECK(g.heldOf(h.symbol) == &h);
+  }
+  CHECK(names == std::vector<std::string>{"pre(ball.f)", "pre(cr)", "pre(time)", "pre(y)",
+                                          "pre(ball.p)"});
+  CHECK(g.held[0].value == ballF);
+  CHECK(g.held[1].value == g.ctx->ref(g.parameters[1].symbol));
+  CHECK(g.held[2].value == g.ctx->time());
+  CHECK(g.held[3].value == g.ctx->ref(g.signals[0].symbol));
+  CHECK(g.held[4].value == g.ctx->ref(a.el("ball").state));
+  CHECK(g.heldOf(g.parameters[0].symbol) == nullptr);
+  CHECK(g.heldOf(a.el("ball").state) == nullptr);
+
+  // Where they are used: the symbol stands for the call.
+  CHECK(eval(g, a.el("rebound").value, {{"cr", 0.5}, {"pre(ball.f)", 3}}) == doctest::Approx(-1.5));
+  CHECK(eval(g, a.el("floor").lawExpr, {{"floor.e", 2}, {"pre(cr)", 0.5}, {"pre(ball.f)", 3}}) ==
+        doctest::Approx(4));
+  CHECK(g.integrators.at(0).input == g.ctx->ref(g.held[2].symbol));
+  CHECK(g.outputs.at(0).value == g.ctx->ref(g.held[0].symbol));
+  CHECK(g.outputs.at(1).name == "pre(v.f) - y");
+  CHECK(eval(g, g.outputs.at(1).value, {{"pre(ball.f)", 3}, {"y", 1}}) == doctest::Approx(2));
+  const Guard &guard = a.el("j").fsm->transitions.at(0).guard;
+  CHECK(guard.lhs == g.ctx->ref(g.held[4].symbol));
+}
+
+TEST_CASE("pre: an R law's local name is held as the R's bond variable") {
+  Analyzed a(R"(model M {
+    Sf s(1);
+    R r(e = 2 * pre(f) + f);
+    C c(1);
+    0 j;
+    bond s -> j;  bond j -> r;  bond j -> c;
+    output pre(r.f), pre(c.q);
+    C d(e = pre(q) * q);
+    bond j -> d;
+})");
+  const BondGraph &g = a.g();
+  REQUIRE(g.held.size() == 3);
+  CHECK(g.held[0].name == "pre(f)");
+  CHECK(g.held[0].value == g.ctx->ref(g.bond(a.bondBetween("j", "r")).flow));
+  // `pre(r.f)` holds the same variable: one held value.
+  CHECK(g.outputs.at(0).value == g.ctx->ref(g.held[0].symbol));
+  // Elements are lowered before outputs. A C's local name is its state.
+  CHECK(g.held[1].name == "pre(q)");
+  CHECK(g.held[1].value == g.ctx->ref(a.el("d").state));
+  CHECK(g.held[2].value == g.ctx->ref(a.el("c").state));
+  CHECK(g.verify() == "");
+}
+
+TEST_CASE("pre: dump lists held values, and verify checks their slots") {
+  Analyzed a(R"(model M {
+    parameter k = 2;
+    I ball(1);
+    MSf push(-k * pre(ball.f));
+    1 v;
+    bond push -> v;  bond v -> ball;
+})");
+  BondGraph g = a.g();
+  CHECK(g.dump() == R"(bond graph M
+  parameter k = 2
+  I ball (1) initial ball.p = 0
+  MSf push (-(k * pre(ball.f)))
+  1 v
+  bond b1: push -> v
+  bond b2: v -> ball
+  held pre(ball.f) = b2.f
+)");
+  BondGraph wrongSlot = g;
+  wrongSlot.held[0].symbol = wrongSlot.ctx->addSymbol("pre(x)", sym::SymbolKind::Parameter, 0);
+  CHECK(wrongSlot.verify() == "held value `pre(ball.f)` is not in slot 1");
+  BondGraph nested = g;
+  nested.held[0].value = nested.ctx->ref(nested.held[0].symbol);
+  CHECK(nested.verify() == "held value `pre(ball.f)` holds another held value");
+  BondGraph unmapped = g;
+  unmapped.held[0].value =
+      unmapped.ctx->ref(unmapped.ctx->addSymbol("r.f", sym::SymbolKind::Variable, 0));
+  CHECK(unmapped.verify() == "held value `pre(ball.f)` uses the unmapped symbol `r.f`");
+  BondGraph noValue = g;
+  noValue.held[0].value = {};
+  CHECK(noValue.verify() == "held value `pre(ball.f)` has no value");
+}
+
+TEST_CASE("error: pre nested, with a wrong argument count, or where a constant is required") {
+  CHECK(messageOf("model M { signal s = pre(1 + pre(time)); }") ==
+        "`pre` may not appear inside another `pre`");
+  CHECK(messageOf("model M { signal s = pre(time, 1); }") ==
+        "function `pre` takes one argument, 2 given");
+  CHECK(messageOf("model M { signal s = pre(); }") == "function `pre` takes one argument, 0 given");
+  CHECK(messageOf("model M { signal s = pr(time); }") ==
+        "unknown function `pr`; did you mean `pre`?");
+  // Even of a constant: `pre` is never allowed where a constant is required.
+  CHECK(errorsOf(R"(model M {
+    parameter k = 2 * pre(1);
+})") == R"(test.hbg:2:19: error: the default of parameter `k` must be constant (parameters and numbers only)
+    parameter k = 2 * pre(1);
+                  ^~~~~~~~~~
+test.hbg:2:23: note: `pre(1)` is constant between events but changes at each one
+    parameter k = 2 * pre(1);
+                      ^~~~~~
+)");
+  Analyzed a(R"(model M {
+    Se s(pre(c.e));
+    C c(pre(  time  )) { q0 = pre(c.q); }
+    0 j;
+    bond s -> j;  bond j -> c;
+})");
+  CHECK_FALSE(a.graph);
+  std::string messages;
+  for (const Diagnostic &d : a.diags.diagnostics()) {
+    messages += d.message + "\n";
+    for (const Diagnostic &n : d.notes)
+      messages += "  " + n.message + "\n";
+  }
+  CHECK(messages == "the value of Se element `s` must be constant (parameters and numbers only)\n"
+                    "  `pre(c.e)` is constant between events but changes at each one\n"
+                    "  a source driven by a signal is written `MSe s(...)`\n"
+                    "the value of C element `c` must be constant (parameters and numbers only)\n"
+                    "  `pre( time )` is constant between events but changes at each one\n"
+                    "the initial value of `c` must be constant (parameters and numbers only)\n"
+                    "  `pre(c.q)` is constant between events but changes at each one\n");
+}

@@ -75,6 +75,11 @@ struct EquationSystem {
   std::shared_ptr<sym::ExprContext> ctx;
   std::string modelName;
   std::vector<Parameter> parameters;
+  /// How many `pre(...)` values (bg::BondGraph::held) follow the parameters:
+  /// Parameter symbols with slots from parameters.size() up to
+  /// parameters.size() + numHeld are held values, which the runtime passes
+  /// after the parameters.
+  std::size_t numHeld = 0;
   std::vector<State> states;
   std::vector<Output> outputs;
   std::vector<DependentState> dependent;

@@ -142,6 +142,17 @@ struct Integrator {
   sym::ExprId input;
 };
 
+/// `pre(expr)`: `expr` held from the a priori values of the last event
+/// (the initial values before the first one). Its symbol has kind
+/// Parameter with slot parameters.size() + its index in `held`: the
+/// runtime passes held values after the parameters.
+struct Held {
+  std::string name;  ///< the source text of the call, e.g. "pre(ball.f)"
+  SourceRange range; ///< the call
+  sym::SymbolId symbol;
+  sym::ExprId value; ///< `expr`, in the graph's Variable symbols like any signal
+};
+
 /// A recorded output.
 struct Output {
   std::string name;
@@ -167,6 +178,9 @@ public:
   std::vector<Parameter> parameters; ///< in declaration order (slot = index)
   std::vector<Signal> signals;
   std::vector<Integrator> integrators;
+  /// Every distinct `pre(expr)` (calls with the same `expr` share one), in
+  /// order of first appearance.
+  std::vector<Held> held;
   std::vector<Output> outputs;
   /// Indexed by symbol index (entries for non-Variable symbols are None).
   std::vector<VariableInfo> variables;
@@ -179,6 +193,8 @@ public:
   int sign(BondId b, ElementId e) const;
   /// What a symbol stands for (None for Time, State, Parameter).
   VariableInfo variable(sym::SymbolId s) const;
+  /// The held value `s` stands for, or null when it is not one.
+  const Held *heldOf(sym::SymbolId s) const;
 
   /// Adds an element / bond and returns its id (used by sema and by tests
   /// that build graphs by hand). Bonds register themselves on both ends and
@@ -189,8 +205,8 @@ public:
   sym::SymbolId addVariable(std::string name, VariableInfo info);
 
   /// Checks the structural invariants (bond ends valid and registered, two-
-  /// ports ordered in/out, symbols mapped). Returns "" or a description of
-  /// the first violation.
+  /// ports ordered in/out, symbols mapped, held values in their slots after
+  /// the parameters). Returns "" or a description of the first violation.
   std::string verify() const;
   /// A readable listing (`--emit=bondgraph`).
   std::string dump() const;
