@@ -5,20 +5,40 @@
 #include "hbg/driver/Pipeline.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <limits>
 
 
 namespace hbg {
 
-const std::string &Model::name() const { return impl_->equations.modelName; }
+const std::string &Model::name() const { return impl_->initial->equations.modelName; }
 const std::vector<std::string> &Model::parameterNames() const { return impl_->parameterNames; }
 const std::vector<std::string> &Model::stateNames() const { return impl_->stateNames; }
 const std::vector<std::string> &Model::outputNames() const { return impl_->outputNames; }
-const eq::EquationSystem &Model::equations() const { return impl_->equations; }
+const eq::EquationSystem &Model::equations() const { return impl_->initial->equations; }
+bool Model::switched() const { return impl_->switched; }
+std::size_t Model::modesCompiled() const { return impl_->modesCompiled(); }
+
+void Model::compileMode(const std::string &text) const {
+  if (!impl_->switched) {
+    if (!text.empty())
+      throw CompileError("model `" + name() + "` has no switched junctions");
+    return;
+  }
+  bg::ModeError err;
+  bg::Mode mode;
+  if (!bg::parseMode(*impl_->graph, text, bg::initialMode(*impl_->graph), mode, err)) {
+    SourceManager sm;
+    DiagnosticEngine diags(sm);
+    driver::reportModeError(*impl_->graph, err, diags);
+    throw CompileError(diags.renderAll());
+  }
+  impl_->modeCode(mode);
+}
 
 std::vector<double> Model::parameterValues(const std::map<std::string, double> &overrides) const {
-  const eq::EquationSystem &sys = impl_->equations;
+  const eq::EquationSystem &sys = equations();
   std::vector<double> values(sys.parameters.size(), 0.0);
   std::unordered_map<std::uint32_t, double> bySymbol;
   for (std::uint32_t i : sys.parameterOrder()) {
@@ -34,37 +54,66 @@ std::vector<double> Model::parameterValues(const std::map<std::string, double> &
 }
 
 std::vector<double> Model::initialState(const std::vector<double> &params) const {
-  const eq::EquationSystem &sys = impl_->equations;
+  const eq::EquationSystem &sys = equations();
+  auto value = [&](sym::ExprId e) {
+    return sys.ctx->evaluate(e, [&](sym::SymbolId id) { return params.at(sys.ctx->symbol(id).slot); });
+  };
   std::vector<double> x;
-  for (const eq::State &s : sys.states)
-    x.push_back(sys.ctx->evaluate(s.initial, [&](sym::SymbolId id) {
-      return params.at(sys.ctx->symbol(id).slot);
-    }));
+  if (impl_->switched) {
+    for (sym::ExprId e : impl_->initialValues)
+      x.push_back(value(e));
+  } else {
+    for (const eq::State &s : sys.states)
+      x.push_back(value(s.initial));
+  }
   return x;
 }
 
+namespace {
+/// Parameters followed by the held values, which a plain evaluation takes
+/// at 0 (a Simulation holds their values at events).
+std::vector<double> withHeld(const eq::EquationSystem &sys, const double *p) {
+  std::vector<double> all(p, p + sys.parameters.size());
+  all.resize(sys.parameters.size() + sys.numHeld, 0.0);
+  return all;
+}
+} // namespace
+
 void Model::rhs(double t, const double *x, const double *p, double *xdot) const {
-  if (!impl_->residual) {
-    impl_->rhs(t, x, p, xdot);
+  const ModeCode &m = *impl_->initial;
+  std::vector<double> pp = withHeld(m.equations, p);
+  std::vector<double> xs;
+  if (impl_->switched) // the initial mode's states out of the full vector
+    for (std::uint32_t slot : m.stateSlots)
+      xs.push_back(x[slot]);
+  const double *xm = impl_->switched ? xs.data() : x;
+  Evaluator e(m, pp.data());
+  std::vector<double> d(m.equations.states.size());
+  if (!e.rhs(t, xm, d.data()))
+    std::fill(d.begin(), d.end(), std::numeric_limits<double>::quiet_NaN());
+  if (!impl_->switched) {
+    std::copy(d.begin(), d.end(), xdot);
     return;
   }
-  Evaluator e(*impl_, p);
-  if (!e.rhs(t, x, xdot))
-    std::fill(xdot, xdot + impl_->stateNames.size(), std::numeric_limits<double>::quiet_NaN());
+  std::fill(xdot, xdot + impl_->stateNames.size(), 0.0);
+  for (std::size_t i = 0; i < d.size(); ++i)
+    xdot[m.stateSlots[i]] = d[i];
 }
 
 void Model::outputs(double t, const double *x, const double *p, double *y) const {
-  if (!impl_->residual) {
-    impl_->outputs(t, x, p, y);
-    return;
-  }
-  Evaluator e(*impl_, p);
-  if (!e.outputs(t, x, y))
+  const ModeCode &m = *impl_->initial;
+  std::vector<double> pp = withHeld(m.equations, p);
+  std::vector<double> xs;
+  if (impl_->switched)
+    for (std::uint32_t slot : m.stateSlots)
+      xs.push_back(x[slot]);
+  Evaluator e(m, pp.data());
+  if (!e.outputs(t, impl_->switched ? xs.data() : x, y))
     std::fill(y, y + impl_->outputNames.size(), std::numeric_limits<double>::quiet_NaN());
 }
 
-Evaluator::Evaluator(const Model::Impl &m, const double *p)
-    : m_(m), p_(p), n_(m.stateNames.size()), u_(m.equations.unknowns.size()),
+Evaluator::Evaluator(const ModeCode &m, const double *p)
+    : m_(m), p_(p), n_(m.equations.states.size()), u_(m.equations.unknowns.size()),
       xz_(n_ + u_, 0.0), warm_(u_, 0.0) {}
 
 bool Evaluator::solve(double t, const double *x) {
@@ -93,64 +142,101 @@ bool Evaluator::solve(double t, const double *x) {
   return true;
 }
 
-bool Evaluator::rhs(double t, const double *x, double *xdot) {
+bool Evaluator::call(codegen::CompiledFn f, double t, const double *x, double *out) {
   if (!solve(t, x))
     return false;
-  m_.rhs(t, xz_.data(), p_, xdot);
+  f(t, xz_.data(), p_, out);
   return true;
 }
 
-bool Evaluator::outputs(double t, const double *x, double *y) {
-  if (!solve(t, x))
-    return false;
-  m_.outputs(t, xz_.data(), p_, y);
-  return true;
-}
-
-Model Compiler::compileEquations(eq::EquationSystem equations) const {
-  auto impl = std::make_shared<Model::Impl>();
+std::shared_ptr<ModeCode> compileMode(eq::EquationSystem equations,
+                                      const codegen::CodeGenOptions &opts, bool switched) {
+  auto start = std::chrono::steady_clock::now();
+  auto m = std::make_shared<ModeCode>();
   std::vector<codegen::FunctionSpec> fns(2);
   fns[0].name = "rhs";
-  for (const eq::State &s : equations.states) {
+  for (const eq::State &s : equations.states)
     fns[0].outputs.push_back(s.derivative);
-    impl->stateNames.push_back(s.name);
-  }
   fns[1].name = "outputs";
-  for (const eq::Output &o : equations.outputs) {
+  for (const eq::Output &o : equations.outputs)
     fns[1].outputs.push_back(o.value);
-    impl->outputNames.push_back(o.name);
-  }
-  for (const eq::Parameter &p : equations.parameters)
-    impl->parameterNames.push_back(p.name);
   bool newton = !equations.unknowns.empty();
   if (newton) {
     fns.push_back({"residual", equations.residuals});
     fns.push_back({"jacobian", equations.jacobian});
     for (const eq::AlgebraicLoop &l : equations.loops)
       if (!l.linear)
-        impl->nonlinearLoops += (impl->nonlinearLoops.empty() ? "`" : "; `") + l.path + "`";
+        m->nonlinearLoops += (m->nonlinearLoops.empty() ? "`" : "; `") + l.path + "`";
   }
-  codegen::CodeGenerator gen(opts_.codegen);
-  impl->code = gen.compile(*equations.ctx, fns);
-  impl->rhs = impl->code.lookup("rhs");
-  impl->outputs = impl->code.lookup("outputs");
+  if (switched || !equations.heldValues.empty())
+    fns.push_back({"held", equations.heldValues});
+  if (switched) {
+    sym::ExprContext &ctx = *equations.ctx;
+    codegen::FunctionSpec dep{"dependent", {}}, depJac{"dependentJacobian", {}},
+        imp{"impulse", {}};
+    for (const eq::DependentState &d : equations.dependent) {
+      dep.outputs.push_back(d.value);
+      for (const eq::State &s : equations.states)
+        depJac.outputs.push_back(ctx.derivative(d.value, s.symbol));
+    }
+    for (std::size_t i = 0; i < equations.states.size(); ++i)
+      for (const eq::DependentState &d : equations.dependent)
+        imp.outputs.push_back(i < d.impulse.size() ? d.impulse[i] : ctx.constant(0));
+    fns.push_back({"guards", equations.guards});
+    fns.push_back(std::move(dep));
+    fns.push_back(std::move(depJac));
+    fns.push_back(std::move(imp));
+  }
+  codegen::CodeGenerator gen(opts);
+  m->code = gen.compile(*equations.ctx, fns);
+  auto need = [&](const char *name) {
+    codegen::CompiledFn f = m->code.lookup(name);
+    if (!f)
+      throw InternalError(std::string("generated function `") + name + "` missing from the JIT");
+    return f;
+  };
+  m->rhs = need("rhs");
+  m->outputs = need("outputs");
   if (newton) {
-    impl->residual = impl->code.lookup("residual");
-    impl->jacobian = impl->code.lookup("jacobian");
+    m->residual = need("residual");
+    m->jacobian = need("jacobian");
   }
-  if (!impl->rhs || !impl->outputs || (newton && (!impl->residual || !impl->jacobian)))
-    throw InternalError("generated functions missing from the JIT");
-  impl->equations = std::move(equations);
+  if (switched || !equations.heldValues.empty())
+    m->held = need("held");
+  if (switched) {
+    m->guards = need("guards");
+    m->dependent = need("dependent");
+    m->dependentJacobian = need("dependentJacobian");
+    m->impulse = need("impulse");
+  }
+  m->equations = std::move(equations);
+  m->compileSeconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return m;
+}
+
+Model Compiler::compileEquations(eq::EquationSystem equations) const {
+  auto impl = std::make_shared<Model::Impl>();
+  impl->codegen = opts_.codegen;
+  for (const eq::State &s : equations.states)
+    impl->stateNames.push_back(s.name);
+  for (const eq::Output &o : equations.outputs)
+    impl->outputNames.push_back(o.name);
+  for (const eq::Parameter &p : equations.parameters)
+    impl->parameterNames.push_back(p.name);
+  impl->initial = compileMode(std::move(equations), opts_.codegen, false);
   return Model(std::move(impl));
 }
 
 Model Compiler::compileString(const std::string &text, const std::string &name) const {
-  SourceManager sm;
-  std::uint32_t file = sm.addBuffer(name, text);
-  DiagnosticEngine diags(sm);
-  driver::FrontendResult r = driver::runFrontend(sm, file, diags);
+  auto sm = std::make_shared<SourceManager>();
+  std::uint32_t file = sm->addBuffer(name, text);
+  DiagnosticEngine diags(*sm);
+  driver::FrontendResult r = driver::runFrontend(*sm, file, diags);
   if (diags.hasErrors() || !r.equations)
     throw CompileError(diags.renderAll());
+  if (bg::hasSwitched(*r.graph))
+    return compileSwitched(sm, std::move(*r.graph), std::move(*r.equations));
   return compileEquations(std::move(*r.equations));
 }
 

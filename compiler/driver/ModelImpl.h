@@ -3,39 +3,131 @@
 
 #include "hbg/hbg.h"
 #include "hbg/runtime/Newton.h"
+#include "hbg/sema/BondGraph.h"
+#include "hbg/support/Source.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <mutex>
 
 namespace hbg {
 
-struct Model::Impl {
+/// The compiled code of one mode (of the only mode, for models without
+/// switched junctions). Every function takes x = [states, Newton unknowns]
+/// and p = [parameters, held values].
+struct ModeCode {
   eq::EquationSystem equations;
-  std::vector<std::string> parameterNames, stateNames, outputNames;
   codegen::CompiledModule code;
-  /// All take x = [states, Newton unknowns].
   codegen::CompiledFn rhs = nullptr;
   codegen::CompiledFn outputs = nullptr;
   codegen::CompiledFn residual = nullptr; ///< nonlinear loops only
   codegen::CompiledFn jacobian = nullptr; ///< column-major
+  /// Switched models: guard sides, held values, dependent storage values,
+  /// their derivatives by the states (row-major: dependent x state) and
+  /// the impulse matrix (row-major: state x dependent).
+  codegen::CompiledFn guards = nullptr;
+  codegen::CompiledFn held = nullptr;
+  codegen::CompiledFn dependent = nullptr;
+  codegen::CompiledFn dependentJacobian = nullptr;
+  codegen::CompiledFn impulse = nullptr;
   /// The nonlinear loops' paths, for run-time errors.
   std::string nonlinearLoops;
+  /// Switched models: where this mode's states and dependent storage sit
+  /// in the model's full state vector.
+  std::vector<std::uint32_t> stateSlots, dependentSlots;
+  /// Wall time spent analysing and compiling this mode.
+  double compileSeconds = 0;
 };
 
-/// Evaluates a compiled model at (t, x), first solving its nonlinear loops
-/// by Newton's method warm-started from the previous solution.
+/// A switched junction's state machine, flattened for the runtime.
+struct SwitchedJunction {
+  std::uint32_t element = 0;
+  std::string name;
+  /// Transitions by source state; each with its first comparison's index
+  /// in guardComparisons order and its text for the event log.
+  struct Transition {
+    std::uint32_t from, to;
+    const bg::Guard *guard;
+    std::uint32_t firstComparison;
+    std::string text;
+  };
+  std::vector<Transition> transitions;
+};
+
+struct Model::Impl {
+  /// The initial mode (the only one without switched junctions).
+  std::shared_ptr<ModeCode> initial;
+  std::vector<std::string> parameterNames, stateNames, outputNames;
+  codegen::CodeGenOptions codegen;
+
+  // Switched models only.
+  bool switched = false;
+  std::shared_ptr<SourceManager> sources;
+  std::shared_ptr<bg::BondGraph> graph;
+  std::vector<SwitchedJunction> junctions;
+  std::vector<const bg::Guard *> comparisons;
+  /// Initial FSM state of each switched junction.
+  std::vector<std::uint32_t> initialStates;
+  /// Full state vector: every storage element, then every integrator.
+  std::vector<sym::ExprId> initialValues;
+
+  /// The code of `mode`, analysed and compiled on first use. Throws
+  /// CompileError (diagnostics of that mode) when the mode cannot be
+  /// analysed.
+  std::shared_ptr<ModeCode> modeCode(const bg::Mode &mode) const;
+  std::size_t modesCompiled() const;
+
+  mutable std::mutex cacheMutex;
+  mutable std::map<std::vector<bool>, std::shared_ptr<ModeCode>> cache;
+};
+
+/// Compiles one mode's equations (shared by the plain and switched paths).
+std::shared_ptr<ModeCode> compileMode(eq::EquationSystem equations,
+                                      const codegen::CodeGenOptions &opts, bool switched);
+
+/// Evaluates a mode's compiled code at (t, x), first solving its nonlinear
+/// loops by Newton's method warm-started from the previous solution.
 class Evaluator {
 public:
-  Evaluator(const Model::Impl &m, const double *p);
+  Evaluator(const ModeCode &m, const double *p);
   /// False when the loops could not be solved (see failure()).
-  bool rhs(double t, const double *x, double *xdot);
-  bool outputs(double t, const double *x, double *y);
+  bool rhs(double t, const double *x, double *xdot) { return call(m_.rhs, t, x, xdot); }
+  bool outputs(double t, const double *x, double *y) { return call(m_.outputs, t, x, y); }
+  /// Any of the mode's functions.
+  bool call(codegen::CompiledFn f, double t, const double *x, double *out);
   /// Why the last failed call failed: names the loop and the time.
   const std::string &failure() const { return failure_; }
+  const ModeCode &code() const { return m_; }
 
 private:
   bool solve(double t, const double *x);
-  const Model::Impl &m_;
+  const ModeCode &m_;
   const double *p_;
   std::size_t n_, u_;
   std::vector<double> xz_, warm_;
+  std::string failure_;
+};
+
+/// A mode's right-hand side as an ODE system. A failed loop solve yields
+/// NaN derivatives, which the integrator reports (after retrying shorter
+/// steps); the first failure's reason is kept.
+class EvaluatorOde : public runtime::OdeSystem {
+public:
+  explicit EvaluatorOde(Evaluator &e) : e_(e), n_(e.code().equations.states.size()) {}
+  std::size_t numStates() const override { return n_; }
+  void rhs(double t, const double *x, double *xdot) override {
+    if (!e_.rhs(t, x, xdot)) {
+      std::fill(xdot, xdot + n_, std::numeric_limits<double>::quiet_NaN());
+      if (failure_.empty())
+        failure_ = e_.failure();
+    }
+  }
+  const std::string &failure() const { return failure_; }
+
+private:
+  Evaluator &e_;
+  std::size_t n_;
   std::string failure_;
 };
 

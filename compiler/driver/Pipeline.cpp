@@ -72,6 +72,12 @@ bool parseMode(const bg::BondGraph &g, const std::string &text, DiagnosticEngine
     mode = std::move(parsed);
     return true;
   }
+  reportModeError(g, err, diags);
+  return false;
+}
+} // namespace
+
+void reportModeError(const bg::BondGraph &g, const bg::ModeError &err, DiagnosticEngine &diags) {
   switch (err.kind) {
   case bg::ModeError::Syntax:
     diags.report(DiagKind::ModeSyntax, {}, {err.text});
@@ -89,9 +95,7 @@ bool parseMode(const bg::BondGraph &g, const std::string &text, DiagnosticEngine
     diags.report(DiagKind::ModeBadValue, {}, {err.name, err.value});
     break;
   }
-  return false;
 }
-} // namespace
 
 FrontendResult runFrontend(const SourceManager &sm, std::uint32_t file, DiagnosticEngine &diags,
                            const PipelineOptions &opts) {
@@ -110,13 +114,6 @@ FrontendResult runFrontend(const SourceManager &sm, std::uint32_t file, Diagnost
   }
   if (!r.graph || opts.stopAfter == Stage::BondGraph)
     return r;
-  // Switched junctions are analysed one mode at a time but not simulated yet.
-  if (!opts.allowSwitched)
-    for (const bg::Element &e : r.graph->elements)
-      if (e.fsm) {
-        diags.report(DiagKind::SwitchedNotSupported, e.range, {e.name});
-        return r;
-      }
   r.mode = bg::initialMode(*r.graph);
   if (!opts.mode.empty() && !parseMode(*r.graph, opts.mode, diags, r.mode))
     return r;

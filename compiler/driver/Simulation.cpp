@@ -1,6 +1,6 @@
 //===- compiler/driver/Simulation.cpp - Running a compiled model ----------===//
 
-#include "ModelImpl.h"
+#include "Hybrid.h"
 
 #include "hbg/support/Diagnostics.h"
 
@@ -11,30 +11,6 @@
 #include <ostream>
 
 namespace hbg {
-
-namespace {
-/// The compiled right-hand side with the run's parameter values bound. A
-/// failed loop solve yields NaN derivatives, which the integrator reports
-/// (after retrying shorter steps); the first failure's reason is kept.
-class ModelOde : public runtime::OdeSystem {
-public:
-  ModelOde(Evaluator &e, std::size_t n) : e_(e), n_(n) {}
-  std::size_t numStates() const override { return n_; }
-  void rhs(double t, const double *x, double *xdot) override {
-    if (!e_.rhs(t, x, xdot)) {
-      std::fill(xdot, xdot + n_, std::numeric_limits<double>::quiet_NaN());
-      if (failure_.empty())
-        failure_ = e_.failure();
-    }
-  }
-  const std::string &failure() const { return failure_; }
-
-private:
-  Evaluator &e_;
-  std::size_t n_;
-  std::string failure_;
-};
-} // namespace
 
 Simulation::Simulation(Model model, SimulationOptions opts)
     : model_(std::move(model)), opts_(opts) {}
@@ -51,6 +27,10 @@ void Simulation::setParameter(const std::string &name, double value) {
 
 Result Simulation::run() const {
   Result r;
+  if (model_.switched()) {
+    HybridRun(model_, opts_, overrides_, r).run();
+    return r;
+  }
   r.names.push_back("time");
   for (const std::string &n : model_.outputNames())
     r.names.push_back(n);
@@ -58,6 +38,7 @@ Result Simulation::run() const {
 
   std::vector<double> p = model_.parameterValues(overrides_);
   std::vector<double> x0 = model_.initialState(p);
+  const ModeCode &code = *model_.impl()->initial;
   for (std::size_t i = 0; i < x0.size(); ++i)
     if (!std::isfinite(x0[i])) {
       r.error = "initial value of state `" + model_.stateNames()[i] + "` is not finite";
@@ -76,9 +57,16 @@ Result Simulation::run() const {
   io.rtol = opts_.rtol;
   io.atol = opts_.atol;
 
-  Evaluator eval(*model_.impl(), p.data());
+  // Held values (`pre`) keep their initial values: there are no events.
+  std::size_t np = p.size();
+  p.resize(np + code.equations.numHeld, 0.0);
+  Evaluator eval(code, p.data());
+  if (code.equations.numHeld && !eval.call(code.held, opts_.tStart, x0.data(), p.data() + np)) {
+    r.error = "model `" + model_.name() + "`: " + eval.failure();
+    return r;
+  }
   std::string sampleFailure;
-  ModelOde ode(eval, x0.size());
+  EvaluatorOde ode(eval);
   std::vector<double> y(model_.outputNames().size());
   runtime::IntegrationStatus st = runtime::integrate(
       ode, opts_.tStart, x0, opts_.tEnd, dtOut, io, [&](double t, const double *x) {

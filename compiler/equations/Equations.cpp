@@ -482,6 +482,17 @@ bool Builder::closeDependentStorage(const std::vector<sym::ExprId> &derivatives)
     sym::ExprId output = ctx_.mul(k, rate);
     if (isC) // the port flow is dq/dt; the bond flow carries the sign
       output = r_.sign(d.bond, d.element, output);
+    // The rate of the stored quantity is the tearing variable itself (I: the
+    // port effort) or the port flow s z (C).
+    sym::SymbolId z = ctx_.node(d.output).symbol;
+    std::vector<sym::ExprId> impulse;
+    for (const State &s : sys_.states) {
+      sym::ExprId di = ctx_.derivative(derivatives[s.symbol.index], z);
+      impulse.push_back(isC ? r_.sign(d.bond, d.element, di) : di);
+    }
+    for (DependentState &ds : sys_.dependent)
+      if (ds.name == ctx_.symbol(e.state).name)
+        ds.impulse = std::move(impulse);
     torn_.push_back({e.name + (isC ? ".f" : ".e"), ctx_.node(d.output).symbol,
                      ctx_.sub(d.output, output), d.path, e.range});
   }
@@ -561,6 +572,13 @@ std::optional<EquationSystem> Builder::run() {
     return std::nullopt;
   for (const bg::Output &o : g_.outputs)
     sys_.outputs.push_back({o.name, r_.resolve(o.value)});
+  for (const bg::Guard *c : guardComparisons(g_)) {
+    sys_.guards.push_back(r_.resolve(c->lhs));
+    sys_.guards.push_back(r_.resolve(c->rhs));
+  }
+  for (const bg::Held &h : g_.held)
+    sys_.heldValues.push_back(r_.resolve(h.value));
+  sys_.numHeld = g_.held.size();
   for (std::uint32_t i = 0; i < g_.bonds.size(); ++i) {
     sys_.bondNames.push_back(g_.bonds[i].name);
     sys_.bondEffort.push_back(r_.effort(BondId{i}));
@@ -585,7 +603,8 @@ std::optional<EquationSystem> Builder::run() {
     switch (sy.kind) {
     case sym::SymbolKind::Time: return 0;
     case sym::SymbolKind::State: return x0[sy.slot];
-    case sym::SymbolKind::Parameter: return params[sy.slot];
+    case sym::SymbolKind::Parameter: // held values after the parameters: 0
+      return sy.slot < params.size() ? params[sy.slot] : 0.0;
     default: return std::numeric_limits<double>::quiet_NaN();
     }
   };
@@ -597,8 +616,15 @@ std::optional<EquationSystem> Builder::run() {
     finish(s.derivative);
   for (Output &o : sys_.outputs)
     finish(o.value);
-  for (DependentState &d : sys_.dependent)
+  for (DependentState &d : sys_.dependent) {
     finish(d.value);
+    for (sym::ExprId &i : d.impulse)
+      finish(i);
+  }
+  for (sym::ExprId &e : sys_.guards)
+    finish(e);
+  for (sym::ExprId &e : sys_.heldValues)
+    finish(e);
   for (std::size_t i = 0; i < sys_.bondEffort.size(); ++i) {
     finish(sys_.bondEffort[i]);
     finish(sys_.bondFlow[i]);
@@ -609,7 +635,23 @@ std::optional<EquationSystem> Builder::run() {
   return std::move(sys_);
 }
 
+void collectComparisons(const bg::Guard &guard, std::vector<const bg::Guard *> &out) {
+  if (guard.kind == bg::Guard::Compare)
+    out.push_back(&guard);
+  for (const bg::Guard &c : guard.children)
+    collectComparisons(c, out);
+}
+
 } // namespace
+
+std::vector<const bg::Guard *> guardComparisons(const BondGraph &g) {
+  std::vector<const bg::Guard *> out;
+  for (const Element &e : g.elements)
+    if (e.fsm)
+      for (const FsmTransition &t : e.fsm->transitions)
+        collectComparisons(t.guard, out);
+  return out;
+}
 
 std::optional<EquationSystem> buildEquations(const BondGraph &g, const CausalAssignment &ca,
                                              const Mode &mode, DiagnosticEngine &diags) {

@@ -23,6 +23,8 @@
 
 namespace hbg {
 
+class SourceManager;
+
 /// Compilation failed; what() is the rendered diagnostics.
 class CompileError : public std::runtime_error {
 public:
@@ -44,6 +46,14 @@ public:
   std::vector<double> parameterValues(const std::map<std::string, double> &overrides = {}) const;
   /// Initial state for the given parameter values.
   std::vector<double> initialState(const std::vector<double> &params) const;
+  /// True when the model has switched junctions (and so modes and events).
+  bool switched() const;
+  /// Modes analysed and compiled so far (switched models compile a mode
+  /// the first time a simulation enters it).
+  std::size_t modesCompiled() const;
+  /// Analyses and compiles the mode `j1=on,j2=off` now (junctions not named
+  /// keep their initial state); throws CompileError when it cannot be.
+  void compileMode(const std::string &mode) const;
   /// dx/dt and outputs, through the JIT-compiled code. Models with
   /// nonlinear loops solve them by Newton's method from zero on each call
   /// (a Simulation warm-starts instead); a failed solve gives NaN.
@@ -61,6 +71,10 @@ private:
 /// Compiler settings.
 struct CompilerOptions {
   codegen::CodeGenOptions codegen;
+  /// Switched models: analyse and compile every mode up front (at most
+  /// 2^maxEagerJunctions modes) instead of each on first entry.
+  bool compileAllModes = false;
+  unsigned maxEagerJunctions = 8;
 };
 
 /// Parses, checks, analyses and JIT-compiles .hbg models.
@@ -73,6 +87,11 @@ public:
   Model compileString(const std::string &text, const std::string &name = "<string>") const;
   /// Compiles equations that were built already (the CLI's pipeline).
   Model compileEquations(eq::EquationSystem equations) const;
+  /// Compiles a checked graph with switched junctions whose initial mode's
+  /// equations were built already (the CLI's pipeline); `sources` renders
+  /// the diagnostics of modes analysed later.
+  Model compileSwitched(std::shared_ptr<SourceManager> sources, bg::BondGraph graph,
+                        eq::EquationSystem initial) const;
 
 private:
   CompilerOptions opts_;
@@ -89,6 +108,37 @@ struct SimulationOptions {
   double atol = 1e-9;
   /// Output sampling interval; 0 means (tEnd - tStart) / 100.
   double dtOut = 0;
+  /// State remapping at mode changes: one exact solve by conservation of
+  /// state, or HYBRSIM's iteration moving `remapFactor` of the remaining
+  /// inconsistency per step until it is below `remapTolerance`.
+  enum class Remap { Exact, Iterative } remap = Remap::Exact;
+  double remapFactor = 0.4;
+  double remapTolerance = 1e-12;
+  /// A run stops with an error after this many events, and reports Zeno
+  /// behaviour when `zenoEvents` events in a row fall within `zenoSpan`
+  /// (relative to max(1, |t|)), or when the spacing of the last ten events
+  /// shrinks geometrically towards a point closer than that.
+  std::size_t maxEvents = 1'000'000;
+  std::size_t zenoEvents = 200;
+  double zenoSpan = 1e-8;
+};
+
+/// One event of a switched model: a guard became true, junctions switched
+/// (through mythical modes when one switch enables another) and the state
+/// was remapped into the new real mode.
+struct Event {
+  double time = 0;
+  /// The transitions taken, in order: `contact: off -> on when (x2 - x1 <= 0)+`.
+  std::vector<std::string> transitions;
+  /// Every mode passed through, as `j1=on, j2=off` with FSM state names:
+  /// the real mode before, mythical modes, and each real mode entered.
+  std::vector<std::string> modes;
+  /// Which entries of `modes` are real (continuous behaviour or remapped into).
+  std::vector<bool> real;
+  /// The full state (Model::stateNames()) before and after.
+  std::vector<double> before, after;
+  /// Iterative remapping: the state after each iteration.
+  std::vector<std::vector<double>> remapIterations;
 };
 
 /// Sampled trajectories: a `time` column and one per output.
@@ -101,12 +151,23 @@ public:
   /// trajectory up to the failure is kept.
   std::string error;
   std::size_t steps = 0, rejectedSteps = 0, rhsCalls = 0;
+  /// Switched models: every event, and the names of the state entries.
+  std::vector<Event> events;
+  std::vector<std::string> stateNames;
+  /// Mode-iteration steps (junction switches evaluated) over all events,
+  /// modes compiled during the run, and the time spent compiling modes
+  /// versus the rest of the run.
+  std::size_t modeIterations = 0, modesCompiled = 0;
+  double compileSeconds = 0, runSeconds = 0;
 
   bool ok() const { return error.empty(); }
   /// The column `name`; throws std::out_of_range naming close matches.
   const std::vector<double> &at(const std::string &name) const;
   /// CSV with header `time,<outputs>`, full double precision.
   void writeCsv(std::ostream &os) const;
+  /// The event log as CSV: one row per event and phase (`before`, each
+  /// `mythical` mode, each `remap` iteration, `after`) with the state.
+  void writeEventsCsv(std::ostream &os) const;
 };
 
 /// One configurable run of a model.

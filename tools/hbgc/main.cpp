@@ -18,6 +18,8 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <map>
+#include <optional>
 #include <sstream>
 
 using namespace hbg;
@@ -75,7 +77,16 @@ options:
   --format F           csv (default) or table
   --emit=STAGE         print an intermediate form instead of simulating:
                        ast, bondgraph, causality, equations, llvm
-  --stats              print steps, right-hand-side calls and times to stderr
+  --events FILE        write the event log (switched models) as CSV to FILE
+                       (`-` for standard output after the trajectory)
+  --remap M            state remapping at mode changes: exact (default, one
+                       solve by conservation of state) or iterative
+                       (HYBRSIM's redistribution)
+  --remap-factor F     fraction moved per iterative remap step (default 0.4)
+  --all-modes          compile every mode up front (at most 2^8 modes)
+                       instead of each when the simulation first enters it
+  --stats              print steps, right-hand-side calls, events, modes
+                       compiled and times to stderr
   --time-passes        print the time each compiler pass takes to stderr
 )";
 
@@ -101,7 +112,8 @@ struct RunArgs {
   std::string format = "csv";
   bool emit = false;
   driver::Stage stage = driver::Stage::Run;
-  bool stats = false, timePasses = false;
+  bool stats = false, timePasses = false, allModes = false;
+  std::string events;
 };
 
 RunArgs parseRunArgs(const std::vector<std::string> &args) {
@@ -157,6 +169,22 @@ RunArgs parseRunArgs(const std::vector<std::string> &args) {
       r.emit = true;
     } else if (a == "--stats") {
       r.stats = true;
+    } else if (a == "--events") {
+      r.events = value(i);
+    } else if (a == "--remap") {
+      const std::string &m = value(i);
+      if (m == "exact")
+        r.sim.remap = SimulationOptions::Remap::Exact;
+      else if (m == "iterative")
+        r.sim.remap = SimulationOptions::Remap::Iterative;
+      else
+        throw UsageError{"unknown remap `" + m + "`; expected exact or iterative"};
+    } else if (a == "--remap-factor") {
+      r.sim.remapFactor = parseNumber(a, value(i));
+      if (!(r.sim.remapFactor > 0 && r.sim.remapFactor <= 1))
+        throw UsageError{"`--remap-factor` must be in (0, 1]"};
+    } else if (a == "--all-modes") {
+      r.allModes = true;
     } else if (a == "--time-passes") {
       r.timePasses = true;
     } else if (!a.empty() && a[0] == '-') {
@@ -178,27 +206,26 @@ RunArgs parseRunArgs(const std::vector<std::string> &args) {
 
 /// Loads FILE and runs the front end up to `stop`. Prints diagnostics.
 struct Loaded {
-  SourceManager sm;
+  std::shared_ptr<SourceManager> sm = std::make_shared<SourceManager>();
   std::unique_ptr<DiagnosticEngine> diags;
   driver::FrontendResult fe;
 };
 
 bool load(const std::string &path, driver::Stage stop, bool timePasses, Loaded &l,
-          bool allowSwitched = false, const std::string &mode = "") {
-  l.diags = std::make_unique<DiagnosticEngine>(l.sm);
+          const std::string &mode = "") {
+  l.diags = std::make_unique<DiagnosticEngine>(*l.sm);
   std::string text, why;
   if (!driver::readSourceFile(path, text, why)) {
     l.diags->report(DiagKind::CannotOpenFile, {}, {path, why});
     std::cerr << l.diags->renderAll();
     return false;
   }
-  std::uint32_t file = l.sm.addBuffer(path, text);
+  std::uint32_t file = l.sm->addBuffer(path, text);
   driver::PipelineOptions opts;
   opts.stopAfter = stop;
   opts.timings = timePasses ? &std::cerr : nullptr;
-  opts.allowSwitched = allowSwitched;
   opts.mode = mode;
-  l.fe = driver::runFrontend(l.sm, file, *l.diags, opts);
+  l.fe = driver::runFrontend(*l.sm, file, *l.diags, opts);
   std::cerr << l.diags->renderAll();
   return !l.diags->hasErrors();
 }
@@ -219,7 +246,7 @@ std::string singleFile(const std::vector<std::string> &args) {
 
 int runCheck(const std::vector<std::string> &args) {
   Loaded l;
-  return load(singleFile(args), driver::Stage::Run, false, l, /*allowSwitched=*/true) ? 0 : 1;
+  return load(singleFile(args), driver::Stage::Run, false, l) ? 0 : 1;
 }
 
 int runExplain(const std::vector<std::string> &argv) {
@@ -245,7 +272,7 @@ int runExplain(const std::vector<std::string> &argv) {
     }
   }
   Loaded l;
-  if (!load(singleFile(args), driver::Stage::Run, false, l, /*allowSwitched=*/true, mode))
+  if (!load(singleFile(args), driver::Stage::Run, false, l, mode))
     return 1;
   std::cout << driver::explain(*l.fe.graph, *l.fe.causality, *l.fe.equations);
   return 0;
@@ -297,7 +324,20 @@ int runRun(const std::vector<std::string> &argv) {
   }
 
   auto t0 = std::chrono::steady_clock::now();
-  Model model = Compiler().compileEquations(std::move(*l.fe.equations));
+  CompilerOptions copts;
+  copts.compileAllModes = a.allModes;
+  Compiler compiler(copts);
+  std::optional<Model> compiled;
+  try {
+    compiled = bg::hasSwitched(*l.fe.graph)
+                   ? compiler.compileSwitched(l.sm, std::move(*l.fe.graph),
+                                              std::move(*l.fe.equations))
+                   : compiler.compileEquations(std::move(*l.fe.equations));
+  } catch (const CompileError &e) {
+    std::cerr << e.what();
+    return 1;
+  }
+  Model &model = *compiled;
   auto t1 = std::chrono::steady_clock::now();
   Simulation sim(model, a.sim);
   for (const auto &[name, value] : a.params) {
@@ -325,12 +365,32 @@ int runRun(const std::vector<std::string> &argv) {
     printTable(r, *out);
   else
     r.writeCsv(*out);
+  if (!a.events.empty()) {
+    if (a.events == "-") {
+      r.writeEventsCsv(std::cout);
+    } else {
+      std::ofstream ev(a.events);
+      if (!ev) {
+        std::cerr << "hbgc: error: cannot write `" << a.events << "`\n";
+        return 1;
+      }
+      r.writeEventsCsv(ev);
+    }
+  }
   if (a.stats) {
     using ms = std::chrono::duration<double, std::milli>;
     std::cerr << "steps: " << r.steps << " accepted, " << r.rejectedSteps << " rejected\n"
               << "rhs calls: " << r.rhsCalls << "\n"
               << "compile time: " << ms(t1 - t0).count() << " ms\n"
               << "integration time: " << ms(t2 - t1).count() << " ms\n";
+    if (model.switched())
+      std::cerr << "events: " << r.events.size() << "\n"
+                << "mode-iteration steps: " << r.modeIterations << "\n"
+                << "modes compiled: " << model.modesCompiled() << " (" << r.modesCompiled
+                << " during the run)\n"
+                << "mode compile time during the run: " << 1e3 * r.compileSeconds << " ms\n"
+                << "integration and events: " << 1e3 * (r.runSeconds - r.compileSeconds)
+                << " ms\n";
   }
   if (!r.ok()) {
     std::cerr << "hbgc: error: " << r.error << "\n";

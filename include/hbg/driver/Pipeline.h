@@ -35,13 +35,13 @@ struct PipelineOptions {
   Stage stopAfter = Stage::Run;
   /// Print per-pass wall time to this stream when set.
   std::ostream *timings = nullptr;
-  /// Analyse switched junctions in one mode (`hbgc check`, `hbgc explain`)
-  /// rather than report that they cannot be simulated yet.
-  bool allowSwitched = false;
   /// The mode to analyse, `j1=on,j2=off` (junctions not named keep their
   /// initial state); "" is the initial mode.
   std::string mode;
 };
+
+/// Reports why `bg::parseMode` refused a mode's text.
+void reportModeError(const bg::BondGraph &g, const bg::ModeError &err, DiagnosticEngine &diags);
 
 /// Reads a source file. On failure returns false with the reason in `why`
 /// (for a CannotOpenFile diagnostic); directories are refused.

@@ -47,6 +47,11 @@ struct Output {
 struct DependentState {
   std::string name;   ///< "c2.q"
   sym::ExprId value;  ///< of time, states and parameters
+  /// How an impulse into this element moves the independent states: entry
+  /// i is d(dx_i/dt) / d(rate of this element's stored quantity), of time,
+  /// states and parameters. Conservation of state at a mode change:
+  /// x+ - x- = sum over dependent k of impulse_k (d_k+ - d_k-).
+  std::vector<sym::ExprId> impulse;
 };
 
 /// An algebraic loop: the equations closing on a set of tearing variables.
@@ -89,6 +94,13 @@ struct EquationSystem {
   std::vector<Unknown> unknowns;
   std::vector<sym::ExprId> residuals;
   std::vector<sym::ExprId> jacobian;
+  /// Switched models: every guard comparison of every transition (in
+  /// guardComparisons order) as two entries, its left and right side,
+  /// resolved in this mode.
+  std::vector<sym::ExprId> guards;
+  /// Each `pre(expr)` of the graph (bg::BondGraph::held order): `expr`
+  /// resolved in this mode, to be held at events.
+  std::vector<sym::ExprId> heldValues;
   /// Every bond's effort and flow (for `explain`), by bond index.
   std::vector<std::string> bondNames;
   std::vector<sym::ExprId> bondEffort, bondFlow;
@@ -101,6 +113,10 @@ struct EquationSystem {
   /// The equations as text (`--emit=equations`, `hbgc explain`).
   std::string dump() const;
 };
+
+/// Every comparison of every switched junction's transitions, in element,
+/// transition and depth-first order: the order of EquationSystem::guards.
+std::vector<const bg::Guard *> guardComparisons(const bg::BondGraph &g);
 
 /// Builds the state equations. Algebraic loops close on tearing variables:
 /// the inputs of R elements SCAP gave a causality by choice, the outputs of

@@ -1,0 +1,273 @@
+//===- bench/events_bench.cpp - Events, mode compilation and remapping ----===//
+//
+// Three measurements of switched models:
+//
+//   events    a lossless ball (restitution 1) bouncing on a switched floor
+//             junction many times: wall time per event of hbg::Simulation
+//             (dopri5, event location, mode iteration, exact remap) against
+//             a hand-written C++ baseline with the same dopri5 stepper and
+//             root finder, free-fall rhs and velocity reversal by hand.
+//   modes     a bank of N independent RC cells, each switched on at its own
+//             time: the first mode is compiled with the model, the other N
+//             when the run enters them; time per newly visited mode.
+//   remap     the nonelastic collision: the exact remap against HYBRSIM's
+//             iterative one (factor 0.4 and 0.1): iterations to 1e-12 and
+//             wall time per collision run.
+//
+// Exits 1 when a result is wrong (event count, bounce times, remapped
+// momenta), 2 on bad arguments.
+//
+//===----------------------------------------------------------------------===//
+
+#include "hbg/hbg.h"
+#include "hbg/runtime/Integrator.h"
+#include "hbg/runtime/RootFind.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+double seconds(std::chrono::steady_clock::duration d) {
+  return std::chrono::duration<double>(d).count();
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+const double kG = 9.81, kH0 = 0.01;
+
+const char *kBall = R"(model Ball {
+    parameter g = 9.81;
+    parameter h0 = 0.01;
+    Se gravity(-g);
+    I  ball(1) { p0 = 0; }
+    MSf rebound(-pre(ball.f));
+    1  body;
+    0  floor switched {
+        off flying initial;  on impact;
+        flying -> impact when (h <= 0)+ and (ball.f < 0)-;
+        impact -> flying when (ball.f > 0)-;
+    }
+    bond gravity -> body;  bond body -> ball;
+    bond floor -> body;    bond rebound -> floor;
+    signal h = h0 + integral(ball.f);
+    output h;
+})";
+
+/// Free fall, x = [v, h], by hand.
+class FreeFall : public hbg::runtime::OdeSystem {
+public:
+  std::size_t numStates() const override { return 2; }
+  void rhs(double, const double *x, double *xdot) override {
+    xdot[0] = -kG;
+    xdot[1] = x[0];
+  }
+};
+
+/// The baseline: the same stepper and root finder, the event by hand.
+std::size_t handBounces(double tEnd, double rtol, double atol, std::vector<double> &times) {
+  FreeFall sys;
+  hbg::runtime::IntegratorOptions io;
+  io.rtol = rtol;
+  io.atol = atol;
+  io.step = 0;
+  std::vector<double> x{0, kH0};
+  double t = 0;
+  std::size_t events = 0;
+  while (t < tEnd) {
+    auto stepper = hbg::runtime::makeStepper(sys, io);
+    stepper->reset(t, x.data());
+    for (;;) {
+      double ha = stepper->x()[1];
+      if (stepper->step(tEnd) != hbg::runtime::StepStatus::Ok)
+        return events;
+      double hb = stepper->x()[1];
+      if (hb <= 0 && stepper->x()[0] < 0) {
+        std::vector<double> xi(2);
+        auto h = [&](double tau) {
+          stepper->interpolate(tau, xi.data());
+          return xi[1];
+        };
+        hbg::runtime::Bracket br = hbg::runtime::locateSignChange(
+            h, stepper->tPrev(), ha, stepper->t(), hb == 0 ? -1e-300 : hb,
+            1e-12 * (stepper->t() - stepper->tPrev()));
+        stepper->interpolate(br.hi, x.data());
+        x[0] = -x[0];
+        t = br.hi;
+        times.push_back(t);
+        ++events;
+        break;
+      }
+      if (stepper->t() >= tEnd) {
+        t = tEnd;
+        break;
+      }
+    }
+  }
+  return events;
+}
+
+std::string bank(int n) {
+  std::ostringstream os;
+  os << "model Bank {\n";
+  for (int k = 0; k < n; ++k)
+    os << "  Se s" << k << "(1); R r" << k << "(1); C c" << k << "(1) { q0 = 0; }\n"
+       << "  1 sw" << k << " switched { off open initial; on closed;\n"
+       << "    open -> closed when (time >= " << 0.01 * (k + 1) << ")+; }\n"
+       << "  bond s" << k << " -> sw" << k << "; bond sw" << k << " -> r" << k << "; bond sw"
+       << k << " -> c" << k << ";\n";
+  os << "  output c0.q;\n}\n";
+  return os.str();
+}
+
+const char *kCollision = R"(model C {
+    I bullet(1) { p0 = 1; }  I wood(1) { p0 = 0; }
+    1 v1; 1 v2;
+    0 contact switched { off initial; on; off -> on when (x2 - x1 <= 0)+; }
+    bond v1 -> bullet; bond v2 -> wood; bond v1 -> contact; bond contact -> v2;
+    signal x1 = -0.2 + integral(v1.f);
+    signal x2 = integral(v2.f);
+    output bullet.p, wood.p;
+})";
+
+} // namespace
+
+int main(int argc, char **argv) {
+  int repeat = 3;
+  double tEnd = 20;
+  std::vector<int> sizes = {10, 40};
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--repeat" && i + 1 < argc) {
+      repeat = std::max(1, std::atoi(argv[++i]));
+    } else if (a == "--t-end" && i + 1 < argc) {
+      tEnd = std::atof(argv[++i]);
+    } else if (a == "--sizes" && i + 1 < argc) {
+      sizes.clear();
+      std::stringstream ss(argv[++i]);
+      for (std::string item; std::getline(ss, item, ',');)
+        sizes.push_back(std::stoi(item));
+    } else {
+      std::fprintf(stderr, "usage: hbg_bench_events [--repeat K] [--t-end T] [--sizes N,...]\n");
+      return 2;
+    }
+  }
+
+  // 1. Time per event.
+  {
+    hbg::Model model = hbg::Compiler().compileString(kBall, "ball.hbg");
+    hbg::SimulationOptions opts;
+    opts.tEnd = tEnd;
+    opts.rtol = 1e-10;
+    opts.atol = 1e-12;
+    opts.step = 0;
+    opts.dtOut = tEnd;
+    std::vector<double> hbgTimes, handTimes, handEvents;
+    hbg::Result r;
+    std::size_t events = 0;
+    for (int k = 0; k < repeat; ++k) {
+      auto t0 = std::chrono::steady_clock::now();
+      r = hbg::Simulation(model, opts).run();
+      hbgTimes.push_back(seconds(std::chrono::steady_clock::now() - t0));
+      handEvents.clear();
+      t0 = std::chrono::steady_clock::now();
+      events = handBounces(tEnd, opts.rtol, opts.atol, handEvents);
+      handTimes.push_back(seconds(std::chrono::steady_clock::now() - t0));
+    }
+    if (!r.ok()) {
+      std::fprintf(stderr, "ball: %s\n", r.error.c_str());
+      return 1;
+    }
+    // Bounce k at (2k + 1) sqrt(2 h0 / g).
+    double t1 = std::sqrt(2 * kH0 / kG);
+    std::size_t expected = static_cast<std::size_t>((tEnd / t1 + 1) / 2);
+    if (r.events.size() != expected || events != expected) {
+      std::fprintf(stderr, "ball: %zu events (hand-written %zu), expected %zu\n",
+                   r.events.size(), events, expected);
+      return 1;
+    }
+    double worst = 0;
+    for (std::size_t k = 0; k < expected; ++k)
+      worst = std::max(worst, std::abs(r.events[k].time - (2.0 * k + 1) * t1));
+    if (worst > 1e-8) {
+      std::fprintf(stderr, "ball: bounce times off by %g\n", worst);
+      return 1;
+    }
+    double per = median(hbgTimes) / expected, perHand = median(handTimes) / expected;
+    std::printf("events: %zu bounces in %g s, worst bounce time error %.2g s\n", expected, tEnd,
+                worst);
+    std::printf("  hbg %.2f us/event, hand-written %.2f us/event, ratio %.2f (%zu steps)\n",
+                1e6 * per, 1e6 * perHand, per / perHand, r.steps);
+  }
+
+  // 2. Compile time of a newly visited mode.
+  for (int n : sizes) {
+    std::vector<double> perMode, first;
+    for (int k = 0; k < repeat; ++k) {
+      auto t0 = std::chrono::steady_clock::now();
+      hbg::Model model = hbg::Compiler().compileString(bank(n), "bank.hbg");
+      first.push_back(seconds(std::chrono::steady_clock::now() - t0));
+      hbg::SimulationOptions opts;
+      opts.tEnd = 0.01 * (n + 1);
+      hbg::Result r = hbg::Simulation(model, opts).run();
+      if (!r.ok() || r.modesCompiled != static_cast<std::size_t>(n)) {
+        std::fprintf(stderr, "bank %d: %s (%zu modes compiled)\n", n, r.error.c_str(),
+                     r.modesCompiled);
+        return 1;
+      }
+      perMode.push_back(r.compileSeconds / n);
+    }
+    std::printf("modes: %d switched junctions: model (first mode) %.1f ms, each new mode %.1f ms\n",
+                n, 1e3 * median(first), 1e3 * median(perMode));
+  }
+
+  // 3. Exact against iterative remapping.
+  {
+    hbg::Model model = hbg::Compiler().compileString(kCollision, "collision.hbg");
+    struct Variant {
+      const char *name;
+      hbg::SimulationOptions::Remap remap;
+      double factor;
+    } variants[] = {{"exact", hbg::SimulationOptions::Remap::Exact, 0},
+                    {"iterative 0.4", hbg::SimulationOptions::Remap::Iterative, 0.4},
+                    {"iterative 0.1", hbg::SimulationOptions::Remap::Iterative, 0.1}};
+    for (const Variant &v : variants) {
+      hbg::SimulationOptions opts;
+      opts.tEnd = 0.4;
+      opts.dtOut = 0.4;
+      opts.remap = v.remap;
+      opts.remapFactor = v.factor;
+      std::vector<double> times;
+      hbg::Result r;
+      int runs = 200;
+      for (int k = 0; k < repeat; ++k) {
+        auto t0 = std::chrono::steady_clock::now();
+        for (int j = 0; j < runs; ++j)
+          r = hbg::Simulation(model, opts).run();
+        times.push_back(seconds(std::chrono::steady_clock::now() - t0) / runs);
+      }
+      if (!r.ok() || r.events.size() != 1) {
+        std::fprintf(stderr, "collision (%s): %s\n", v.name, r.error.c_str());
+        return 1;
+      }
+      double p1 = r.events[0].after[0], p2 = r.events[0].after[1];
+      double err = std::max(std::abs(p1 - 0.5), std::abs(p2 - 0.5));
+      if (err > 1e-11) {
+        std::fprintf(stderr, "collision (%s): p1 = %.17g, p2 = %.17g\n", v.name, p1, p2);
+        return 1;
+      }
+      std::printf("remap %-14s %4zu iterations, |p - 0.5| = %.1e, %.1f us per run\n", v.name,
+                  r.events[0].remapIterations.size(), err, 1e6 * median(times));
+    }
+  }
+  return 0;
+}

@@ -1,0 +1,164 @@
+//===- compiler/driver/Modes.cpp - Switched models and their modes --------===//
+//
+// A switched model keeps its checked bond graph. Each mode (the ON/OFF
+// state of every switched junction) is analysed (causality, equations) and
+// JIT-compiled the first time a simulation enters it, then cached, so a
+// model with 40 switched junctions compiles only the modes it visits.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ModelImpl.h"
+
+#include "hbg/causality/Causality.h"
+
+#include <chrono>
+#include <unordered_map>
+
+namespace hbg {
+
+namespace {
+
+/// The cache key of a mode: one flag per element.
+std::vector<bool> modeKey(const bg::BondGraph &g, const bg::Mode &mode) {
+  std::vector<bool> key(g.elements.size());
+  for (std::uint32_t i = 0; i < g.elements.size(); ++i)
+    key[i] = mode.isOn(bg::ElementId{i});
+  return key;
+}
+
+/// A transition as written, without its `;`: `off -> on when (x2 - x1 <= 0)+`.
+std::string sourceText(const SourceManager &sm, SourceRange r) {
+  if (!r.valid())
+    return "";
+  std::string_view text = sm.text(r.begin.file).substr(r.begin.offset, r.length);
+  // Whitespace runs (alignment, line breaks) become single spaces.
+  std::string out;
+  for (char c : text) {
+    bool space = c == ' ' || c == '\t' || c == '\n' || c == '\r';
+    if (space && (out.empty() || out.back() == ' '))
+      continue;
+    out += space ? ' ' : c;
+  }
+  while (!out.empty() && (out.back() == ';' || out.back() == ' '))
+    out.pop_back();
+  return out;
+}
+
+} // namespace
+
+std::shared_ptr<ModeCode> Model::Impl::modeCode(const bg::Mode &mode) const {
+  std::vector<bool> key = modeKey(*graph, mode);
+  std::lock_guard<std::mutex> lock(cacheMutex);
+  auto it = cache.find(key);
+  if (it != cache.end())
+    return it->second;
+  auto start = std::chrono::steady_clock::now();
+  DiagnosticEngine diags(*sources);
+  std::optional<causality::CausalAssignment> ca = causality::assignCausality(*graph, mode, diags);
+  std::optional<eq::EquationSystem> sys;
+  if (ca && !diags.hasErrors())
+    sys = eq::buildEquations(*graph, *ca, mode, diags);
+  if (!sys || diags.hasErrors())
+    throw CompileError(diags.renderAll());
+  std::shared_ptr<ModeCode> m = hbg::compileMode(std::move(*sys), codegen, true);
+  std::unordered_map<std::string, std::uint32_t> slot;
+  for (std::uint32_t i = 0; i < stateNames.size(); ++i)
+    slot[stateNames[i]] = i;
+  for (const eq::State &s : m->equations.states)
+    m->stateSlots.push_back(slot.at(s.name));
+  for (const eq::DependentState &d : m->equations.dependent)
+    m->dependentSlots.push_back(slot.at(d.name));
+  m->compileSeconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  cache.emplace(std::move(key), m);
+  return m;
+}
+
+std::size_t Model::Impl::modesCompiled() const {
+  std::lock_guard<std::mutex> lock(cacheMutex);
+  return switched ? cache.size() : 1;
+}
+
+Model Compiler::compileSwitched(std::shared_ptr<SourceManager> sources, bg::BondGraph graph,
+                                eq::EquationSystem initial) const {
+  auto impl = std::make_shared<Model::Impl>();
+  impl->switched = true;
+  impl->codegen = opts_.codegen;
+  impl->sources = std::move(sources);
+  impl->graph = std::make_shared<bg::BondGraph>(std::move(graph));
+  const bg::BondGraph &g = *impl->graph;
+  sym::ExprContext &ctx = *g.ctx;
+
+  // The full state: every storage element, whether a mode makes it
+  // dependent or not, then every integrator.
+  for (const bg::Element &e : g.elements)
+    if (bg::isStorage(e.kind)) {
+      impl->stateNames.push_back(ctx.symbol(e.state).name);
+      impl->initialValues.push_back(e.initial);
+    }
+  for (const bg::Integrator &i : g.integrators) {
+    impl->stateNames.push_back(i.name);
+    impl->initialValues.push_back(ctx.constant(0));
+  }
+  for (const eq::Output &o : initial.outputs)
+    impl->outputNames.push_back(o.name);
+  for (const eq::Parameter &p : initial.parameters)
+    impl->parameterNames.push_back(p.name);
+
+  impl->comparisons = eq::guardComparisons(g);
+  std::unordered_map<const bg::Guard *, std::uint32_t> index;
+  for (std::uint32_t k = 0; k < impl->comparisons.size(); ++k)
+    index[impl->comparisons[k]] = k;
+  for (std::uint32_t i = 0; i < g.elements.size(); ++i) {
+    const bg::Element &e = g.elements[i];
+    if (!e.fsm)
+      continue;
+    SwitchedJunction j;
+    j.element = i;
+    j.name = e.name;
+    for (const bg::FsmTransition &t : e.fsm->transitions) {
+      // The first comparison of the guard, in depth-first order.
+      const bg::Guard *first = &t.guard;
+      while (first->kind != bg::Guard::Compare)
+        first = &first->children.front();
+      j.transitions.push_back(
+          {t.from, t.to, &t.guard, index.at(first), sourceText(*impl->sources, t.range)});
+    }
+    impl->junctions.push_back(std::move(j));
+    impl->initialStates.push_back(e.fsm->initial);
+  }
+
+  // The initial mode from the equations already built; the others later.
+  bg::Mode mode = bg::initialMode(g);
+  {
+    std::shared_ptr<ModeCode> m = compileMode(std::move(initial), opts_.codegen, true);
+    std::unordered_map<std::string, std::uint32_t> slot;
+    for (std::uint32_t i = 0; i < impl->stateNames.size(); ++i)
+      slot[impl->stateNames[i]] = i;
+    for (const eq::State &s : m->equations.states)
+      m->stateSlots.push_back(slot.at(s.name));
+    for (const eq::DependentState &d : m->equations.dependent)
+      m->dependentSlots.push_back(slot.at(d.name));
+    impl->initial = m;
+    impl->cache.emplace(modeKey(g, mode), m);
+  }
+
+  if (opts_.compileAllModes && impl->junctions.size() <= opts_.maxEagerJunctions) {
+    // Every combination; modes that cannot be analysed (causal conflicts)
+    // are left to report themselves if a simulation ever enters them.
+    std::size_t k = impl->junctions.size();
+    for (std::size_t bits = 0; bits < (std::size_t(1) << k); ++bits) {
+      bg::Mode m = mode;
+      m.on.resize(g.elements.size(), true);
+      for (std::size_t j = 0; j < k; ++j)
+        m.on[impl->junctions[j].element] = (bits >> j) & 1;
+      try {
+        impl->modeCode(m);
+      } catch (const CompileError &) {
+      }
+    }
+  }
+  return Model(std::move(impl));
+}
+
+} // namespace hbg

@@ -1,0 +1,188 @@
+// Switched models through the API: lazy mode compilation, event location,
+// mode iteration errors (cycles, Zeno behaviour, modes that cannot be
+// analysed), remapping options and the event log.
+
+#include "hbg/hbg.h"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+#include <string>
+
+namespace {
+
+hbg::Result run(const std::string &text, double tEnd,
+                hbg::SimulationOptions opts = hbg::SimulationOptions{}) {
+  hbg::Model model = hbg::Compiler().compileString(text, "test.hbg");
+  opts.tEnd = tEnd;
+  return hbg::Simulation(model, opts).run();
+}
+
+/// `n` independent cells: a unit source charging a unit RC through a
+/// switch that closes at time 0.1 (k + 1).
+std::string switchBank(int n) {
+  std::ostringstream os;
+  os << "model Bank {\n";
+  for (int k = 0; k < n; ++k) {
+    os << "  Se s" << k << "(1); R r" << k << "(1); C c" << k << "(1) { q0 = 0; }\n"
+       << "  1 sw" << k << " switched { off open initial; on closed;\n"
+       << "    open -> closed when (time >= " << 0.1 * (k + 1) << ")+; }\n"
+       << "  bond s" << k << " -> sw" << k << "; bond sw" << k << " -> r" << k << "; bond sw" << k
+       << " -> c" << k << ";\n";
+  }
+  os << "  output ";
+  for (int k = 0; k < n; ++k)
+    os << (k ? ", " : "") << "c" << k << ".q";
+  os << ";\n}\n";
+  return os.str();
+}
+
+} // namespace
+
+TEST_CASE("40 switched junctions: only the visited modes are compiled") {
+  hbg::Model model = hbg::Compiler().compileString(switchBank(40), "bank.hbg");
+  CHECK(model.switched());
+  CHECK(model.modesCompiled() == 1);
+  hbg::SimulationOptions opts;
+  opts.tEnd = 5;
+  opts.rtol = 1e-10;
+  opts.atol = 1e-12;
+  hbg::Result r = hbg::Simulation(model, opts).run();
+  REQUIRE_MESSAGE(r.ok(), r.error);
+  CHECK(r.events.size() == 40);
+  CHECK(model.modesCompiled() == 41);
+  CHECK(r.modesCompiled == 40);
+  CHECK(r.compileSeconds > 0);
+  for (int k = 0; k < 40; ++k) {
+    double tk = 0.1 * (k + 1);
+    CHECK(r.events[k].time == doctest::Approx(tk).epsilon(1e-12));
+    double q = r.at("c" + std::to_string(k) + ".q").back();
+    CHECK(q == doctest::Approx(1 - std::exp(-(5 - tk))).epsilon(1e-8));
+  }
+  // A second run reuses the compiled modes.
+  hbg::Result again = hbg::Simulation(model, opts).run();
+  CHECK(again.modesCompiled == 0);
+}
+
+TEST_CASE("compileAllModes compiles every mode up front; compileMode one") {
+  hbg::CompilerOptions copts;
+  copts.compileAllModes = true;
+  hbg::Model all = hbg::Compiler(copts).compileString(switchBank(3), "bank.hbg");
+  CHECK(all.modesCompiled() == 8);
+  hbg::Model lazy = hbg::Compiler().compileString(switchBank(3), "bank.hbg");
+  lazy.compileMode("sw1=on");
+  CHECK(lazy.modesCompiled() == 2);
+  CHECK_THROWS_WITH_AS(lazy.compileMode("sw9=on"), doctest::Contains("sw9"), hbg::CompileError);
+}
+
+TEST_CASE("a cycle of modes stops the run naming the junction, the modes and the time") {
+  hbg::Result r = run(R"(model Flip {
+    Se s(1); R r(1); C c(1) { q0 = 0; }
+    1 j switched { off initial; on;
+      off -> on when (time >= 0.5)+;
+      on -> off when (time >= 0.5)+; }
+    bond s -> j; bond j -> r; bond j -> c;
+    output c.q;
+  })", 1);
+  CHECK_FALSE(r.ok());
+  CHECK(r.error.find("do not settle at t = 0.5") != std::string::npos);
+  CHECK(r.error.find("(j=off) -> (j=on) -> (j=off)") != std::string::npos);
+  // The trajectory up to the event is kept.
+  REQUIRE(!r.at("time").empty());
+  CHECK(r.at("time").back() == doctest::Approx(0.5));
+}
+
+TEST_CASE("Zeno behaviour is reported, never a hang") {
+  // A bouncing ball with no resting mode.
+  hbg::SimulationOptions opts;
+  opts.rtol = 1e-10;
+  opts.atol = 1e-12;
+  hbg::Result r = run(R"(model Zeno {
+    parameter e = 0.5;
+    Se gravity(-9.81); I ball(1) { p0 = 0; }
+    MSf rebound(-e * pre(ball.f));
+    1 body;
+    0 floor switched { off flying initial; on impact;
+      flying -> impact when (h <= 0)+ and (ball.f < 0)-;
+      impact -> flying when (ball.f > 0)-; }
+    bond gravity -> body; bond body -> ball; bond floor -> body; bond rebound -> floor;
+    signal h = 1 + integral(ball.f);
+    output h;
+  })", 10, opts);
+  CHECK_FALSE(r.ok());
+  CHECK(r.error.find("Zeno") != std::string::npos);
+  CHECK(r.error.find("`floor`") != std::string::npos);
+  // Rest would be at t1 (1 + e) / (1 - e) = 3 t1.
+  double t1 = std::sqrt(2 / 9.81);
+  CHECK(r.events.back().time == doctest::Approx(3 * t1).epsilon(1e-6));
+}
+
+TEST_CASE("a mode that cannot be analysed is a run-time error naming it and the time") {
+  hbg::Result r = run(R"(model Short {
+    Se a(1); Se b(2); 0 node; R load(1);
+    1 j switched { off initial; on; off -> on when (time >= 0.5)+; }
+    bond a -> node; bond node -> load; bond b -> j; bond j -> node;
+    output load.f;
+  })", 1);
+  CHECK_FALSE(r.ok());
+  CHECK(r.error.find("entering mode j=on at t = 0.5") != std::string::npos);
+  CHECK(r.error.find("test.hbg:") != std::string::npos);
+  CHECK(r.at("time").back() == doctest::Approx(0.5));
+}
+
+TEST_CASE("an iterative remap that cannot converge is an error") {
+  const std::string collision = R"(model C {
+    I bullet(1) { p0 = 1; } I wood(1) { p0 = 0; }
+    1 v1; 1 v2;
+    0 contact switched { off initial; on; off -> on when (x2 - x1 <= 0)+; }
+    bond v1 -> bullet; bond v2 -> wood; bond v1 -> contact; bond contact -> v2;
+    signal x1 = -0.2 + integral(v1.f);
+    signal x2 = integral(v2.f);
+    output bullet.f;
+  })";
+  hbg::SimulationOptions opts;
+  opts.remap = hbg::SimulationOptions::Remap::Iterative;
+  opts.remapFactor = 1; // oscillates between 0 and 1 for equal masses
+  hbg::Result r = run(collision, 1, opts);
+  CHECK_FALSE(r.ok());
+  CHECK(r.error.find("did not converge") != std::string::npos);
+  opts.remapFactor = 0.5; // lands exactly in one step
+  hbg::Result exact = run(collision, 1, opts);
+  REQUIRE_MESSAGE(exact.ok(), exact.error);
+  CHECK(exact.at("bullet.f").back() == 0.5);
+}
+
+TEST_CASE("the event log as CSV") {
+  hbg::Result r = run(R"(model Flip {
+    Se s(1); R r(1); C c(1) { q0 = 0; }
+    1 j switched { off initial; on; off -> on when (time >= 0.25)+; }
+    bond s -> j; bond j -> r; bond j -> c;
+    output c.q;
+  })", 1);
+  REQUIRE_MESSAGE(r.ok(), r.error);
+  std::ostringstream os;
+  r.writeEventsCsv(os);
+  std::string csv = os.str();
+  CHECK(csv.rfind("event,time,phase,mode,transitions,c.q\n", 0) == 0);
+  CHECK(csv.find("0,0.25,before,\"j=off\",\"j: off -> on when (time >= 0.25)+\",0\n") !=
+        std::string::npos);
+  CHECK(csv.find("0,0.25,after,\"j=on\",\"\",0\n") != std::string::npos);
+  // The rows at the event: before and after.
+  const std::vector<double> &t = r.at("time");
+  CHECK(std::count(t.begin(), t.end(), 0.25) == 2);
+}
+
+TEST_CASE("pre() in a model without switched junctions holds the initial value") {
+  hbg::Result r = run(R"(model Hold {
+    parameter k = 2;
+    I m(1) { p0 = 3; }
+    MSe push(k * pre(m.f));
+    1 v;
+    bond push -> v; bond v -> m;
+    output m.p;
+  })", 1);
+  REQUIRE_MESSAGE(r.ok(), r.error);
+  CHECK(r.at("m.p").back() == doctest::Approx(3 + 6.0).epsilon(1e-9));
+}

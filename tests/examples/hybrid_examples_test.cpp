@@ -1,0 +1,273 @@
+// The switched examples in examples/: each is simulated with events and
+// compared with its closed form or published numbers (event times, jumps,
+// conservation laws).
+
+#include "hbg/hbg.h"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <sstream>
+#include <string>
+
+namespace {
+
+const std::string kExamples = std::string(HBG_SOURCE_DIR) + "/examples/";
+
+hbg::SimulationOptions tight(double tEnd, double dtOut) {
+  hbg::SimulationOptions opts;
+  opts.tEnd = tEnd;
+  opts.dtOut = dtOut;
+  opts.rtol = 1e-10;
+  opts.atol = 1e-12;
+  opts.step = 0;
+  return opts;
+}
+
+hbg::Result simulate(const std::string &file, const hbg::SimulationOptions &opts) {
+  hbg::Model model = hbg::Compiler().compileFile(kExamples + file);
+  hbg::Result r = hbg::Simulation(model, opts).run();
+  REQUIRE_MESSAGE(r.ok(), r.error);
+  return r;
+}
+
+std::size_t stateIndex(const hbg::Result &r, const std::string &name) {
+  auto it = std::find(r.stateNames.begin(), r.stateNames.end(), name);
+  REQUIRE_MESSAGE(it != r.stateNames.end(), name);
+  return static_cast<std::size_t>(it - r.stateNames.begin());
+}
+
+/// The value of `column` in the last row at or before `t` (rows at an
+/// event time: the last is the one after the event).
+double valueAt(const hbg::Result &r, const std::string &column, double t) {
+  const std::vector<double> &time = r.at("time");
+  const std::vector<double> &y = r.at(column);
+  std::size_t k = 0;
+  while (k + 1 < time.size() && time[k + 1] <= t)
+    ++k;
+  return y[k];
+}
+
+/// A root of f in [a, b] by bisection (f(a), f(b) of opposite signs).
+double bisect(const std::function<double(double)> &f, double a, double b) {
+  double fa = f(a);
+  for (int i = 0; i < 200; ++i) {
+    double m = 0.5 * (a + b), fm = f(m);
+    if ((fm < 0) == (fa < 0)) {
+      a = m;
+      fa = fm;
+    } else {
+      b = m;
+    }
+  }
+  return 0.5 * (a + b);
+}
+
+} // namespace
+
+TEST_CASE("collision_inelastic: impact at 0.2, v1 = v2 = 0.5, momentum conserved") {
+  hbg::Result r = simulate("collision_inelastic.hbg", tight(1, 0.01));
+  REQUIRE(r.events.size() == 1);
+  const hbg::Event &ev = r.events[0];
+  CHECK(ev.time == doctest::Approx(0.2).epsilon(1e-12));
+  REQUIRE(ev.modes.size() == 2);
+  CHECK(ev.modes[0] == "contact=off");
+  CHECK(ev.modes[1] == "contact=on");
+  std::size_t p1 = stateIndex(r, "bullet.p"), p2 = stateIndex(r, "wood.p");
+  CHECK(ev.before[p1] == doctest::Approx(1).epsilon(1e-12));
+  CHECK(ev.before[p2] == 0);
+  CHECK(std::abs(ev.after[p1] - 0.5) < 1e-13);
+  CHECK(std::abs(ev.after[p2] - 0.5) < 1e-13);
+  CHECK(std::abs(ev.after[p1] + ev.after[p2] - 1) < 1e-13);
+  // Afterwards both move at 0.5; energy 0.5 -> 0.25.
+  CHECK(r.at("v1").back() == doctest::Approx(0.5).epsilon(1e-12));
+  CHECK(r.at("v2").back() == doctest::Approx(0.5).epsilon(1e-12));
+  CHECK(r.at("energy").front() == doctest::Approx(0.5));
+  CHECK(r.at("energy").back() == doctest::Approx(0.25).epsilon(1e-12));
+  for (double m : r.at("momentum"))
+    CHECK(std::abs(m - 1) < 1e-13);
+  CHECK(valueAt(r, "x1", 1.0) == doctest::Approx(0.4).epsilon(1e-9));
+  CHECK(valueAt(r, "x2", 1.0) == doctest::Approx(0.4).epsilon(1e-9));
+}
+
+TEST_CASE("collision_inelastic: --remap=iterative reproduces HYBRSIM's Table 1") {
+  hbg::SimulationOptions opts = tight(1, 0.1);
+  opts.remap = hbg::SimulationOptions::Remap::Iterative;
+  opts.remapFactor = 0.4;
+  hbg::Result r = simulate("collision_inelastic.hbg", opts);
+  REQUIRE(r.events.size() == 1);
+  const auto &it = r.events[0].remapIterations;
+  std::size_t p1 = stateIndex(r, "bullet.p"), p2 = stateIndex(r, "wood.p");
+  const double table1[][2] = {{1, 0}, {0.6, 0.4}, {0.52, 0.48}, {0.504, 0.496}};
+  REQUIRE(it.size() > 4);
+  for (int k = 0; k < 4; ++k) {
+    CHECK(it[k][p1] == doctest::Approx(table1[k][0]).epsilon(1e-12));
+    CHECK(it[k][p2] == doctest::Approx(table1[k][1]).epsilon(1e-12));
+  }
+  // It converges to the exact remap: the gap shrinks by 0.2 per step.
+  CHECK(std::abs(r.events[0].after[p1] - 0.5) < 1e-11);
+  CHECK(it.size() < 25);
+  // The event log shows the iterations.
+  std::ostringstream csv;
+  r.writeEventsCsv(csv);
+  CHECK(csv.str().find(",remap,") != std::string::npos);
+}
+
+TEST_CASE("collision_elastic: restitution 0.6 gives v1 = 0.2, v2 = 0.8; the bodies separate") {
+  hbg::Result r = simulate("collision_elastic.hbg", tight(1, 0.01));
+  REQUIRE(r.events.size() == 1);
+  const hbg::Event &ev = r.events[0];
+  CHECK(ev.time == doctest::Approx(0.2).epsilon(1e-12));
+  std::size_t p1 = stateIndex(r, "bullet.p"), p2 = stateIndex(r, "wood.p");
+  CHECK(std::abs(ev.after[p1] - 0.2) < 1e-13);
+  CHECK(std::abs(ev.after[p2] - 0.8) < 1e-13);
+  CHECK(std::abs(ev.after[p1] + ev.after[p2] - 1) < 1e-13);
+  // On, then off again in the same instant.
+  CHECK(ev.modes.back() == "contact=off");
+  CHECK(r.at("v1").back() == doctest::Approx(0.2).epsilon(1e-12));
+  CHECK(r.at("v2").back() == doctest::Approx(0.8).epsilon(1e-12));
+  // Separating: x2 - x1 = 0.6 (t - 0.2).
+  CHECK(valueAt(r, "x2", 1.0) - valueAt(r, "x1", 1.0) == doctest::Approx(0.48).epsilon(1e-9));
+  for (double m : r.at("momentum"))
+    CHECK(std::abs(m - 1) < 1e-13);
+}
+
+TEST_CASE("bouncing_ball: impact times, rest at t1 (1 + e) / (1 - e), finitely many events") {
+  const double g = 9.81, h0 = 1, e = 0.8;
+  hbg::Result r = simulate("bouncing_ball.hbg", tight(6, 0.01));
+  const double v0 = std::sqrt(2 * g * h0), t1 = v0 / g;
+  // Impacts: events entering the impact mode.
+  std::vector<double> impacts;
+  double rest = -1;
+  for (const hbg::Event &ev : r.events) {
+    if (std::find(ev.modes.begin(), ev.modes.end(), "floor=impact") != ev.modes.end())
+      impacts.push_back(ev.time);
+    if (ev.modes.back() == "floor=resting")
+      rest = ev.time;
+  }
+  REQUIRE(impacts.size() >= 10);
+  double tk = t1;
+  for (int k = 0; k < 10; ++k) {
+    CHECK(std::abs(impacts[k] - tk) < 1e-9);
+    tk += 2 * v0 / g * std::pow(e, k + 1);
+  }
+  CHECK(std::abs(rest - t1 * (1 + e) / (1 - e)) < 1e-6);
+  CHECK(r.events.size() < 200);
+  CHECK(r.events.back().modes.back() == "floor=resting");
+  // On the floor, at rest, to the end.
+  CHECK(std::abs(r.at("h").back()) < 1e-9);
+  CHECK(r.at("v").back() == 0);
+  // Each bounce leaves at e times the arrival speed.
+  std::size_t p = stateIndex(r, "ball.p");
+  const hbg::Event &first = r.events[0];
+  CHECK(first.after[p] == doctest::Approx(-e * first.before[p]).epsilon(1e-12));
+}
+
+TEST_CASE("tank_valves: valve 1 opens valve 2 through a mythical mode") {
+  const double Fin = 1, A = 2, R1 = 1, R2 = 3, P1 = 2, Rt = R1 + R2;
+  hbg::Result r = simulate("tank_valves.hbg", tight(20, 0.1));
+  REQUIRE(r.events.size() == 1);
+  const hbg::Event &ev = r.events[0];
+  const double t1 = A * P1 / Fin;
+  CHECK(ev.time == doctest::Approx(t1).epsilon(1e-12));
+  REQUIRE(ev.modes.size() == 3);
+  CHECK(ev.modes[0] == "valve1=closed, valve2=closed");
+  CHECK(ev.modes[1] == "valve1=open, valve2=closed");
+  CHECK_FALSE(ev.real[1]);
+  CHECK(ev.modes[2] == "valve1=open, valve2=open");
+  CHECK(ev.real[2]);
+  std::ostringstream csv;
+  r.writeEventsCsv(csv);
+  CHECK(csv.str().find("mythical,\"valve1=open, valve2=closed\"") != std::string::npos);
+  auto p = [&](double t) {
+    return t <= t1 ? Fin * t / A : Fin * Rt + (P1 - Fin * Rt) * std::exp(-(t - t1) / (Rt * A));
+  };
+  const std::vector<double> &time = r.at("time");
+  for (std::size_t k = 0; k < time.size(); ++k) {
+    if (std::abs(time[k] - ev.time) < 1e-12)
+      continue; // the rows before and after the event
+    CHECK(std::abs(r.at("tank")[k] - p(time[k])) < 1e-8);
+    double pipe = time[k] < t1 ? 0 : p(time[k]) * R2 / Rt;
+    CHECK(std::abs(r.at("pipe")[k] - pipe) < 1e-8);
+  }
+}
+
+TEST_CASE("rectifier: piecewise closed form and switching times") {
+  const double V = 10, w = 2 * 3.141592653589793 * 50, Vd = 0.6, C = 1e-4, R = 100;
+  hbg::SimulationOptions opts = tight(0.06, 1e-4);
+  hbg::Result r = simulate("rectifier.hbg", opts);
+  // Expected switching times from the closed form, three periods.
+  std::vector<double> on, off;
+  double t = std::asin(Vd / V) / w;
+  for (int k = 0; k < 3; ++k) {
+    on.push_back(t);
+    // Blocks when the current C dv/dt + v / R (v = V sin - Vd) reaches 0,
+    // after the peak.
+    auto current = [&](double s) { return C * V * w * std::cos(w * s) + (V * std::sin(w * s) - Vd) / R; };
+    double period = 2 * 3.141592653589793 / w;
+    double peak = (std::floor(t / period) + 0.25) * period;
+    double toff = bisect(current, peak, peak + period / 4);
+    off.push_back(toff);
+    double voff = V * std::sin(w * toff) - Vd;
+    auto gap = [&](double s) {
+      return V * std::sin(w * s) - voff * std::exp(-(s - toff) / (R * C)) - Vd;
+    };
+    // Conducts again on the next rise.
+    double next = (std::floor(toff / period) + 1) * period;
+    t = bisect(gap, next, next + period / 4);
+  }
+  std::vector<double> gotOn, gotOff;
+  for (const hbg::Event &ev : r.events)
+    (ev.modes.back() == "diode=conducting" ? gotOn : gotOff).push_back(ev.time);
+  REQUIRE(gotOn.size() >= 3);
+  REQUIRE(gotOff.size() >= 3);
+  for (int k = 0; k < 3; ++k) {
+    CHECK(std::abs(gotOn[k] - on[k]) < 1e-9);
+    CHECK(std::abs(gotOff[k] - off[k]) < 1e-9);
+  }
+  // The output voltage, piecewise.
+  auto v = [&](double s) {
+    if (s < on[0])
+      return 0.0;
+    for (int k = 0; k < 3; ++k) {
+      if (s >= on[k] && s <= off[k])
+        return V * std::sin(w * s) - Vd;
+      double nextOn = k + 1 < 3 ? on[k + 1] : 1e9;
+      if (s > off[k] && s < nextOn) {
+        double voff = V * std::sin(w * off[k]) - Vd;
+        return voff * std::exp(-(s - off[k]) / (R * C));
+      }
+    }
+    return 0.0;
+  };
+  const std::vector<double> &time = r.at("time");
+  double worst = 0;
+  for (std::size_t k = 0; k < time.size(); ++k)
+    if (time[k] < on[2] + 0.005)
+      worst = std::max(worst, std::abs(r.at("v")[k] - v(time[k])));
+  CHECK(worst < 1e-6);
+}
+
+TEST_CASE("buck: average output voltage D Vin in steady state") {
+  const double Vin = 12, D = 0.4, fs = 10000;
+  hbg::SimulationOptions opts = tight(0.02, 1e-7);
+  opts.rtol = 1e-8;
+  opts.atol = 1e-10;
+  hbg::Result r = simulate("buck.hbg", opts);
+  // Average over the last 10 periods (trapezoid over the samples).
+  const std::vector<double> &t = r.at("time"), &v = r.at("vout");
+  double from = 0.02 - 10 / fs, sum = 0, span = 0;
+  for (std::size_t k = 1; k < t.size(); ++k)
+    if (t[k - 1] >= from) {
+      sum += 0.5 * (v[k] + v[k - 1]) * (t[k] - t[k - 1]);
+      span += t[k] - t[k - 1];
+    }
+  double average = sum / span;
+  CHECK(std::abs(average - D * Vin) < 0.005 * D * Vin);
+  // Two switchings per period; the coil current never reverses.
+  CHECK(r.events.size() >= 2 * 200 - 2);
+  for (double i : r.at("il"))
+    CHECK(i > -1e-9);
+}
