@@ -51,10 +51,12 @@ private:
   void examine(ElementId e, ElementId origin, BondId via);
   bool sets(BondId b, ElementId e) const { return ca_.setsEffort(g_, b, e); }
   bool assigned(BondId b) const { return ca_.bonds[b.index].effort != EffortFrom::Unassigned; }
-  /// An OFF junction: fixed causality on every bond, like a source.
-  bool off(ElementId e) const {
-    return isJunction(g_.element(e).kind) && !ca_.mode.isOn(e);
-  }
+  /// An OFF junction, or an isolated one: fixed causality on every bond,
+  /// like a source.
+  bool off(ElementId e) const { return isJunction(g_.element(e).kind) && ca_.imposesZero(e); }
+  /// Marks the ON junctions whose every bond ends at an OFF junction of the
+  /// other kind (`CausalAssignment::isolated`).
+  void findIsolated();
   /// Notes the mode after a causal error in a switched model.
   void noteMode();
   /// Elements from the origin of `b`'s wave to `b`'s far end from the origin.
@@ -202,10 +204,33 @@ std::vector<ElementId> Scap::pathTo(BondId b, ElementId end) const {
   return path;
 }
 
+void Scap::findIsolated() {
+  // A 0-junction between OFF 1-junctions has its flow imposed (zero) on every
+  // bond and no bond to take its effort from; its effort is undetermined
+  // and, like an OFF junction's, taken as zero. Dually for a 1-junction.
+  // Only this exact neighbourhood counts: any other neighbour could give
+  // the junction its effort (flow) or take it.
+  ca_.isolated.assign(g_.elements.size(), false);
+  for (std::uint32_t i = 0; i < g_.elements.size(); ++i) {
+    ElementId id{i};
+    const Element &e = g_.elements[i];
+    if (!isJunction(e.kind) || !ca_.mode.isOn(id) || e.bonds.empty())
+      continue;
+    ca_.isolated[i] = std::all_of(e.bonds.begin(), e.bonds.end(), [&](BondId b) {
+      ElementId other = g_.otherEnd(b, id);
+      ElementKind k = g_.element(other).kind;
+      return isJunction(k) && k != e.kind && !ca_.mode.isOn(other);
+    });
+  }
+}
+
 std::optional<CausalAssignment> Scap::run() {
+  findIsolated();
+
   // 0. OFF junctions, whose causality is fixed like a source's: an OFF
   // 0-junction sets the effort (zero) of every bond, an OFF 1-junction the
-  // flow (zero) of every bond, so the other ends set the effort.
+  // flow (zero) of every bond, so the other ends set the effort. Isolated
+  // junctions are OFF ones of their kind here.
   for (std::uint32_t i = 0; i < g_.elements.size() && !conflict_; ++i) {
     ElementId id{i};
     if (!off(id))
@@ -376,12 +401,12 @@ std::string CausalAssignment::verify(const BondGraph &g) const {
   for (std::uint32_t i = 0; i < g.elements.size(); ++i) {
     ElementId id{i};
     const Element &e = g.elements[i];
-    if (isJunction(e.kind) && !mode.isOn(id)) {
+    if (isJunction(e.kind) && imposesZero(id)) {
       bool zero = e.kind == ElementKind::Zero;
       for (BondId b : e.bonds)
         if (setsEffort(g, b, id) != zero)
-          return "OFF junction `" + e.name + (zero ? "` does not set the effort of `"
-                                                   : "` does not set the flow of `") +
+          return (mode.isOn(id) ? "isolated junction `" : "OFF junction `") + e.name +
+                 (zero ? "` does not set the effort of `" : "` does not set the flow of `") +
                  g.bond(b).name + "`";
     } else if (isJunction(e.kind)) {
       bool zero = e.kind == ElementKind::Zero;
@@ -425,6 +450,12 @@ std::string CausalAssignment::dump(const BondGraph &g) const {
     });
     os << "  " << kindName(e.kind) << " " << e.name << ": "
        << (derivativeCausality ? "derivative" : "integral") << " causality\n";
+  }
+  for (std::uint32_t i = 0; i < g.elements.size(); ++i) {
+    const Element &e = g.elements[i];
+    if (isJunction(e.kind) && mode.isOn(ElementId{i}) && imposesZero(ElementId{i}))
+      os << "  " << kindName(e.kind) << " " << e.name << ": isolated by OFF junctions ("
+         << (e.kind == ElementKind::Zero ? "effort" : "flow") << " 0)\n";
   }
   for (const Choice &c : choices)
     os << "  choice: " << (c.element.valid() ? g.element(c.element).name : g.bond(c.bond).name)

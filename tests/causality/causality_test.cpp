@@ -852,3 +852,136 @@ TEST_CASE("parseMode: names, values and errors") {
   CHECK_FALSE(parseMode(h.g, "contact=on,", base, m, err));
   CHECK(err.kind == ModeError::Syntax);
 }
+
+// --- Modes: junctions isolated by OFF junctions -------------------------------
+
+namespace {
+/// HYBRSIM's tank: src -> 0:level -> tank; level -> 1:valve1 -> r1;
+/// valve1 -> 0:pipe -> 1:valve2 -> r2, both valves switched and OFF
+/// initially. `extra` (when given) hangs one more element on the pipe.
+struct Tank {
+  Hand h;
+  ElementId level, valve1, pipe, valve2, extra;
+  BondId intoPipe, outOfPipe, toExtra;
+  explicit Tank(std::optional<ElementKind> extraKind = std::nullopt) {
+    ElementId src = h.add(ElementKind::Sf, "src");
+    level = h.add(ElementKind::Zero, "level");
+    ElementId tank = h.add(ElementKind::C, "tank");
+    valve1 = h.add(ElementKind::One, "valve1");
+    ElementId r1 = h.add(ElementKind::R, "r1");
+    pipe = h.add(ElementKind::Zero, "pipe");
+    valve2 = h.add(ElementKind::One, "valve2");
+    ElementId r2 = h.add(ElementKind::R, "r2");
+    h.bond(src, level);
+    h.bond(level, tank);
+    h.bond(level, valve1);
+    h.bond(valve1, r1);
+    intoPipe = h.bond(valve1, pipe);
+    outOfPipe = h.bond(pipe, valve2);
+    h.bond(valve2, r2);
+    if (extraKind) {
+      extra = h.add(*extraKind, "extra");
+      toExtra = h.bond(pipe, extra);
+    }
+    makeSwitched(h, valve1);
+    makeSwitched(h, valve2);
+  }
+};
+} // namespace
+
+TEST_CASE("a 0-junction between OFF 1-junctions is isolated: it sets effort 0 on its bonds") {
+  Tank t;
+  Hand &h = t.h;
+  CHECK(modeText(h.g, initialMode(h.g)) == "valve1=off, valve2=off");
+  const CausalAssignment &ca = h.run(); // no conflict: the pipe takes effort 0
+  REQUIRE(ca.isolated.size() == h.g.elements.size());
+  CHECK(ca.isolated[t.pipe.index]);
+  CHECK(ca.imposesZero(t.pipe));
+  CHECK(std::count(ca.isolated.begin(), ca.isolated.end(), true) == 1);
+  CHECK_FALSE(ca.isolated[t.valve1.index]); // OFF, not isolated
+  CHECK_FALSE(ca.isolated[t.level.index]);
+  CHECK(h.effortBy(t.intoPipe) == "pipe");
+  CHECK(h.effortBy(t.outOfPipe) == "pipe");
+  CHECK(ca.dump(h.g).find("\n  0 pipe: isolated by OFF junctions (effort 0)\n") !=
+        std::string::npos);
+  CHECK(ca.derivative.empty());
+  CHECK(ca.choices.empty());
+}
+
+TEST_CASE("a junction with any other neighbour than OFF junctions is not isolated") {
+  for (ElementKind k : {ElementKind::R, ElementKind::C}) {
+    Tank t(k);
+    CAPTURE(kindName(k));
+    const CausalAssignment &ca = t.h.run();
+    CHECK(std::none_of(ca.isolated.begin(), ca.isolated.end(), [](bool b) { return b; }));
+    CHECK_FALSE(ca.imposesZero(t.pipe));
+    // The extra element gives the pipe its effort, which it passes on.
+    CHECK(t.h.effortBy(t.toExtra) == "extra");
+    CHECK(t.h.effortBy(t.intoPipe) == "pipe");
+    CHECK(t.h.effortBy(t.outOfPipe) == "pipe");
+    CHECK(ca.dump(t.h.g).find("isolated") == std::string::npos);
+  }
+
+  // Between OFF junctions of its own kind a 0-junction is not isolated: both
+  // impose its effort, a conflict as before.
+  Hand h;
+  ElementId z = h.add(ElementKind::Zero, "z");
+  ElementId a = h.add(ElementKind::Zero, "a");
+  ElementId b = h.add(ElementKind::Zero, "b");
+  h.bond(a, z);
+  h.bond(z, b);
+  h.bond(a, h.add(ElementKind::I, "ia"));
+  h.bond(b, h.add(ElementKind::I, "ib"));
+  makeSwitched(h, a);
+  makeSwitched(h, b);
+  CHECK(h.fail().find("`b` and OFF junction `a` both impose the effort at `z` in mode a=off, "
+                      "b=off") != std::string::npos);
+}
+
+TEST_CASE("a 1-junction between OFF 0-junctions is isolated: it sets flow 0 on its bonds") {
+  Hand h;
+  ElementId k = h.add(ElementKind::One, "k"); // first, so verify() checks it first
+  ElementId z1 = h.add(ElementKind::Zero, "z1");
+  ElementId z2 = h.add(ElementKind::Zero, "z2");
+  ElementId i1 = h.add(ElementKind::I, "i1");
+  ElementId i2 = h.add(ElementKind::I, "i2");
+  BondId b1 = h.bond(z1, k), b2 = h.bond(k, z2);
+  h.bond(z1, i1);
+  h.bond(i2, z2);
+  makeSwitched(h, z1);
+  makeSwitched(h, z2);
+  const CausalAssignment &ca = h.run();
+  CHECK(ca.isolated[k.index]);
+  CHECK(ca.imposesZero(k));
+  CHECK(h.effortBy(b1) == "z1"); // the OFF 0-junctions set the efforts,
+  CHECK(h.effortBy(b2) == "z2"); // k the flows (0)
+  CHECK(ca.derivative.empty());  // the I elements take effort 0: integral
+  CHECK(ca.dump(h.g).find("\n  1 k: isolated by OFF junctions (flow 0)\n") != std::string::npos);
+  (void)i1;
+  (void)i2;
+
+  // The verifier holds isolated junctions to the rule of OFF ones.
+  CausalAssignment flipped = ca;
+  flipped.bonds[b1.index].effort =
+      flipped.bonds[b1.index].effort == EffortFrom::Tail ? EffortFrom::Head : EffortFrom::Tail;
+  CHECK(flipped.verify(h.g) == "isolated junction `k` does not set the flow of `b1`");
+}
+
+TEST_CASE("with every junction ON, or one valve open, no junction is isolated") {
+  Tank t;
+  Mode on = modeWith(t.h, t.valve1, true), valve1On = on;
+  on.on[t.valve2.index] = true;
+  for (const Mode &m : {on, valve1On}) {
+    CAPTURE(modeText(t.h.g, m));
+    Hand &h = t.h;
+    h.ca = assignCausality(h.g, m, h.diags);
+    INFO(h.diags.renderAll());
+    REQUIRE(h.ca);
+    CHECK(h.ca->verify(h.g) == "");
+    CHECK(std::none_of(h.ca->isolated.begin(), h.ca->isolated.end(), [](bool b) { return b; }));
+  }
+  // valve1 ON, valve2 OFF: the pipe takes valve1's effort and passes the
+  // zero flow back.
+  CHECK(t.h.effortBy(t.intoPipe) == "valve1");
+  CHECK(t.h.effortBy(t.outOfPipe) == "pipe");
+}
