@@ -361,7 +361,7 @@ bool HybridRun::iterateModes(bool initial) {
   for (int round = 0;; ++round) {
     if (!roundStarts.insert({q_, X_}).second || round == 1000)
       throw RunError{"the modes do not settle at t = " + timeText(t_) + ": " +
-                     cycleText(ev.modes, modeText(q_))};
+                     cycleText(ev, ev.modes, modeText(q_))};
     std::shared_ptr<ModeCode> real = mode(q_);
     std::vector<double> minus = guardSides(*real), plus = minus;
     std::vector<std::uint32_t> cur = q_;
@@ -383,10 +383,10 @@ bool HybridRun::iterateModes(bool initial) {
       if (!any)
         break;
       cur = next;
-      seen.push_back(modeText(cur));
       if (!visited.insert(cur).second)
         throw RunError{"the modes do not settle at t = " + timeText(t_) + ": " +
-                       cycleText(seen, modeText(cur))};
+                       cycleText(ev, seen, modeText(cur))};
+      seen.push_back(modeText(cur));
       ev.modes.push_back(modeText(cur));
       ev.real.push_back(false);
       plus = guardSides(*mode(cur));
@@ -413,17 +413,24 @@ bool HybridRun::iterateModes(bool initial) {
   return true;
 }
 
-std::string HybridRun::cycleText(const std::vector<std::string> &modes,
+std::string HybridRun::cycleText(const Event &ev, const std::vector<std::string> &modes,
                                  const std::string &again) const {
-  // The cycle: from the first occurrence of the repeated mode.
+  // The junctions that switched, then the cycle from the first occurrence
+  // of the repeated mode.
+  std::vector<std::string> junctions;
+  for (const std::string &t : ev.transitions) {
+    std::string j = "`" + t.substr(0, t.find(':')) + "`";
+    if (std::find(junctions.begin(), junctions.end(), j) == junctions.end())
+      junctions.push_back(j);
+  }
+  std::string out = junctions.size() == 1 ? "junction " : "junctions ";
+  for (std::size_t i = 0; i < junctions.size(); ++i)
+    out += (i ? ", " : "") + junctions[i];
   auto first = std::find(modes.begin(), modes.end(), again);
-  std::string out = "switching cycles through ";
+  out += junctions.size() == 1 ? " switches in a cycle through " : " switch in a cycle through ";
   for (auto it = first; it != modes.end(); ++it)
     out += "(" + *it + ") -> ";
   out += "(" + again + ")";
-  std::vector<std::string> names;
-  for (const SwitchedJunction &j : m_.junctions)
-    names.push_back(j.name);
   return out;
 }
 

@@ -55,7 +55,8 @@ private:
   void remapExact(Evaluator &e);
   void remapIterative(Evaluator &e, Event &ev);
   void checkZeno(bool initial);
-  std::string cycleText(const std::vector<std::string> &modes, const std::string &again) const;
+  std::string cycleText(const Event &ev, const std::vector<std::string> &modes,
+                        const std::string &again) const;
   void sample(Evaluator &e, double t, const double *x);
 
   const Model &model_;

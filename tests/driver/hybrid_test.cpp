@@ -88,7 +88,7 @@ TEST_CASE("a cycle of modes stops the run naming the junction, the modes and the
   })", 1);
   CHECK_FALSE(r.ok());
   CHECK(r.error.find("do not settle at t = 0.5") != std::string::npos);
-  CHECK(r.error.find("(j=off) -> (j=on) -> (j=off)") != std::string::npos);
+  CHECK(r.error.find("junction `j` switches in a cycle through (j=off) -> (j=on) -> (j=off)") != std::string::npos);
   // The trajectory up to the event is kept.
   REQUIRE(!r.at("time").empty());
   CHECK(r.at("time").back() == doctest::Approx(0.5));
