@@ -107,6 +107,9 @@ HybridRun::HybridRun(const Model &model, const SimulationOptions &opts,
 }
 
 std::shared_ptr<ModeCode> HybridRun::mode(const std::vector<std::uint32_t> &q) {
+  auto known = modes_.find(q);
+  if (known != modes_.end())
+    return known->second;
   bg::Mode mode = bg::initialMode(*m_.graph);
   mode.on.resize(m_.graph->elements.size(), true);
   for (std::size_t j = 0; j < m_.junctions.size(); ++j)
@@ -120,6 +123,7 @@ std::shared_ptr<ModeCode> HybridRun::mode(const std::vector<std::uint32_t> &q) {
       r_.compileSeconds += std::chrono::duration<double>(Clock::now() - start).count();
       ++r_.modesCompiled;
     }
+    modes_.emplace(q, code);
     return code;
   } catch (const CompileError &e) {
     std::string what = e.what();
@@ -232,8 +236,10 @@ bool HybridRun::anyEnabled(const double *sides, const std::vector<std::uint32_t>
   return false;
 }
 
-std::vector<std::uint32_t> HybridRun::enabledComparisons() const {
-  std::vector<std::uint32_t> out;
+const std::vector<std::uint32_t> &HybridRun::enabledComparisons() {
+  if (enabledFor_ == q_)
+    return enabled_;
+  enabled_.clear();
   for (std::size_t j = 0; j < m_.junctions.size(); ++j)
     for (const SwitchedJunction::Transition &t : m_.junctions[j].transitions) {
       if (t.from != q_[j])
@@ -250,11 +256,12 @@ std::vector<std::uint32_t> HybridRun::enabledComparisons() const {
           todo.push_back(&c);
       }
       for (std::uint32_t k = leaf; k < end; ++k)
-        out.push_back(k);
+        enabled_.push_back(k);
     }
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
+  std::sort(enabled_.begin(), enabled_.end());
+  enabled_.erase(std::unique(enabled_.begin(), enabled_.end()), enabled_.end());
+  enabledFor_ = q_;
+  return enabled_;
 }
 
 void HybridRun::remapExact(Evaluator &e) {
@@ -398,11 +405,13 @@ bool HybridRun::iterateModes(bool initial) {
     std::shared_ptr<ModeCode> from = real, to = mode(cur);
     q_ = cur;
     if (!to->dependentSlots.empty()) {
+      auto start = Clock::now();
       Evaluator e(*to, p_.data());
       if (o_.remap == SimulationOptions::Remap::Iterative)
         remapIterative(e, ev);
       else
         remapExact(e);
+      r_.remapSeconds += std::chrono::duration<double>(Clock::now() - start).count();
     }
   }
   if (!switched)
@@ -503,7 +512,7 @@ double HybridRun::locate(runtime::Stepper &s, Evaluator &e, const std::vector<do
   // A comparison that starts the step on its threshold (just after an
   // event: a ball leaving the floor) is also looked at very early in the
   // step, where it has left the threshold in its direction of motion.
-  std::vector<std::uint32_t> enabled = enabledComparisons();
+  const std::vector<std::uint32_t> &enabled = enabledComparisons();
   bool onThreshold = false;
   for (std::uint32_t k : enabled) {
     double lhs = sidesA[2 * k], rhs = sidesA[2 * k + 1];

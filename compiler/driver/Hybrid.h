@@ -44,7 +44,7 @@ private:
                         const double *minus, const std::vector<std::uint32_t> *forced) const;
   bool anyEnabled(const double *sides, const std::vector<std::uint32_t> *forced) const;
   /// Comparisons of the transitions enabled in the current FSM states.
-  std::vector<std::uint32_t> enabledComparisons() const;
+  const std::vector<std::uint32_t> &enabledComparisons();
   /// Locates the first event in the stepper's last step: returns its time
   /// and the state there.
   double locate(runtime::Stepper &s, Evaluator &e, const std::vector<double> &sidesA,
@@ -69,6 +69,10 @@ private:
   std::vector<double> X_;
   std::vector<std::uint32_t> q_;
   double t_ = 0;
+  /// Modes entered in this run, by FSM states (saves the model's cache).
+  std::map<std::vector<std::uint32_t>, std::shared_ptr<ModeCode>> modes_;
+  /// enabledComparisons() for the FSM states `enabledFor_`.
+  std::vector<std::uint32_t> enabled_, enabledFor_;
 };
 
 } // namespace hbg
