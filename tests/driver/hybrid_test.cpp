@@ -186,3 +186,26 @@ TEST_CASE("pre() in a model without switched junctions holds the initial value")
   REQUIRE_MESSAGE(r.ok(), r.error);
   CHECK(r.at("m.p").back() == doctest::Approx(3 + 6.0).epsilon(1e-9));
 }
+
+TEST_CASE("fixed-step methods locate events on their Hermite dense output") {
+  const std::string collision = R"(model C {
+    I bullet(1) { p0 = 1; } I wood(1) { p0 = 0; }
+    1 v1; 1 v2;
+    0 contact switched { off initial; on; off -> on when (x2 - x1 <= 0)+; }
+    bond v1 -> bullet; bond v2 -> wood; bond v1 -> contact; bond contact -> v2;
+    signal x1 = -0.2 + integral(v1.f);
+    signal x2 = integral(v2.f);
+    output bullet.f, wood.f;
+  })";
+  for (hbg::runtime::Method m : {hbg::runtime::Method::Euler, hbg::runtime::Method::RK4}) {
+    hbg::SimulationOptions opts;
+    opts.method = m;
+    opts.step = 0.003; // the impact falls inside a step
+    hbg::Result r = run(collision, 1, opts);
+    REQUIRE_MESSAGE(r.ok(), r.error);
+    REQUIRE(r.events.size() == 1);
+    CHECK(r.events[0].time == doctest::Approx(0.2).epsilon(1e-12));
+    CHECK(r.at("bullet.f").back() == doctest::Approx(0.5).epsilon(1e-14));
+    CHECK(r.at("wood.f").back() == doctest::Approx(0.5).epsilon(1e-14));
+  }
+}
