@@ -532,6 +532,15 @@ double HybridRun::locate(runtime::Stepper &s, Evaluator &e, const std::vector<do
     sides.push_back(f < 1 ? sidesAt(tau) : sidesB);
     any = any || anyEnabled(sides.back().data(), nullptr);
   }
+  // An equality holds only at an instant, which the probes rarely hit: its
+  // sign change counts too.
+  for (std::uint32_t k : enabled) {
+    if (any || m_.comparisons[k]->op != CompareOp::Equal)
+      continue;
+    for (std::size_t i = 1; i < times.size() && !any; ++i)
+      any = (sides[i - 1][2 * k] - sides[i - 1][2 * k + 1] < 0) !=
+            (sides[i][2 * k] - sides[i][2 * k + 1] < 0);
+  }
   if (!any)
     return std::numeric_limits<double>::quiet_NaN();
 

@@ -209,3 +209,26 @@ TEST_CASE("fixed-step methods locate events on their Hermite dense output") {
     CHECK(r.at("wood.f").back() == doctest::Approx(0.5).epsilon(1e-14));
   }
 }
+
+TEST_CASE("guards: equality, not and or") {
+  // `=` fires where its two sides cross; `not`/`or` combine comparisons.
+  hbg::Result r = run(R"(model G {
+    Se s(1); R r(1); C c(1) { q0 = 0; }
+    1 j switched { off initial; on; on second;
+      off -> on when (time = 0.3)+;
+      on -> second when not (time < 0.6)+ or (c.q > 10)+; }
+    bond s -> j; bond j -> r; bond j -> c;
+    output c.q;
+  })", 1);
+  REQUIRE_MESSAGE(r.ok(), r.error);
+  REQUIRE(r.events.size() == 2);
+  CHECK(r.events[0].time == doctest::Approx(0.3).epsilon(1e-12));
+  CHECK(r.events[0].modes.back() == "j=on");
+  // `not (time < 0.6)` holds from 0.6 less the comparison's tolerance.
+  CHECK(r.events[1].time == doctest::Approx(0.6).epsilon(1e-10));
+  CHECK(r.events[1].modes.back() == "j=second");
+  // Both ON states have the same equations: one mode compiled for them.
+  CHECK(r.modesCompiled == 1);
+  CHECK(r.at("c.q").back() == doctest::Approx(1 - std::exp(-0.7)).epsilon(1e-6));
+
+}
