@@ -134,6 +134,13 @@ std::shared_ptr<ModeCode> HybridRun::mode(const std::vector<std::uint32_t> &q) {
   }
 }
 
+Evaluator &HybridRun::evaluator(const ModeCode &mc) {
+  std::unique_ptr<Evaluator> &e = evaluators_[&mc];
+  if (!e)
+    e = std::make_unique<Evaluator>(mc, p_.data());
+  return *e;
+}
+
 std::string HybridRun::modeText(const std::vector<std::uint32_t> &q) const {
   std::string out;
   for (std::size_t j = 0; j < m_.junctions.size(); ++j) {
@@ -172,14 +179,14 @@ void HybridRun::complete(Evaluator &e, const double *x) {
 void HybridRun::holdValues(const ModeCode &mc) {
   if (p_.size() == np_)
     return;
-  Evaluator e(mc, p_.data());
+  Evaluator &e = evaluator(mc);
   std::vector<double> x = gather(mc), h(p_.size() - np_);
   evaluate(e, mc.held, x.data(), h.data(), "held values");
   std::copy(h.begin(), h.end(), p_.begin() + np_);
 }
 
 std::vector<double> HybridRun::guardSides(const ModeCode &mc) {
-  Evaluator e(mc, p_.data());
+  Evaluator &e = evaluator(mc);
   std::vector<double> x = gather(mc), sides(2 * m_.comparisons.size());
   evaluate(e, mc.guards, x.data(), sides.data(), "guards");
   return sides;
@@ -406,7 +413,7 @@ bool HybridRun::iterateModes(bool initial) {
     q_ = cur;
     if (!to->dependentSlots.empty()) {
       auto start = Clock::now();
-      Evaluator e(*to, p_.data());
+      Evaluator &e = evaluator(*to);
       if (o_.remap == SimulationOptions::Remap::Iterative)
         remapIterative(e, ev);
       else
@@ -654,7 +661,7 @@ void HybridRun::simulate() {
   {
     // Dependent storage follows the initial mode; held values start here.
     std::shared_ptr<ModeCode> mc = mode(q_);
-    Evaluator e(*mc, p_.data());
+    Evaluator &e = evaluator(*mc);
     std::vector<double> x = gather(*mc);
     complete(e, x.data());
     holdValues(*mc);
@@ -673,7 +680,7 @@ void HybridRun::simulate() {
 
   for (;;) {
     std::shared_ptr<ModeCode> mc = mode(q_);
-    Evaluator e(*mc, p_.data());
+    Evaluator &e = evaluator(*mc);
     std::vector<double> x = gather(*mc);
     EvaluatorOde ode(e);
     // Samples at the current time (the start, or just after an event).

@@ -22,6 +22,8 @@ private:
   void simulate();
   /// The compiled code of the mode of FSM states `q` (compiled on first use).
   std::shared_ptr<ModeCode> mode(const std::vector<std::uint32_t> &q);
+  /// The mode's evaluator for this run (warm-starting its Newton solves).
+  Evaluator &evaluator(const ModeCode &mc);
   /// `j1=open, j2=closed`: FSM state names.
   std::string modeText(const std::vector<std::uint32_t> &q) const;
   /// The mode's independent states out of X.
@@ -71,6 +73,7 @@ private:
   double t_ = 0;
   /// Modes entered in this run, by FSM states (saves the model's cache).
   std::map<std::vector<std::uint32_t>, std::shared_ptr<ModeCode>> modes_;
+  std::map<const ModeCode *, std::unique_ptr<Evaluator>> evaluators_;
   /// enabledComparisons() for the FSM states `enabledFor_`.
   std::vector<std::uint32_t> enabled_, enabledFor_;
 };

@@ -230,5 +230,4 @@ TEST_CASE("guards: equality, not and or") {
   // Both ON states have the same equations: one mode compiled for them.
   CHECK(r.modesCompiled == 1);
   CHECK(r.at("c.q").back() == doctest::Approx(1 - std::exp(-0.7)).epsilon(1e-6));
-
 }
