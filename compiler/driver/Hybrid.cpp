@@ -298,19 +298,42 @@ void HybridRun::remapExact(Evaluator &e) {
     if (it == 20)
       throw RunError{"state remapping into mode " + modeText(q_) + " did not converge at t = " +
                      timeText(t_)};
-    evaluate(e, mc.dependentJacobian, x.data(), buf.data(), "dependent storage");
-    for (std::size_t k = 0; k < nd; ++k)
-      for (std::size_t i = 0; i < n; ++i)
-        A(k, i) = buf[k * n + i];
+    if (mc.equations.unknowns.empty()) {
+      evaluate(e, mc.dependentJacobian, x.data(), buf.data(), "dependent storage");
+      for (std::size_t k = 0; k < nd; ++k)
+        for (std::size_t i = 0; i < n; ++i)
+          A(k, i) = buf[k * n + i];
+    } else {
+      // Dependent storage defined through Newton-solved loops (nonlinear
+      // laws): the symbolic derivative would miss the loops' dependence on
+      // the states, so difference it (central, step ~ cbrt(eps)).
+      Eigen::VectorXd xp = x, dp(nd), dm(nd);
+      for (std::size_t i = 0; i < n; ++i) {
+        double h = 6e-6 * std::max(1.0, std::abs(x[i]));
+        xp[i] = x[i] + h;
+        evaluate(e, mc.dependent, xp.data(), dp.data(), "dependent storage");
+        xp[i] = x[i] - h;
+        evaluate(e, mc.dependent, xp.data(), dm.data(), "dependent storage");
+        xp[i] = x[i];
+        A.col(i) = (dp - dm) / (2 * h);
+      }
+    }
     Eigen::MatrixXd J = Eigen::MatrixXd::Identity(n, n) - B * A;
     Eigen::FullPivLU<Eigen::MatrixXd> lu(J);
     if (!lu.isInvertible())
       throw RunError{"state remapping into mode " + modeText(q_) + " is singular at t = " +
                      timeText(t_) + ": the storage elements' impulses do not determine the state"};
-    x -= lu.solve(F);
+    Eigen::VectorXd step = lu.solve(F);
+    x -= step;
     if (!x.allFinite())
       throw RunError{"state remapping into mode " + modeText(q_) + " is not finite at t = " +
                      timeText(t_)};
+    // Loops solved by Newton's method leave D accurate to their own
+    // tolerance only: a negligible step ends the iteration too.
+    if (!mc.equations.unknowns.empty() && step.cwiseAbs().maxCoeff() <= 1e-13 * scale) {
+      evaluate(e, mc.dependent, x.data(), d.data(), "dependent storage");
+      break;
+    }
   }
   for (std::size_t i = 0; i < n; ++i)
     X_[mc.stateSlots[i]] = x[i];
