@@ -383,7 +383,7 @@ void HybridRun::remapIterative(Evaluator &e, Event &ev) {
   }
 }
 
-bool HybridRun::iterateModes(bool initial) {
+bool HybridRun::iterateModes() {
   Event ev;
   ev.time = t_;
   ev.before = X_;
@@ -432,7 +432,7 @@ bool HybridRun::iterateModes(bool initial) {
       break;
     switched = true;
     ev.real.back() = true;
-    std::shared_ptr<ModeCode> from = real, to = mode(cur);
+    std::shared_ptr<ModeCode> to = mode(cur);
     q_ = cur;
     if (!to->dependentSlots.empty()) {
       auto start = Clock::now();
@@ -448,7 +448,7 @@ bool HybridRun::iterateModes(bool initial) {
     return false;
   ev.after = X_;
   r_.events.push_back(std::move(ev));
-  checkZeno(initial);
+  checkZeno();
   return true;
 }
 
@@ -473,7 +473,7 @@ std::string HybridRun::cycleText(const Event &ev, const std::vector<std::string>
   return out;
 }
 
-void HybridRun::checkZeno(bool) {
+void HybridRun::checkZeno() {
   std::size_t n = r_.events.size();
   if (n > o_.maxEvents)
     throw RunError{"more than " + std::to_string(o_.maxEvents) + " events by t = " +
@@ -689,7 +689,7 @@ void HybridRun::simulate() {
     complete(e, x.data());
     holdValues(*mc);
   }
-  iterateModes(true);
+  iterateModes();
 
   runtime::IntegratorOptions io;
   io.method = o_.method;
@@ -780,7 +780,7 @@ void HybridRun::simulate() {
     // the new mode at the top of the loop.
     if (r_.columns[0].empty() || r_.columns[0].back() != t_)
       sample(e, t_, xEvent.data());
-    eventRow = iterateModes(false);
+    eventRow = iterateModes();
   }
 }
 

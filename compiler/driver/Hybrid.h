@@ -53,10 +53,11 @@ private:
                 const std::vector<double> &sidesB, std::vector<double> &xEvent);
   /// Mode iteration at t_ from X; returns true when the mode changed (and
   /// records the event).
-  bool iterateModes(bool initial);
+  bool iterateModes();
   void remapExact(Evaluator &e);
   void remapIterative(Evaluator &e, Event &ev);
-  void checkZeno(bool initial);
+  /// Stops the run on too many events or Zeno behaviour.
+  void checkZeno();
   std::string cycleText(const Event &ev, const std::vector<std::string> &modes,
                         const std::string &again) const;
   void sample(Evaluator &e, double t, const double *x);
