@@ -4,6 +4,7 @@
 
 #include "hbg/support/Diagnostics.h"
 
+#include <algorithm>
 #include <sstream>
 
 namespace hbg::bg {
@@ -283,11 +284,15 @@ bool parseMode(const BondGraph &g, const std::string &text, const Mode &base, Mo
       err = {ModeError::NotSwitched, item, name, value, "", found};
       return false;
     }
-    if (value != "on" && value != "off") {
+    // `on`, `off`, or the name of one of the junction's states.
+    const Fsm &fsm = *g.element(found).fsm;
+    auto state = std::find_if(fsm.states.begin(), fsm.states.end(),
+                              [&](const FsmState &st) { return st.name == value; });
+    if (value != "on" && value != "off" && state == fsm.states.end()) {
       err = {ModeError::BadValue, item, name, value, "", found};
       return false;
     }
-    out.on[found.index] = value == "on";
+    out.on[found.index] = state != fsm.states.end() ? state->on : value == "on";
     if (comma == std::string::npos)
       return true;
     start = comma + 1;

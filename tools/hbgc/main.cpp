@@ -54,7 +54,8 @@ its initial state.
 
 options:
   --mode J=on|off,...  the mode to explain: each named switched junction ON
-                       or OFF (e.g. `--mode contact=on,valve=off`); junctions
+                       or OFF (e.g. `--mode contact=on,valve=off`), or in
+                       one of its states (`--mode valve1=open`); junctions
                        not named stay in their initial state
 )";
 

@@ -241,7 +241,8 @@ struct ModeError {
   ElementId element;
 };
 
-/// Parses `j1=on,j2=off` (spaces allowed around items) starting from
+/// Parses `j1=on,j2=off` (spaces allowed around items; a value may also
+/// name one of the junction's FSM states, `valve=open`) starting from
 /// `base`: junctions not named keep their state in `base`. Returns false
 /// with the first problem in `err`.
 bool parseMode(const BondGraph &g, const std::string &text, const Mode &base, Mode &out,
