@@ -106,13 +106,6 @@ public:
   /// Loops found as cycles during resolution (a modulated element fed by a
   /// variable it sets), torn where the cycle closed.
   std::vector<TornVariable> &cycles() { return cycles_; }
-  /// True when `e` uses a tearing variable.
-  bool usesTearing(sym::ExprId e) const {
-    for (sym::SymbolId s : ctx_.symbolsOf(e))
-      if (std::find(tearing_.begin(), tearing_.end(), s) != tearing_.end())
-        return true;
-    return false;
-  }
   sym::ExprId applyLaw(const Element &e, sym::ExprId arg) {
     return resolve(ctx_.substitute(e.lawExpr, {{e.lawArg.index, arg}}));
   }
@@ -347,6 +340,9 @@ private:
     sym::ExprId output; ///< the tearing variable (C: bond flow; I: bond effort)
     sym::ExprId input;  ///< the port variable imposed on it (C: effort; I: port flow)
     std::string path;
+    /// Nonlinear law: the tearing variable standing for the stored quantity
+    /// d (q or p), closed by law(d) - input = 0.
+    sym::ExprId stored;
   };
 
   void tearChoices();
@@ -354,6 +350,8 @@ private:
   void tearInvertedLaws();
   void bindDependentStates();
   bool closeDependentStorage(const std::vector<sym::ExprId> &derivatives);
+  std::string loopUsedBy(sym::ExprId e, sym::ExprId except);
+  bool differentiable(const Dependent &d, sym::ExprId x, const char *what, sym::ExprId own = {});
 
   const BondGraph &g_;
   const CausalAssignment &ca_;
@@ -430,58 +428,99 @@ void Builder::tearDependentStorage() {
     bool isC = e.kind == ElementKind::C;
     std::string name = e.name + (isC ? ".f" : ".e");
     sym::ExprId z = r_.tear(isC ? bd.flow : bd.effort, name);
-    dependent_.push_back({d.element, b, z, {}, pathText(g_, d.path)});
+    dependent_.push_back({d.element, b, z, {}, pathText(g_, d.path), {}});
+    // A nonlinear law gives the input of the stored quantity d, not d of
+    // the input: d is torn too, and law(d) = input closes its loop (by
+    // Newton's method unless the law is linear in d after all). Torn before
+    // any input is resolved, so that inputs reading d see the tearing
+    // variable. The name by value: addSymbol can move the symbol table.
+    if (e.law != LawForm::Linear)
+      dependent_.back().stored = r_.tear(e.state, std::string(ctx_.symbol(e.state).name));
   }
 }
 
+/// The path of the first loop whose tearing variable `e` uses, other than
+/// `except` (a dependent element's own stored quantity); "" when none.
+std::string Builder::loopUsedBy(sym::ExprId e, sym::ExprId except) {
+  std::vector<sym::SymbolId> used = ctx_.symbolsOf(e);
+  auto uses = [&](sym::SymbolId z) {
+    return !(except.valid() && ctx_.node(except).symbol == z) &&
+           std::find(used.begin(), used.end(), z) != used.end();
+  };
+  for (const std::vector<TornVariable> *list : {&torn_, &r_.cycles()})
+    for (const TornVariable &t : *list)
+      if (uses(t.symbol))
+        return t.path;
+  for (const Dependent &other : dependent_)
+    for (sym::ExprId z : {other.output, other.stored})
+      if (z.valid() && uses(ctx_.node(z).symbol))
+        return other.path;
+  return "";
+}
+
+/// Reports when `x` (the input or the law of dependent storage `d`) has no
+/// time derivative: it uses a loop's tearing variable (other than `own`),
+/// whose value only the loop's solution gives, or a non-smooth function of
+/// time. `what` names `x` in the message.
+bool Builder::differentiable(const Dependent &d, sym::ExprId x, const char *what, sym::ExprId own) {
+  const Element &e = g_.element(d.element);
+  if (std::string loop = loopUsedBy(x, own); !loop.empty()) {
+    diags_.report(DiagKind::DerivativeThroughLoop, e.range, {kindName(e.kind), e.name, what, loop});
+    return false;
+  }
+  if (sym::ExprId fn = nonSmoothInTime(ctx_, x); fn.valid()) {
+    const sym::Node &n = ctx_.node(fn);
+    diags_.report(DiagKind::NotDifferentiable, e.range,
+                  {kindName(e.kind), e.name, what,
+                   n.op == sym::Op::Select ? "select" : sym::functionName(n.op)});
+    // The elements whose value brings the function in (directly or
+    // through signals).
+    for (const Element &src : g_.elements)
+      if (src.value.valid() && !isStorage(src.kind) && contains(ctx_, r_.resolve(src.value), fn))
+        diags_.note(DiagKind::DrivingSource, src.range, {src.name});
+    return false;
+  }
+  return true;
+}
+
 bool Builder::closeDependentStorage(const std::vector<sym::ExprId> &derivatives) {
+  // The total time derivative of an expression of time and the independent
+  // states (tearing variables held fixed).
+  auto total = [&](sym::ExprId x) {
+    sym::ExprId rate = ctx_.derivative(x, ctx_.timeSymbol());
+    for (const State &s : sys_.states)
+      rate = ctx_.add(rate, ctx_.mul(ctx_.derivative(x, s.symbol), derivatives[s.symbol.index]));
+    return rate;
+  };
   for (Dependent &d : dependent_) {
     const Element &e = g_.element(d.element);
     bool isC = e.kind == ElementKind::C;
-    const char *what = isC ? "effort" : "flow";
-    if (e.law != LawForm::Linear) {
-      diags_.report(DiagKind::NonlinearDependentStorage, e.range, {kindName(e.kind), e.name});
+    if (!differentiable(d, d.input, isC ? "effort" : "flow"))
       return false;
+    sym::ExprId rate; // of the stored quantity
+    if (e.law == LawForm::Linear) {
+      // q = C e (p = I f): the rate is C de/dt (I df/dt).
+      rate = ctx_.mul(r_.resolve(e.value), total(d.input));
+    } else {
+      // law(d) = input, differentiated in time: law'(d) dd/dt = d input/dt,
+      // less the law's own dependence on time and the states, if any.
+      sym::ExprId law = r_.resolve(e.lawExpr);
+      if (!differentiable(d, law, "law", d.stored))
+        return false;
+      sym::SymbolId ds = ctx_.node(d.stored).symbol;
+      sym::ExprId slope = ctx_.derivative(law, ds);
+      std::string name = ctx_.symbol(e.state).name;
+      if (ctx_.isConst(slope, 0)) {
+        // The law does not involve its own q (p): nothing determines it.
+        diags_.report(DiagKind::SingularLoop, e.range, {d.path, "`" + name + "`"});
+        return false;
+      }
+      rate = ctx_.div(ctx_.sub(total(d.input), total(law)), slope);
+      torn_.push_back({name, ds, ctx_.sub(law, d.input), d.path, e.range});
     }
-    if (r_.usesTearing(d.input)) {
-      // Name the loop: the first tearing variable the input uses.
-      std::string loop;
-      std::vector<sym::SymbolId> used = ctx_.symbolsOf(d.input);
-      auto uses = [&](sym::SymbolId z) {
-        return std::find(used.begin(), used.end(), z) != used.end();
-      };
-      for (const std::vector<TornVariable> *list : {&torn_, &r_.cycles()})
-        for (const TornVariable &t : *list)
-          if (loop.empty() && uses(t.symbol))
-            loop = t.path;
-      for (const Dependent &other : dependent_)
-        if (loop.empty() && uses(ctx_.node(other.output).symbol))
-          loop = other.path;
-      diags_.report(DiagKind::DerivativeThroughLoop, e.range, {kindName(e.kind), e.name, what, loop});
-      return false;
-    }
-    if (sym::ExprId fn = nonSmoothInTime(ctx_, d.input); fn.valid()) {
-      const sym::Node &n = ctx_.node(fn);
-      diags_.report(DiagKind::NotDifferentiable, e.range,
-                    {kindName(e.kind), e.name, what,
-                     n.op == sym::Op::Select ? "select" : sym::functionName(n.op)});
-      // The elements whose value brings the function in (directly or
-      // through signals).
-      for (const Element &src : g_.elements)
-        if (src.value.valid() && !isStorage(src.kind) && contains(ctx_, r_.resolve(src.value), fn))
-          diags_.note(DiagKind::DrivingSource, src.range, {src.name});
-      return false;
-    }
-    // The rate of the stored quantity is the total time derivative of
-    // q = C e (p = I f).
-    sym::ExprId k = r_.resolve(e.value);
-    sym::ExprId rate = ctx_.derivative(d.input, ctx_.timeSymbol());
-    for (const State &s : sys_.states)
-      rate = ctx_.add(rate, ctx_.mul(ctx_.derivative(d.input, s.symbol),
-                                     derivatives[s.symbol.index]));
-    sym::ExprId output = ctx_.mul(k, rate);
-    if (isC) // the port flow is dq/dt; the bond flow carries the sign
-      output = r_.sign(d.bond, d.element, output);
+    // C: the port flow is dq/dt, the bond flow carries the sign. I: the
+    // bond effort is dp/dt.
+    sym::ExprId output = isC ? r_.sign(d.bond, d.element, rate) : rate;
     // The rate of the stored quantity is the tearing variable itself (I: the
     // port effort) or the port flow s z (C).
     sym::SymbolId z = ctx_.node(d.output).symbol;
@@ -493,8 +532,7 @@ bool Builder::closeDependentStorage(const std::vector<sym::ExprId> &derivatives)
     for (DependentState &ds : sys_.dependent)
       if (ds.name == ctx_.symbol(e.state).name)
         ds.impulse = std::move(impulse);
-    torn_.push_back({e.name + (isC ? ".f" : ".e"), ctx_.node(d.output).symbol,
-                     ctx_.sub(d.output, output), d.path, e.range});
+    torn_.push_back({e.name + (isC ? ".f" : ".e"), z, ctx_.sub(d.output, output), d.path, e.range});
   }
   return true;
 }
@@ -508,11 +546,16 @@ void Builder::bindDependentStates() {
     if (e.initialRange.valid() && !(ctx_.isConst(e.initial, 0)))
       diags_.report(DiagKind::IgnoredInitialValue, e.initialRange,
                     {e.kind == ElementKind::C ? "q0" : "p0", e.name});
-    if (e.law != LawForm::Linear)
-      continue; // reported by closeDependentStorage
+    if (d.stored.valid()) {
+      // Torn already: the value is the tearing variable, which closing the
+      // loops replaces by its Newton unknown (or its solution, should the
+      // law be linear in d after all).
+      sys_.dependent.push_back({ctx_.symbol(e.state).name, d.stored, {}});
+      continue;
+    }
     // The stored quantity follows the input: q = C e, p = I f.
     sym::ExprId value = ctx_.mul(r_.resolve(e.value), d.input);
-    sys_.dependent.push_back({ctx_.symbol(e.state).name, value});
+    sys_.dependent.push_back({ctx_.symbol(e.state).name, value, {}});
     r_.bind(e.state, value);
   }
 }

@@ -187,3 +187,104 @@ model Fold {
   CHECK(r.at("charge").front() == 0);
   CHECK(r.at("charge").back() > 1);
 }
+
+namespace {
+/// Runs `model` at tight tolerances, failing the test on a run-time error.
+hbg::Result runTight(const hbg::Model &model, double tEnd, double dtOut) {
+  hbg::SimulationOptions opts;
+  opts.tEnd = tEnd;
+  opts.dtOut = dtOut;
+  opts.rtol = 1e-10;
+  opts.atol = 1e-12;
+  hbg::Result r = hbg::Simulation(model, opts).run();
+  INFO(r.error);
+  REQUIRE(r.ok());
+  return r;
+}
+} // namespace
+
+TEST_CASE("a nonlinear capacitor in derivative causality follows a linear one in parallel") {
+  // c1 takes the node's effort e = q1 / C1; c2's charge solves its law
+  // q2 + a q2^3 = e by Newton's method at every evaluation. Both are fed
+  // through the resistor, so q1 + q2 grows by the charge it carries, and
+  // at the end e has settled at the source's V.
+  hbg::Model model = hbg::Compiler().compileString(R"(
+model Parallel {
+    parameter V = 2; parameter R = 0.5; parameter C1 = 1; parameter a = 0.5;
+    Se source(V); R r(R);
+    C c1(C1) { q0 = 0.5; }
+    C c2(e = q + a * q^3);
+    1 loop; 0 node;
+    bond source -> loop; bond loop -> r; bond loop -> node;
+    bond node -> c1; bond node -> c2;
+    signal carried = integral(r.f);
+    output q1 = c1.q, q2 = c2.q, e1 = c1.e, e2 = c2.e, carried;
+}
+)");
+  REQUIRE(model.equations().unknowns.size() == 1);
+  hbg::Result r = runTight(model, 20, 0.25);
+  const std::vector<double> &q1 = r.at("q1"), &q2 = r.at("q2");
+  double total0 = q1[0] + q2[0];
+  for (std::size_t i = 0; i < q1.size(); ++i) {
+    CAPTURE(r.at("time")[i]);
+    CHECK(r.at("e1")[i] == r.at("e2")[i]);
+    // Each sample's charge solves the law at the common effort.
+    CHECK(q2[i] + 0.5 * std::pow(q2[i], 3) == doctest::Approx(q1[i] / 1.0).epsilon(1e-10));
+    CHECK(q1[i] + q2[i] - total0 == doctest::Approx(r.at("carried")[i]).epsilon(1e-8));
+  }
+  CHECK(q1[0] == 0.5);
+  // q2 + q2^3 / 2 = 0.5 at the start.
+  CHECK(q2[0] == doctest::Approx(0.4533976515).epsilon(1e-9));
+  CHECK(q1.back() == doctest::Approx(2.0).epsilon(1e-7));
+  CHECK(q2.back() + 0.5 * std::pow(q2.back(), 3) == doctest::Approx(2.0).epsilon(1e-7));
+}
+
+TEST_CASE("a mass with a nonlinear momentum law rigidly coupled to a linear mass") {
+  // The force F accelerates both: p1 + p2 = F t exactly, while the common
+  // velocity p1 / m1 = p2 / m2 + a p2^3 splits the momentum.
+  hbg::Model model = hbg::Compiler().compileString(R"(
+model Rigid {
+    parameter F = 2; parameter m1 = 1; parameter m2 = 2; parameter a = 0.3;
+    Se push(F);
+    I mass1(m1);
+    I mass2(f = p / m2 + a * p^3);
+    1 v;
+    bond push -> v; bond v -> mass1; bond v -> mass2;
+    output p1 = mass1.p, p2 = mass2.p;
+}
+)");
+  hbg::Result r = runTight(model, 3, 0.1);
+  for (std::size_t i = 0; i < r.at("time").size(); ++i) {
+    double t = r.at("time")[i], p1 = r.at("p1")[i], p2 = r.at("p2")[i];
+    CAPTURE(t);
+    CHECK(p1 + p2 == doctest::Approx(2 * t).epsilon(1e-8));
+    CHECK(p1 / 1.0 == doctest::Approx(p2 / 2.0 + 0.3 * p2 * p2 * p2).epsilon(1e-10));
+  }
+}
+
+TEST_CASE("a collision with a nonlinear body is remapped by conservation of momentum") {
+  // The bullet reaches the wood at t = 0.2 and sticks: afterwards the
+  // wood's momentum solves v = p2 / m2 + a p2^3 with the common velocity v,
+  // and p1 + p2 keeps the bullet's momentum 1. The wood is three times as
+  // heavy, so the remapping needs the dependent momentum's true derivative
+  // in the bullet's (a fixed-point iteration would not converge).
+  hbg::Model model = hbg::Compiler().compileString(R"(
+model Sticking {
+    parameter m1 = 1.0; parameter m2 = 3.0; parameter a = 0.5;
+    I bullet(m1) { p0 = 1.0; }
+    I wood(f = p / m2 + a * p^3);
+    1 v1; 1 v2;
+    0 contact switched { off initial; on; off -> on when (time >= 0.2)+; }
+    bond v1 -> bullet; bond v2 -> wood; bond v1 -> contact; bond contact -> v2;
+    output v1 = bullet.f, v2 = wood.f, p1 = bullet.p, p2 = wood.p;
+}
+)");
+  hbg::Result r = runTight(model, 1, 0.25);
+  REQUIRE(r.events.size() == 1);
+  CHECK(r.events[0].time == doctest::Approx(0.2));
+  double p1 = r.at("p1").back(), p2 = r.at("p2").back();
+  CHECK(p1 + p2 == doctest::Approx(1.0).epsilon(1e-12));
+  CHECK(r.at("v1").back() == doctest::Approx(r.at("v2").back()).epsilon(1e-12));
+  CHECK(p1 / 1.0 == doctest::Approx(p2 / 3.0 + 0.5 * p2 * p2 * p2).epsilon(1e-12));
+  CHECK(p1 == doctest::Approx(0.35202491).epsilon(1e-7));
+}

@@ -46,7 +46,8 @@ struct Output {
 /// energy variable follows from the independent states and sources.
 struct DependentState {
   std::string name;   ///< "c2.q"
-  sym::ExprId value;  ///< of time, states and parameters
+  /// Of time, states and parameters; a nonlinear law's Newton unknown.
+  sym::ExprId value;
   /// How an impulse into this element moves the independent states: entry
   /// i is d(dx_i/dt) / d(rate of this element's stored quantity), of time,
   /// states and parameters. Conservation of state at a mode change:
