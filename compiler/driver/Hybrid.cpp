@@ -161,7 +161,7 @@ std::vector<double> HybridRun::gather(const ModeCode &mc) const {
 void HybridRun::evaluate(Evaluator &e, codegen::CompiledFn f, const double *x, double *out,
                          const char *what) {
   if (!e.call(f, t_, x, out))
-    throw RunError{e.failure() + " (" + what + ")"};
+    throw RunError{e.failure() + " (" + what + ", mode " + e.code().modeName + ")"};
 }
 
 void HybridRun::complete(Evaluator &e, const double *x) {
@@ -518,7 +518,7 @@ void HybridRun::checkZeno() {
 void HybridRun::sample(Evaluator &e, double t, const double *x) {
   std::vector<double> y(m_.outputNames.size());
   if (!e.outputs(t, x, y.data()))
-    throw RunError{e.failure()};
+    throw RunError{e.failure() + " (outputs, mode " + e.code().modeName + ")"};
   r_.columns[0].push_back(t);
   for (std::size_t i = 0; i < y.size(); ++i)
     r_.columns[i + 1].push_back(y[i]);
@@ -533,7 +533,7 @@ double HybridRun::locate(runtime::Stepper &s, Evaluator &e, const std::vector<do
     std::vector<double> sides(sidesA.size());
     s.interpolate(tau, x.data());
     if (!e.call(e.code().guards, tau, x.data(), sides.data()))
-      throw RunError{e.failure() + " (guards)"};
+      throw RunError{e.failure() + " (guards, mode " + e.code().modeName + ")"};
     return sides;
   };
   // The guards at a few points inside the step as well, so that a
@@ -732,7 +732,7 @@ void HybridRun::simulate() {
         r_.rejectedSteps += stepper->rejectedSteps();
         r_.rhsCalls += stepper->rhsCalls();
         if (!ode.failure().empty())
-          throw RunError{ode.failure()};
+          throw RunError{ode.failure() + " (mode " + mc->modeName + ")"};
         if (st == runtime::StepStatus::StepSizeUnderflow)
           throw RunError{"step size underflow at t = " + timeText(stepper->t()) + " in mode " +
                          modeText(q_)};
@@ -744,7 +744,7 @@ void HybridRun::simulate() {
       double tEnd = stepper->t();
       std::vector<double> sidesB(sidesA.size());
       if (!e.call(mc->guards, tEnd, stepper->x().data(), sidesB.data()))
-        throw RunError{e.failure() + " (guards)"};
+        throw RunError{e.failure() + " (guards, mode " + e.code().modeName + ")"};
       double tEvent = locate(*stepper, e, sidesA, sidesB, xEvent);
       if (!std::isnan(tEvent)) {
         tEnd = tEvent;

@@ -33,6 +33,8 @@ struct ModeCode {
   codegen::CompiledFn impulse = nullptr;
   /// The nonlinear loops' paths, for run-time errors.
   std::string nonlinearLoops;
+  /// Switched models: the mode, `contact=on, valve=off`, for run-time errors.
+  std::string modeName;
   /// Switched models: where this mode's states and dependent storage sit
   /// in the model's full state vector.
   std::vector<std::uint32_t> stateSlots, dependentSlots;

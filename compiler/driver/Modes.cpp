@@ -61,6 +61,7 @@ std::shared_ptr<ModeCode> Model::Impl::modeCode(const bg::Mode &mode) const {
   if (!sys || diags.hasErrors())
     throw CompileError(diags.renderAll());
   std::shared_ptr<ModeCode> m = hbg::compileMode(std::move(*sys), codegen, true);
+  m->modeName = bg::modeText(*graph, mode);
   std::unordered_map<std::string, std::uint32_t> slot;
   for (std::uint32_t i = 0; i < stateNames.size(); ++i)
     slot[stateNames[i]] = i;
@@ -132,6 +133,7 @@ Model Compiler::compileSwitched(std::shared_ptr<SourceManager> sources, bg::Bond
   bg::Mode mode = bg::initialMode(g);
   {
     std::shared_ptr<ModeCode> m = compileMode(std::move(initial), opts_.codegen, true);
+    m->modeName = bg::modeText(g, mode);
     std::unordered_map<std::string, std::uint32_t> slot;
     for (std::uint32_t i = 0; i < impl->stateNames.size(); ++i)
       slot[impl->stateNames[i]] = i;
