@@ -529,12 +529,12 @@ double HybridRun::locate(runtime::Stepper &s, Evaluator &e, const std::vector<do
   double ta = s.tPrev(), tb = s.t(), tol = 1e-12 * (tb - ta);
   std::size_t n = e.code().equations.states.size();
   std::vector<double> x(n);
-  auto sidesAt = [&](double tau) {
-    std::vector<double> sides(sidesA.size());
+  std::vector<double> buffer(sidesA.size());
+  auto sidesAt = [&](double tau) -> const std::vector<double> & {
     s.interpolate(tau, x.data());
-    if (!e.call(e.code().guards, tau, x.data(), sides.data()))
+    if (!e.call(e.code().guards, tau, x.data(), buffer.data()))
       throw RunError{e.failure() + " (guards, mode " + e.code().modeName + ")"};
-    return sides;
+    return buffer;
   };
   // The guards at a few points inside the step as well, so that a
   // comparison that goes and comes back within one step (a short flight of
@@ -586,7 +586,7 @@ double HybridRun::locate(runtime::Stepper &s, Evaluator &e, const std::vector<do
     // belongs to (true for <= and >=, false for < and >), so that the
     // bracket's end on the later side has the later truth.
     auto f = [&, k](double tau) {
-      std::vector<double> sd = sidesAt(tau);
+      const std::vector<double> &sd = sidesAt(tau);
       double m = margin(g.op, sd[2 * k], sd[2 * k + 1]);
       if (m == 0 && g.op != CompareOp::Equal)
         m = strict ? -std::numeric_limits<double>::denorm_min()

@@ -37,9 +37,12 @@ class Model {
 public:
   const std::string &name() const;
   const std::vector<std::string> &parameterNames() const;
+  /// The states: without switched junctions, the independent states of
+  /// the equations; with them, the full state of every mode (every storage
+  /// element, then every integrator).
   const std::vector<std::string> &stateNames() const;
   const std::vector<std::string> &outputNames() const;
-  /// The equations the model was compiled from.
+  /// The equations the model was compiled from (of the initial mode).
   const eq::EquationSystem &equations() const;
   /// Parameter values from the defaults, with `overrides` (by name) applied
   /// before dependent defaults are evaluated.
@@ -56,7 +59,9 @@ public:
   void compileMode(const std::string &mode) const;
   /// dx/dt and outputs, through the JIT-compiled code. Models with
   /// nonlinear loops solve them by Newton's method from zero on each call
-  /// (a Simulation warm-starts instead); a failed solve gives NaN.
+  /// (a Simulation warm-starts instead); a failed solve gives NaN. Switched
+  /// models: in the initial mode, over the full state (dependent storage
+  /// gets derivative 0 here), with held values 0.
   void rhs(double t, const double *x, const double *p, double *xdot) const;
   void outputs(double t, const double *x, const double *p, double *y) const;
 
