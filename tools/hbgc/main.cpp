@@ -62,7 +62,9 @@ options:
 const char *kRunHelp = R"(usage: hbgc run FILE --t-end T [options]
 
 Compiles FILE to native code and simulates it; writes CSV with a header
-`time,<outputs>` to standard output or to -o FILE.
+`time,<outputs>` to standard output or to -o FILE. Models with switched
+junctions compile each mode when the run first enters it; at an event the
+output has a row before and a row after it (docs/hybrid.md).
 
 options:
   --t-end T            end time (required)
