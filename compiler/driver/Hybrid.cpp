@@ -528,8 +528,10 @@ double HybridRun::locate(runtime::Stepper &s, Evaluator &e, const std::vector<do
                          const std::vector<double> &sidesB, std::vector<double> &xEvent) {
   double ta = s.tPrev(), tb = s.t(), tol = 1e-12 * (tb - ta);
   std::size_t n = e.code().equations.states.size();
-  std::vector<double> x(n);
-  std::vector<double> buffer(sidesA.size());
+  // Buffers are members: this runs after every step.
+  std::vector<double> &x = probeX_, &buffer = probeBuffer_;
+  x.resize(n);
+  buffer.resize(sidesA.size());
   auto sidesAt = [&](double tau) -> const std::vector<double> & {
     s.interpolate(tau, x.data());
     if (!e.call(e.code().guards, tau, x.data(), buffer.data()))
@@ -548,26 +550,31 @@ double HybridRun::locate(runtime::Stepper &s, Evaluator &e, const std::vector<do
     double lhs = sidesA[2 * k], rhs = sidesA[2 * k + 1];
     onThreshold = onThreshold || std::abs(lhs - rhs) <= 2 * tolerance(lhs, rhs);
   }
-  std::vector<double> fractions;
-  if (onThreshold)
-    fractions = {1e-9, 1e-7, 1e-5, 1e-3};
-  for (double f : {0.25, 0.5, 0.75, 1.0})
-    fractions.push_back(f);
-  std::vector<double> times{ta};
-  std::vector<std::vector<double>> sides{sidesA};
+  static const double kEarly[] = {1e-9, 1e-7, 1e-5, 1e-3}, kInside[] = {0.25, 0.5, 0.75, 1.0};
+  std::vector<double> &times = probeTimes_;
+  std::vector<std::vector<double>> &sides = probeSides_;
+  std::size_t count = 0;
+  auto probe = [&](double tau, const std::vector<double> &values) {
+    if (sides.size() <= count)
+      sides.emplace_back();
+    sides[count].assign(values.begin(), values.end());
+    times.resize(count + 1);
+    times[count++] = tau;
+  };
+  probe(ta, sidesA);
   bool any = false;
-  for (double f : fractions) {
-    double tau = f < 1 ? ta + (tb - ta) * f : tb;
-    times.push_back(tau);
-    sides.push_back(f < 1 ? sidesAt(tau) : sidesB);
-    any = any || anyEnabled(sides.back().data(), nullptr);
-  }
+  for (int part = onThreshold ? 0 : 1; part < 2; ++part)
+    for (double f : part == 0 ? kEarly : kInside) {
+      double tau = f < 1 ? ta + (tb - ta) * f : tb;
+      probe(tau, f < 1 ? sidesAt(tau) : sidesB);
+      any = any || anyEnabled(sides[count - 1].data(), nullptr);
+    }
   // An equality holds only at an instant, which the probes rarely hit: its
   // sign change counts too.
   for (std::uint32_t k : enabled) {
     if (any || m_.comparisons[k]->op != CompareOp::Equal)
       continue;
-    for (std::size_t i = 1; i < times.size() && !any; ++i)
+    for (std::size_t i = 1; i < count && !any; ++i)
       any = (sides[i - 1][2 * k] - sides[i - 1][2 * k + 1] < 0) !=
             (sides[i][2 * k] - sides[i][2 * k + 1] < 0);
   }
@@ -593,7 +600,7 @@ double HybridRun::locate(runtime::Stepper &s, Evaluator &e, const std::vector<do
                    : std::numeric_limits<double>::denorm_min();
       return m;
     };
-    for (std::size_t i = 1; i < times.size(); ++i) {
+    for (std::size_t i = 1; i < count; ++i) {
       const std::vector<double> &A = sides[i - 1], &B = sides[i];
       double fa = margin(g.op, A[2 * k], A[2 * k + 1]), fb = margin(g.op, B[2 * k], B[2 * k + 1]);
       bool hA = holds(g.op, A[2 * k], A[2 * k + 1]), hB = holds(g.op, B[2 * k], B[2 * k + 1]);
@@ -641,7 +648,7 @@ double HybridRun::locate(runtime::Stepper &s, Evaluator &e, const std::vector<do
   }
   // A guard holds somewhere but no located crossing makes it hold (it held
   // at a sample point only through rounding): take the first such point.
-  for (std::size_t i = 1; i < times.size(); ++i)
+  for (std::size_t i = 1; i < count; ++i)
     if (anyEnabled(sides[i].data(), nullptr)) {
       if (times[i] == tb)
         xEvent = s.x();

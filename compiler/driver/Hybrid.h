@@ -75,6 +75,10 @@ private:
   /// Modes entered in this run, by FSM states (saves the model's cache).
   std::map<std::vector<std::uint32_t>, std::shared_ptr<ModeCode>> modes_;
   std::map<const ModeCode *, std::unique_ptr<Evaluator>> evaluators_;
+  /// locate()'s buffers: probe times and guard values, a state, guard values.
+  std::vector<double> probeTimes_;
+  std::vector<std::vector<double>> probeSides_;
+  std::vector<double> probeX_, probeBuffer_;
   /// enabledComparisons() for the FSM states `enabledFor_`.
   std::vector<std::uint32_t> enabled_, enabledFor_;
 };
