@@ -134,6 +134,16 @@ std::shared_ptr<ModeCode> HybridRun::mode(const std::vector<std::uint32_t> &q) {
   }
 }
 
+HybridRun::Integration &HybridRun::integration(const ModeCode &mc, Evaluator &e,
+                                               const runtime::IntegratorOptions &io) {
+  Integration &in = integrations_[&mc];
+  if (!in.stepper) {
+    in.ode = std::make_unique<EvaluatorOde>(e);
+    in.stepper = runtime::makeStepper(*in.ode, io);
+  }
+  return in;
+}
+
 Evaluator &HybridRun::evaluator(const ModeCode &mc) {
   std::unique_ptr<Evaluator> &e = evaluators_[&mc];
   if (!e)
@@ -712,7 +722,9 @@ void HybridRun::simulate() {
     std::shared_ptr<ModeCode> mc = mode(q_);
     Evaluator &e = evaluator(*mc);
     std::vector<double> x = gather(*mc);
-    EvaluatorOde ode(e);
+    // The mode's ODE and stepper, kept for the next time the run enters it.
+    Integration &in = integration(*mc, e, io);
+    EvaluatorOde &ode = *in.ode;
     // Samples at the current time (the start, or just after an event).
     if (eventRow)
       sample(e, t_, x.data());
@@ -724,7 +736,7 @@ void HybridRun::simulate() {
       next = next == o_.tEnd ? std::numeric_limits<double>::infinity() : gridTime(++k);
     if (t_ >= o_.tEnd)
       return;
-    std::unique_ptr<runtime::Stepper> stepper = runtime::makeStepper(ode, io);
+    runtime::Stepper *stepper = in.stepper.get();
     stepper->reset(t_, x.data());
     std::vector<double> sidesA = guardSides(*mc), xEvent(x.size()), dense(x.size());
     bool event = false;

@@ -24,6 +24,12 @@ private:
   std::shared_ptr<ModeCode> mode(const std::vector<std::uint32_t> &q);
   /// The mode's evaluator for this run (warm-starting its Newton solves).
   Evaluator &evaluator(const ModeCode &mc);
+  /// The mode's ODE and stepper for this run.
+  struct Integration {
+    std::unique_ptr<EvaluatorOde> ode;
+    std::unique_ptr<runtime::Stepper> stepper;
+  };
+  Integration &integration(const ModeCode &mc, Evaluator &e, const runtime::IntegratorOptions &io);
   /// `j1=open, j2=closed`: FSM state names.
   std::string modeText(const std::vector<std::uint32_t> &q) const;
   /// The mode's independent states out of X.
@@ -75,6 +81,7 @@ private:
   /// Modes entered in this run, by FSM states (saves the model's cache).
   std::map<std::vector<std::uint32_t>, std::shared_ptr<ModeCode>> modes_;
   std::map<const ModeCode *, std::unique_ptr<Evaluator>> evaluators_;
+  std::map<const ModeCode *, Integration> integrations_;
   /// locate()'s buffers: probe times and guard values, a state, guard values.
   std::vector<double> probeTimes_;
   std::vector<std::vector<double>> probeSides_;
