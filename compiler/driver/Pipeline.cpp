@@ -140,6 +140,35 @@ std::string explain(const bg::BondGraph &g, const causality::CausalAssignment &c
   if (bg::hasSwitched(g))
     os << "mode: " << bg::modeText(g, ca.mode) << "\n";
   os << "\n" << ca.dump(g) << "\n" << sys.dump();
+  if (!sys.guards.empty()) {
+    // Each comparison's two sides as this mode computes them: what its
+    // transitions are judged on here (+ marks in a mythical mode, both
+    // marks in a real one).
+    os << "guards\n";
+    std::vector<const bg::Guard *> comparisons = eq::guardComparisons(g);
+    std::size_t k = 0;
+    for (const bg::Element &e : g.elements) {
+      if (!e.fsm)
+        continue;
+      for (const bg::FsmTransition &t : e.fsm->transitions) {
+        os << "  " << e.name << ": " << e.fsm->states[t.from].name << " -> "
+           << e.fsm->states[t.to].name << "\n";
+        std::vector<const bg::Guard *> todo{&t.guard};
+        while (!todo.empty()) {
+          const bg::Guard *c = todo.back();
+          todo.pop_back();
+          if (c->kind == bg::Guard::Compare && k < comparisons.size()) {
+            os << "    (" << sys.ctx->print(sys.guards[2 * k]) << " "
+               << compareOpText(c->op) << " " << sys.ctx->print(sys.guards[2 * k + 1]) << ")"
+               << c->mark << "\n";
+            ++k;
+          }
+          for (auto it = c->children.rbegin(); it != c->children.rend(); ++it)
+            todo.push_back(&*it);
+        }
+      }
+    }
+  }
   return os.str();
 }
 
