@@ -32,7 +32,9 @@ public:
 };
 
 /// A compiled model. A cheap, shared handle: copies refer to the same JIT
-/// code, which is freed when the last copy goes.
+/// code, which is freed when the last copy goes. A switched model compiles
+/// modes into its shared cache while it runs, so simulations of one
+/// switched model must not run on several threads at once.
 class Model {
 public:
   const std::string &name() const;
