@@ -399,6 +399,7 @@ bool HybridRun::iterateModes() {
   ev.before = X_;
   ev.modes.push_back(modeText(q_));
   ev.real.push_back(true);
+  ev.states.push_back(X_);
   // The a priori values of the event: what `pre(...)` holds from now on.
   holdValues(*mode(q_));
   // A round that starts from a mode and state it started from before would
@@ -436,6 +437,7 @@ bool HybridRun::iterateModes() {
       seen.push_back(modeText(cur));
       ev.modes.push_back(modeText(cur));
       ev.real.push_back(false);
+      ev.states.push_back(X_);
       plus = guardSides(*mode(cur));
     }
     if (cur == q_)
@@ -453,6 +455,7 @@ bool HybridRun::iterateModes() {
         remapExact(e);
       r_.remapSeconds += std::chrono::duration<double>(Clock::now() - start).count();
     }
+    ev.states.back() = X_; // the real mode's state: remapped
   }
   if (!switched)
     return false;
@@ -826,7 +829,7 @@ void Result::writeEventsCsv(std::ostream &os) const {
       transitions += (transitions.empty() ? "" : "; ") + t;
     row(k, ev, "before", ev.modes.front(), transitions, ev.before);
     for (std::size_t i = 1; i + 1 < ev.modes.size(); ++i)
-      row(k, ev, ev.real[i] ? "real" : "mythical", ev.modes[i], "", ev.before);
+      row(k, ev, ev.real[i] ? "real" : "mythical", ev.modes[i], "", ev.states[i]);
     for (std::size_t i = 0; i < ev.remapIterations.size(); ++i)
       row(k, ev, "remap", std::to_string(i), "", ev.remapIterations[i]);
     row(k, ev, "after", ev.modes.back(), "", ev.after);

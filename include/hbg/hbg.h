@@ -142,6 +142,9 @@ struct Event {
   std::vector<std::string> modes;
   /// Which entries of `modes` are real (continuous behaviour or remapped into).
   std::vector<bool> real;
+  /// The full state in each entry of `modes`: unchanged through mythical
+  /// modes, remapped in each real one.
+  std::vector<std::vector<double>> states;
   /// The full state (Model::stateNames()) before and after.
   std::vector<double> before, after;
   /// Iterative remapping: the state after each iteration.

@@ -163,6 +163,12 @@ TEST_CASE("bouncing_ball: impact times, rest at t1 (1 + e) / (1 - e), finitely m
   std::size_t p = stateIndex(r, "ball.p");
   const hbg::Event &first = r.events[0];
   CHECK(first.after[p] == doctest::Approx(-e * first.before[p]).epsilon(1e-12));
+  // flying -> impact (real: remapped there) -> flying.
+  REQUIRE(first.modes.size() == 3);
+  REQUIRE(first.states.size() == 3);
+  CHECK(first.real[1]);
+  CHECK(first.states[0][p] == first.before[p]);
+  CHECK(first.states[1][p] == first.after[p]);
 }
 
 TEST_CASE("tank_valves: valve 1 opens valve 2 through a mythical mode") {
