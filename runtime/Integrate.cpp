@@ -66,17 +66,11 @@ IntegrationStatus integrate(OdeSystem &sys, double t0, const std::vector<double>
   stepper = makeStepper(sys, opts);
   stepper->reset(t0, x0.data());
 
-  // Grid times are computed rather than accumulated so they do not drift; one
-  // within rounding of tEnd is dropped in favour of tEnd itself.
-  double tol = 1e-12 * std::max(std::abs(t0), std::abs(tEnd));
-  auto gridTime = [&](std::size_t k) {
-    double ts = k == 0 ? t0 : t0 + static_cast<double>(k) * dtOut;
-    return ts < tEnd - tol ? ts : tEnd;
-  };
+  OutputGrid grid(t0, tEnd, dtOut);
 
   std::vector<double> dense(n);
   std::size_t k = 0;
-  for (double next = gridTime(0);;) {
+  for (double next = grid.at(0);;) {
     while (next <= stepper->t()) {
       if (next == stepper->t()) {
         sample(next, stepper->x().data());
@@ -88,7 +82,7 @@ IntegrationStatus integrate(OdeSystem &sys, double t0, const std::vector<double>
         result.t = tEnd;
         return counted();
       }
-      next = gridTime(++k);
+      next = grid.at(++k);
     }
     result.t = stepper->t();
     if (stepper->acceptedSteps() + stepper->rejectedSteps() >= opts.maxSteps)

@@ -5,7 +5,6 @@
 #include "hbg/driver/Pipeline.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <limits>
 
@@ -70,26 +69,27 @@ std::vector<double> Model::initialState(const std::vector<double> &params) const
 }
 
 namespace {
-/// Parameters followed by the held values, which a plain evaluation takes
-/// at 0 (a Simulation holds their values at events).
-std::vector<double> withHeld(const eq::EquationSystem &sys, const double *p) {
-  std::vector<double> all(p, p + sys.parameters.size());
-  all.resize(sys.parameters.size() + sys.numHeld, 0.0);
-  return all;
+/// Calls `f` of the initial mode outside a Simulation: a switched model's
+/// mode states are taken out of its full state, and held values are 0 (a
+/// Simulation holds them at events). False when a loop solve failed.
+bool callInitial(const Model::Impl &impl, codegen::CompiledFn f, double t, const double *x,
+                 const double *p, double *out) {
+  const ModeCode &m = *impl.initial;
+  std::vector<double> params(p, p + m.equations.parameters.size());
+  params.resize(params.size() + m.equations.numHeld, 0.0);
+  std::vector<double> states;
+  if (impl.switched)
+    for (std::uint32_t slot : m.stateSlots)
+      states.push_back(x[slot]);
+  Evaluator e(m, params.data());
+  return e.call(f, t, impl.switched ? states.data() : x, out);
 }
 } // namespace
 
 void Model::rhs(double t, const double *x, const double *p, double *xdot) const {
   const ModeCode &m = *impl_->initial;
-  std::vector<double> pp = withHeld(m.equations, p);
-  std::vector<double> xs;
-  if (impl_->switched) // the initial mode's states out of the full vector
-    for (std::uint32_t slot : m.stateSlots)
-      xs.push_back(x[slot]);
-  const double *xm = impl_->switched ? xs.data() : x;
-  Evaluator e(m, pp.data());
   std::vector<double> d(m.equations.states.size());
-  if (!e.rhs(t, xm, d.data()))
+  if (!callInitial(*impl_, m.rhs, t, x, p, d.data()))
     std::fill(d.begin(), d.end(), std::numeric_limits<double>::quiet_NaN());
   if (!impl_->switched) {
     std::copy(d.begin(), d.end(), xdot);
@@ -101,14 +101,7 @@ void Model::rhs(double t, const double *x, const double *p, double *xdot) const 
 }
 
 void Model::outputs(double t, const double *x, const double *p, double *y) const {
-  const ModeCode &m = *impl_->initial;
-  std::vector<double> pp = withHeld(m.equations, p);
-  std::vector<double> xs;
-  if (impl_->switched)
-    for (std::uint32_t slot : m.stateSlots)
-      xs.push_back(x[slot]);
-  Evaluator e(m, pp.data());
-  if (!e.outputs(t, impl_->switched ? xs.data() : x, y))
+  if (!callInitial(*impl_, impl_->initial->outputs, t, x, p, y))
     std::fill(y, y + impl_->outputNames.size(), std::numeric_limits<double>::quiet_NaN());
 }
 
@@ -151,7 +144,6 @@ bool Evaluator::call(codegen::CompiledFn f, double t, const double *x, double *o
 
 std::shared_ptr<ModeCode> compileMode(eq::EquationSystem equations,
                                       const codegen::CodeGenOptions &opts, bool switched) {
-  auto start = std::chrono::steady_clock::now();
   auto m = std::make_shared<ModeCode>();
   std::vector<codegen::FunctionSpec> fns(2);
   fns[0].name = "rhs";
@@ -210,8 +202,6 @@ std::shared_ptr<ModeCode> compileMode(eq::EquationSystem equations,
     m->impulse = need("impulse");
   }
   m->equations = std::move(equations);
-  m->compileSeconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return m;
 }
 

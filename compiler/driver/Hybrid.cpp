@@ -261,18 +261,7 @@ const std::vector<std::uint32_t> &HybridRun::enabledComparisons() {
     for (const SwitchedJunction::Transition &t : m_.junctions[j].transitions) {
       if (t.from != q_[j])
         continue;
-      std::uint32_t leaf = t.firstComparison, end = leaf;
-      // Count the guard's comparisons.
-      std::vector<const bg::Guard *> todo{t.guard};
-      while (!todo.empty()) {
-        const bg::Guard *g = todo.back();
-        todo.pop_back();
-        if (g->kind == bg::Guard::Compare)
-          ++end;
-        for (const bg::Guard &c : g->children)
-          todo.push_back(&c);
-      }
-      for (std::uint32_t k = leaf; k < end; ++k)
+      for (std::uint32_t k = t.firstComparison; k < t.endComparison; ++k)
         enabled_.push_back(k);
     }
   std::sort(enabled_.begin(), enabled_.end());
@@ -694,20 +683,15 @@ void HybridRun::simulate() {
   if (!(span >= 0))
     throw RunError{"end time is before start time"};
   double dtOut = o_.dtOut > 0 ? o_.dtOut : (span > 0 ? span / 100 : 1);
-  double tolOut = 1e-12 * std::max(std::abs(o_.tStart), std::abs(o_.tEnd));
-  auto gridTime = [&](std::size_t k) {
-    double ts = k == 0 ? o_.tStart : o_.tStart + static_cast<double>(k) * dtOut;
-    return ts < o_.tEnd - tolOut ? ts : o_.tEnd;
-  };
+  runtime::OutputGrid grid(o_.tStart, o_.tEnd, dtOut);
 
   t_ = o_.tStart;
   {
-    // Dependent storage follows the initial mode; held values start here.
+    // Dependent storage follows the initial mode; iterateModes() holds the
+    // values of `pre` here.
     std::shared_ptr<ModeCode> mc = mode(q_);
-    Evaluator &e = evaluator(*mc);
     std::vector<double> x = gather(*mc);
-    complete(e, x.data());
-    holdValues(*mc);
+    complete(evaluator(*mc), x.data());
   }
   iterateModes();
 
@@ -718,7 +702,7 @@ void HybridRun::simulate() {
   io.atol = o_.atol;
   bool adaptive = o_.method == runtime::Method::DormandPrince;
   std::size_t k = 0;
-  double next = gridTime(0);
+  double next = grid.at(0);
   bool eventRow = false; // the last row is an event's "after" row at t_
 
   for (;;) {
@@ -728,15 +712,14 @@ void HybridRun::simulate() {
     // The mode's ODE and stepper, kept for the next time the run enters it.
     Integration &in = integration(*mc, e, io);
     EvaluatorOde &ode = *in.ode;
-    // Samples at the current time (the start, or just after an event).
+    // The row after an event; grid times up to it were sampled before it,
+    // so only the start can still have a grid time here.
     if (eventRow)
       sample(e, t_, x.data());
-    while (next <= t_ && !(next == t_ && eventRow)) {
+    while (next <= t_) {
       sample(e, t_, x.data());
-      next = next == o_.tEnd ? std::numeric_limits<double>::infinity() : gridTime(++k);
+      next = next == o_.tEnd ? std::numeric_limits<double>::infinity() : grid.at(++k);
     }
-    if (next == t_ && eventRow)
-      next = next == o_.tEnd ? std::numeric_limits<double>::infinity() : gridTime(++k);
     if (t_ >= o_.tEnd)
       return;
     runtime::Stepper *stepper = in.stepper.get();
@@ -780,7 +763,7 @@ void HybridRun::simulate() {
           stepper->interpolate(next, dense.data());
           sample(e, next, dense.data());
         }
-        next = next == o_.tEnd ? std::numeric_limits<double>::infinity() : gridTime(++k);
+        next = next == o_.tEnd ? std::numeric_limits<double>::infinity() : grid.at(++k);
       }
       t_ = tEnd;
       if (event) {

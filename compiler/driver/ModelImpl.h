@@ -10,6 +10,7 @@
 #include <limits>
 #include <map>
 #include <mutex>
+#include <unordered_map>
 
 namespace hbg {
 
@@ -38,20 +39,19 @@ struct ModeCode {
   /// Switched models: where this mode's states and dependent storage sit
   /// in the model's full state vector.
   std::vector<std::uint32_t> stateSlots, dependentSlots;
-  /// Wall time spent analysing and compiling this mode.
-  double compileSeconds = 0;
 };
 
 /// A switched junction's state machine, flattened for the runtime.
 struct SwitchedJunction {
   std::uint32_t element = 0;
   std::string name;
-  /// Transitions by source state; each with its first comparison's index
-  /// in guardComparisons order and its text for the event log.
+  /// Transitions by source state; each with its comparisons' indices
+  /// [firstComparison, endComparison) in guardComparisons order and its
+  /// text for the event log.
   struct Transition {
     std::uint32_t from, to;
     const bg::Guard *guard;
-    std::uint32_t firstComparison;
+    std::uint32_t firstComparison, endComparison;
     std::string text;
   };
   std::vector<Transition> transitions;
@@ -73,6 +73,11 @@ struct Model::Impl {
   std::vector<std::uint32_t> initialStates;
   /// Full state vector: every storage element, then every integrator.
   std::vector<sym::ExprId> initialValues;
+  /// Index in the full state vector by state name.
+  std::unordered_map<std::string, std::uint32_t> stateIndex;
+  /// Places a switched mode's states and dependent storage in the full
+  /// state vector.
+  void placeInState(ModeCode &m) const;
 
   /// The code of `mode`, analysed and compiled on first use. Throws
   /// CompileError (diagnostics of that mode) when the mode cannot be

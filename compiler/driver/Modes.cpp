@@ -11,7 +11,6 @@
 
 #include "hbg/causality/Causality.h"
 
-#include <chrono>
 #include <unordered_map>
 
 namespace hbg {
@@ -52,7 +51,6 @@ std::shared_ptr<ModeCode> Model::Impl::modeCode(const bg::Mode &mode) const {
   auto it = cache.find(key);
   if (it != cache.end())
     return it->second;
-  auto start = std::chrono::steady_clock::now();
   DiagnosticEngine diags(*sources);
   std::optional<causality::CausalAssignment> ca = causality::assignCausality(*graph, mode, diags);
   std::optional<eq::EquationSystem> sys;
@@ -62,17 +60,16 @@ std::shared_ptr<ModeCode> Model::Impl::modeCode(const bg::Mode &mode) const {
     throw CompileError(diags.renderAll());
   std::shared_ptr<ModeCode> m = hbg::compileMode(std::move(*sys), codegen, true);
   m->modeName = bg::modeText(*graph, mode);
-  std::unordered_map<std::string, std::uint32_t> slot;
-  for (std::uint32_t i = 0; i < stateNames.size(); ++i)
-    slot[stateNames[i]] = i;
-  for (const eq::State &s : m->equations.states)
-    m->stateSlots.push_back(slot.at(s.name));
-  for (const eq::DependentState &d : m->equations.dependent)
-    m->dependentSlots.push_back(slot.at(d.name));
-  m->compileSeconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  placeInState(*m);
   cache.emplace(std::move(key), m);
   return m;
+}
+
+void Model::Impl::placeInState(ModeCode &m) const {
+  for (const eq::State &s : m.equations.states)
+    m.stateSlots.push_back(stateIndex.at(s.name));
+  for (const eq::DependentState &d : m.equations.dependent)
+    m.dependentSlots.push_back(stateIndex.at(d.name));
 }
 
 std::size_t Model::Impl::modesCompiled() const {
@@ -101,15 +98,16 @@ Model Compiler::compileSwitched(std::shared_ptr<SourceManager> sources, bg::Bond
     impl->stateNames.push_back(i.name);
     impl->initialValues.push_back(ctx.constant(0));
   }
+  for (std::uint32_t i = 0; i < impl->stateNames.size(); ++i)
+    impl->stateIndex[impl->stateNames[i]] = i;
   for (const eq::Output &o : initial.outputs)
     impl->outputNames.push_back(o.name);
   for (const eq::Parameter &p : initial.parameters)
     impl->parameterNames.push_back(p.name);
 
+  // Comparisons are numbered by element, transition and depth-first order.
   impl->comparisons = eq::guardComparisons(g);
-  std::unordered_map<const bg::Guard *, std::uint32_t> index;
-  for (std::uint32_t k = 0; k < impl->comparisons.size(); ++k)
-    index[impl->comparisons[k]] = k;
+  std::uint32_t next = 0;
   for (std::uint32_t i = 0; i < g.elements.size(); ++i) {
     const bg::Element &e = g.elements[i];
     if (!e.fsm)
@@ -118,12 +116,10 @@ Model Compiler::compileSwitched(std::shared_ptr<SourceManager> sources, bg::Bond
     j.element = i;
     j.name = e.name;
     for (const bg::FsmTransition &t : e.fsm->transitions) {
-      // The first comparison of the guard, in depth-first order.
-      const bg::Guard *first = &t.guard;
-      while (first->kind != bg::Guard::Compare)
-        first = &first->children.front();
+      auto count = static_cast<std::uint32_t>(eq::guardComparisons(t.guard).size());
       j.transitions.push_back(
-          {t.from, t.to, &t.guard, index.at(first), sourceText(*impl->sources, t.range)});
+          {t.from, t.to, &t.guard, next, next + count, sourceText(*impl->sources, t.range)});
+      next += count;
     }
     impl->junctions.push_back(std::move(j));
     impl->initialStates.push_back(e.fsm->initial);
@@ -131,19 +127,10 @@ Model Compiler::compileSwitched(std::shared_ptr<SourceManager> sources, bg::Bond
 
   // The initial mode from the equations already built; the others later.
   bg::Mode mode = bg::initialMode(g);
-  {
-    std::shared_ptr<ModeCode> m = compileMode(std::move(initial), opts_.codegen, true);
-    m->modeName = bg::modeText(g, mode);
-    std::unordered_map<std::string, std::uint32_t> slot;
-    for (std::uint32_t i = 0; i < impl->stateNames.size(); ++i)
-      slot[impl->stateNames[i]] = i;
-    for (const eq::State &s : m->equations.states)
-      m->stateSlots.push_back(slot.at(s.name));
-    for (const eq::DependentState &d : m->equations.dependent)
-      m->dependentSlots.push_back(slot.at(d.name));
-    impl->initial = m;
-    impl->cache.emplace(modeKey(g, mode), m);
-  }
+  impl->initial = compileMode(std::move(initial), opts_.codegen, true);
+  impl->initial->modeName = bg::modeText(g, mode);
+  impl->placeInState(*impl->initial);
+  impl->cache.emplace(modeKey(g, mode), impl->initial);
 
   if (opts_.compileAllModes && impl->junctions.size() <= opts_.maxEagerJunctions) {
     // Every combination; modes that cannot be analysed (causal conflicts)

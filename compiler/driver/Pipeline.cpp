@@ -145,26 +145,17 @@ std::string explain(const bg::BondGraph &g, const causality::CausalAssignment &c
     // transitions are judged on here (+ marks in a mythical mode, both
     // marks in a real one).
     os << "guards\n";
-    std::vector<const bg::Guard *> comparisons = eq::guardComparisons(g);
-    std::size_t k = 0;
+    std::size_t k = 0; // comparisons are numbered in guardComparisons order
     for (const bg::Element &e : g.elements) {
       if (!e.fsm)
         continue;
       for (const bg::FsmTransition &t : e.fsm->transitions) {
         os << "  " << e.name << ": " << e.fsm->states[t.from].name << " -> "
            << e.fsm->states[t.to].name << "\n";
-        std::vector<const bg::Guard *> todo{&t.guard};
-        while (!todo.empty()) {
-          const bg::Guard *c = todo.back();
-          todo.pop_back();
-          if (c->kind == bg::Guard::Compare && k < comparisons.size()) {
-            os << "    (" << sys.ctx->print(sys.guards[2 * k]) << " "
-               << compareOpText(c->op) << " " << sys.ctx->print(sys.guards[2 * k + 1]) << ")"
-               << c->mark << "\n";
-            ++k;
-          }
-          for (auto it = c->children.rbegin(); it != c->children.rend(); ++it)
-            todo.push_back(&*it);
+        for (const bg::Guard *c : eq::guardComparisons(t.guard)) {
+          os << "    (" << sys.ctx->print(sys.guards[2 * k]) << " " << compareOpText(c->op) << " "
+             << sys.ctx->print(sys.guards[2 * k + 1]) << ")" << c->mark << "\n";
+          ++k;
         }
       }
     }

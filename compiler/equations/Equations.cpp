@@ -687,6 +687,12 @@ void collectComparisons(const bg::Guard &guard, std::vector<const bg::Guard *> &
 
 } // namespace
 
+std::vector<const bg::Guard *> guardComparisons(const bg::Guard &guard) {
+  std::vector<const bg::Guard *> out;
+  collectComparisons(guard, out);
+  return out;
+}
+
 std::vector<const bg::Guard *> guardComparisons(const BondGraph &g) {
   std::vector<const bg::Guard *> out;
   for (const Element &e : g.elements)

@@ -20,6 +20,17 @@ hbg::Result run(const std::string &text, double tEnd,
   return hbg::Simulation(model, opts).run();
 }
 
+/// The equal-mass nonelastic collision at t = 0.2.
+const char *const kCollision = R"(model C {
+    I bullet(1) { p0 = 1; } I wood(1) { p0 = 0; }
+    1 v1; 1 v2;
+    0 contact switched { off initial; on; off -> on when (x2 - x1 <= 0)+; }
+    bond v1 -> bullet; bond v2 -> wood; bond v1 -> contact; bond contact -> v2;
+    signal x1 = -0.2 + integral(v1.f);
+    signal x2 = integral(v2.f);
+    output bullet.f, wood.f;
+  })";
+
 /// `n` independent cells: a unit source charging a unit RC through a
 /// switch that closes at time 0.1 (k + 1).
 std::string switchBank(int n) {
@@ -133,23 +144,14 @@ TEST_CASE("a mode that cannot be analysed is a run-time error naming it and the 
 }
 
 TEST_CASE("an iterative remap that cannot converge is an error") {
-  const std::string collision = R"(model C {
-    I bullet(1) { p0 = 1; } I wood(1) { p0 = 0; }
-    1 v1; 1 v2;
-    0 contact switched { off initial; on; off -> on when (x2 - x1 <= 0)+; }
-    bond v1 -> bullet; bond v2 -> wood; bond v1 -> contact; bond contact -> v2;
-    signal x1 = -0.2 + integral(v1.f);
-    signal x2 = integral(v2.f);
-    output bullet.f;
-  })";
   hbg::SimulationOptions opts;
   opts.remap = hbg::SimulationOptions::Remap::Iterative;
   opts.remapFactor = 1; // oscillates between 0 and 1 for equal masses
-  hbg::Result r = run(collision, 1, opts);
+  hbg::Result r = run(kCollision, 1, opts);
   CHECK_FALSE(r.ok());
   CHECK(r.error.find("did not converge") != std::string::npos);
   opts.remapFactor = 0.5; // lands exactly in one step
-  hbg::Result exact = run(collision, 1, opts);
+  hbg::Result exact = run(kCollision, 1, opts);
   REQUIRE_MESSAGE(exact.ok(), exact.error);
   CHECK(exact.at("bullet.f").back() == 0.5);
 }
@@ -188,20 +190,11 @@ TEST_CASE("pre() in a model without switched junctions holds the initial value")
 }
 
 TEST_CASE("fixed-step methods locate events on their Hermite dense output") {
-  const std::string collision = R"(model C {
-    I bullet(1) { p0 = 1; } I wood(1) { p0 = 0; }
-    1 v1; 1 v2;
-    0 contact switched { off initial; on; off -> on when (x2 - x1 <= 0)+; }
-    bond v1 -> bullet; bond v2 -> wood; bond v1 -> contact; bond contact -> v2;
-    signal x1 = -0.2 + integral(v1.f);
-    signal x2 = integral(v2.f);
-    output bullet.f, wood.f;
-  })";
   for (hbg::runtime::Method m : {hbg::runtime::Method::Euler, hbg::runtime::Method::RK4}) {
     hbg::SimulationOptions opts;
     opts.method = m;
     opts.step = 0.003; // the impact falls inside a step
-    hbg::Result r = run(collision, 1, opts);
+    hbg::Result r = run(kCollision, 1, opts);
     REQUIRE_MESSAGE(r.ok(), r.error);
     REQUIRE(r.events.size() == 1);
     CHECK(r.events[0].time == doctest::Approx(0.2).epsilon(1e-12));

@@ -118,6 +118,8 @@ struct EquationSystem {
 /// Every comparison of every switched junction's transitions, in element,
 /// transition and depth-first order: the order of EquationSystem::guards.
 std::vector<const bg::Guard *> guardComparisons(const bg::BondGraph &g);
+/// The comparisons of one guard, in depth-first order (a run of the above).
+std::vector<const bg::Guard *> guardComparisons(const bg::Guard &guard);
 
 /// Builds the state equations. Algebraic loops close on tearing variables:
 /// the inputs of R elements SCAP gave a causality by choice, the outputs of

@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <functional>
 #include <limits>
@@ -92,6 +94,23 @@ protected:
 
 /// Creates the stepper for `opts.method` on `sys` (which must outlive it).
 std::unique_ptr<Stepper> makeStepper(OdeSystem &sys, const IntegratorOptions &opts);
+
+/// Output sample times t0, t0 + dt, t0 + 2 dt, ... and finally tEnd,
+/// computed rather than accumulated so they do not drift; a time within
+/// rounding of tEnd is replaced by tEnd itself.
+class OutputGrid {
+public:
+  OutputGrid(double t0, double tEnd, double dt)
+      : t0_(t0), tEnd_(tEnd), dt_(dt), tol_(1e-12 * std::max(std::abs(t0), std::abs(tEnd))) {}
+  /// The k-th sample time.
+  double at(std::size_t k) const {
+    double ts = k == 0 ? t0_ : t0_ + static_cast<double>(k) * dt_;
+    return ts < tEnd_ - tol_ ? ts : tEnd_;
+  }
+
+private:
+  double t0_, tEnd_, dt_, tol_;
+};
 
 /// The result of integrate().
 struct IntegrationStatus {
