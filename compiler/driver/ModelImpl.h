@@ -2,6 +2,7 @@
 #pragma once
 
 #include "hbg/hbg.h"
+#include "hbg/runtime/Guards.h"
 #include "hbg/runtime/Newton.h"
 #include "hbg/sema/BondGraph.h"
 #include "hbg/support/Source.h"
@@ -41,22 +42,6 @@ struct ModeCode {
   std::vector<std::uint32_t> stateSlots, dependentSlots;
 };
 
-/// A switched junction's state machine, flattened for the runtime.
-struct SwitchedJunction {
-  std::uint32_t element = 0;
-  std::string name;
-  /// Transitions by source state; each with its comparisons' indices
-  /// [firstComparison, endComparison) in guardComparisons order and its
-  /// text for the event log.
-  struct Transition {
-    std::uint32_t from, to;
-    const bg::Guard *guard;
-    std::uint32_t firstComparison, endComparison;
-    std::string text;
-  };
-  std::vector<Transition> transitions;
-};
-
 struct Model::Impl {
   /// The initial mode (the only one without switched junctions).
   std::shared_ptr<ModeCode> initial;
@@ -67,10 +52,10 @@ struct Model::Impl {
   bool switched = false;
   std::shared_ptr<SourceManager> sources;
   std::shared_ptr<bg::BondGraph> graph;
-  std::vector<SwitchedJunction> junctions;
-  std::vector<const bg::Guard *> comparisons;
-  /// Initial FSM state of each switched junction.
-  std::vector<std::uint32_t> initialStates;
+  /// The junctions' state machines and guards, as the runtime sees them,
+  /// and each junction's element in the graph.
+  runtime::Switching switching;
+  std::vector<std::uint32_t> junctionElements;
   /// Full state vector: every storage element, then every integrator.
   std::vector<sym::ExprId> initialValues;
   /// Index in the full state vector by state name.
@@ -113,28 +98,6 @@ private:
   const double *p_;
   std::size_t n_, u_;
   std::vector<double> xz_, warm_;
-  std::string failure_;
-};
-
-/// A mode's right-hand side as an ODE system. A failed loop solve yields
-/// NaN derivatives, which the integrator reports (after retrying shorter
-/// steps); the first failure's reason is kept.
-class EvaluatorOde : public runtime::OdeSystem {
-public:
-  explicit EvaluatorOde(Evaluator &e) : e_(e), n_(e.code().equations.states.size()) {}
-  std::size_t numStates() const override { return n_; }
-  void rhs(double t, const double *x, double *xdot) override {
-    if (!e_.rhs(t, x, xdot)) {
-      std::fill(xdot, xdot + n_, std::numeric_limits<double>::quiet_NaN());
-      if (failure_.empty())
-        failure_ = e_.failure();
-    }
-  }
-  const std::string &failure() const { return failure_; }
-
-private:
-  Evaluator &e_;
-  std::size_t n_;
   std::string failure_;
 };
 

@@ -43,6 +43,27 @@ std::string sourceText(const SourceManager &sm, SourceRange r) {
   return out;
 }
 
+/// A guard for the runtime: comparisons numbered in depth-first order from
+/// ops.size(), their operators appended to `ops`.
+runtime::GuardNode guardNode(const bg::Guard &g, std::vector<CompareOp> &ops) {
+  runtime::GuardNode n;
+  switch (g.kind) {
+  case bg::Guard::Compare:
+    n.kind = runtime::GuardNode::Compare;
+    n.comparison = static_cast<std::uint32_t>(ops.size());
+    n.op = g.op;
+    n.minus = g.mark == '-';
+    ops.push_back(g.op);
+    return n;
+  case bg::Guard::And: n.kind = runtime::GuardNode::And; break;
+  case bg::Guard::Or: n.kind = runtime::GuardNode::Or; break;
+  case bg::Guard::Not: n.kind = runtime::GuardNode::Not; break;
+  }
+  for (const bg::Guard &c : g.children)
+    n.children.push_back(guardNode(c, ops));
+  return n;
+}
+
 } // namespace
 
 std::shared_ptr<ModeCode> Model::Impl::modeCode(const bg::Mode &mode) const {
@@ -105,25 +126,26 @@ Model Compiler::compileSwitched(std::shared_ptr<SourceManager> sources, bg::Bond
   for (const eq::Parameter &p : initial.parameters)
     impl->parameterNames.push_back(p.name);
 
-  // Comparisons are numbered by element, transition and depth-first order.
-  impl->comparisons = eq::guardComparisons(g);
-  std::uint32_t next = 0;
+  // Comparisons are numbered by element, transition and depth-first order
+  // (the order of eq::guardComparisons and of each mode's guard function).
+  std::vector<runtime::Junction> junctions;
+  std::vector<CompareOp> ops;
   for (std::uint32_t i = 0; i < g.elements.size(); ++i) {
     const bg::Element &e = g.elements[i];
     if (!e.fsm)
       continue;
-    SwitchedJunction j;
-    j.element = i;
+    runtime::Junction j;
     j.name = e.name;
-    for (const bg::FsmTransition &t : e.fsm->transitions) {
-      auto count = static_cast<std::uint32_t>(eq::guardComparisons(t.guard).size());
+    for (const bg::FsmState &s : e.fsm->states)
+      j.stateNames.push_back(s.name);
+    j.initial = e.fsm->initial;
+    for (const bg::FsmTransition &t : e.fsm->transitions)
       j.transitions.push_back(
-          {t.from, t.to, &t.guard, next, next + count, sourceText(*impl->sources, t.range)});
-      next += count;
-    }
-    impl->junctions.push_back(std::move(j));
-    impl->initialStates.push_back(e.fsm->initial);
+          {t.from, t.to, guardNode(t.guard, ops), sourceText(*impl->sources, t.range)});
+    junctions.push_back(std::move(j));
+    impl->junctionElements.push_back(i);
   }
+  impl->switching = runtime::Switching(std::move(junctions), std::move(ops));
 
   // The initial mode from the equations already built; the others later.
   bg::Mode mode = bg::initialMode(g);
@@ -132,15 +154,15 @@ Model Compiler::compileSwitched(std::shared_ptr<SourceManager> sources, bg::Bond
   impl->placeInState(*impl->initial);
   impl->cache.emplace(modeKey(g, mode), impl->initial);
 
-  if (opts_.compileAllModes && impl->junctions.size() <= opts_.maxEagerJunctions) {
+  if (opts_.compileAllModes && impl->junctionElements.size() <= opts_.maxEagerJunctions) {
     // Every combination; modes that cannot be analysed (causal conflicts)
     // are left to report themselves if a simulation ever enters them.
-    std::size_t k = impl->junctions.size();
+    std::size_t k = impl->junctionElements.size();
     for (std::size_t bits = 0; bits < (std::size_t(1) << k); ++bits) {
       bg::Mode m = mode;
       m.on.resize(g.elements.size(), true);
       for (std::size_t j = 0; j < k; ++j)
-        m.on[impl->junctions[j].element] = (bits >> j) & 1;
+        m.on[impl->junctionElements[j]] = (bits >> j) & 1;
       try {
         impl->modeCode(m);
       } catch (const CompileError &) {

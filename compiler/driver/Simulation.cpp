@@ -1,10 +1,11 @@
 //===- compiler/driver/Simulation.cpp - Running a compiled model ----------===//
 
-#include "Hybrid.h"
+#include "CompiledSystem.h"
 
 #include "hbg/support/Diagnostics.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <cstdio>
@@ -26,80 +27,48 @@ void Simulation::setParameter(const std::string &name, double value) {
 }
 
 Result Simulation::run() const {
+  auto start = std::chrono::steady_clock::now();
   Result r;
-  if (model_.switched()) {
-    HybridRun(model_, opts_, overrides_, r).run();
-    return r;
-  }
   r.names.push_back("time");
   for (const std::string &n : model_.outputNames())
     r.names.push_back(n);
-  r.columns.resize(r.names.size());
+  if (model_.switched())
+    r.stateNames = model_.stateNames();
 
   std::vector<double> p = model_.parameterValues(overrides_);
   std::vector<double> x0 = model_.initialState(p);
-  const ModeCode &code = *model_.impl()->initial;
-  for (std::size_t i = 0; i < x0.size(); ++i)
-    if (!std::isfinite(x0[i])) {
-      r.error = "initial value of state `" + model_.stateNames()[i] + "` is not finite";
-      return r;
-    }
-  double span = opts_.tEnd - opts_.tStart;
-  if (!(span >= 0)) {
-    r.error = "end time is before start time";
-    return r;
-  }
-  double dtOut = opts_.dtOut > 0 ? opts_.dtOut : (span > 0 ? span / 100 : 1);
+  CompiledSystem system(model_, std::move(p));
+  runtime::SimulateOptions o;
+  o.tStart = opts_.tStart;
+  o.tEnd = opts_.tEnd;
+  o.dtOut = opts_.dtOut;
+  o.integrator.method = opts_.method;
+  o.integrator.step = opts_.step;
+  o.integrator.rtol = opts_.rtol;
+  o.integrator.atol = opts_.atol;
+  o.remap = opts_.remap == SimulationOptions::Remap::Iterative
+                ? runtime::SimulateOptions::Remap::Iterative
+                : runtime::SimulateOptions::Remap::Exact;
+  o.remapFactor = opts_.remapFactor;
+  o.remapTolerance = opts_.remapTolerance;
+  o.maxEvents = opts_.maxEvents;
+  o.zenoEvents = opts_.zenoEvents;
+  o.zenoSpan = opts_.zenoSpan;
 
-  runtime::IntegratorOptions io;
-  io.method = opts_.method;
-  io.step = opts_.step;
-  io.rtol = opts_.rtol;
-  io.atol = opts_.atol;
-
-  // Held values (`pre`) keep their initial values: there are no events.
-  std::size_t np = p.size();
-  p.resize(np + code.equations.numHeld, 0.0);
-  Evaluator eval(code, p.data());
-  if (code.equations.numHeld && !eval.call(code.held, opts_.tStart, x0.data(), p.data() + np)) {
-    r.error = "model `" + model_.name() + "`: " + eval.failure();
-    return r;
-  }
-  std::string sampleFailure;
-  EvaluatorOde ode(eval);
-  std::vector<double> y(model_.outputNames().size());
-  runtime::IntegrationStatus st = runtime::integrate(
-      ode, opts_.tStart, x0, opts_.tEnd, dtOut, io, [&](double t, const double *x) {
-        // After a failed loop solve the run is over: later samples are not
-        // recorded (with no states the integrator itself would not notice).
-        if (!sampleFailure.empty())
-          return;
-        if (!eval.outputs(t, x, y.data())) {
-          sampleFailure = eval.failure();
-          return;
-        }
-        r.columns[0].push_back(t);
-        for (std::size_t i = 0; i < y.size(); ++i)
-          r.columns[i + 1].push_back(y[i]);
-      });
-  r.steps = st.acceptedSteps;
-  r.rejectedSteps = st.rejectedSteps;
-  r.rhsCalls = st.rhsCalls;
-  if (st.ok() && !sampleFailure.empty()) {
-    r.error = "model `" + model_.name() + "`: " + sampleFailure;
-  } else if (!st.ok()) {
-    std::string what = st.message;
-    if (st.status == runtime::StepStatus::NonFinite &&
-        st.nonFinite.index < model_.stateNames().size()) {
-      char t[32];
-      std::snprintf(t, sizeof t, "%.9g", st.nonFinite.t);
-      what = std::string(st.nonFinite.derivative ? "the derivative of " : "") + "state `" +
-             model_.stateNames()[st.nonFinite.index] + "` is not finite at t = " + t;
-    }
-    if (!ode.failure().empty())
-      what = ode.failure();
-    r.error = "model `" + model_.name() + "`: " + what;
-  }
+  runtime::RunRecord record;
+  runtime::simulate(system, x0, o, record);
+  r.columns = std::move(record.columns);
+  r.events = std::move(record.events);
+  if (!record.error.empty())
+    r.error = "model `" + model_.name() + "`: " + record.error;
+  r.steps = record.steps;
+  r.rejectedSteps = record.rejectedSteps;
+  r.rhsCalls = record.rhsCalls;
+  r.modeIterations = record.modeIterations;
+  r.remapSeconds = record.remapSeconds;
+  r.modesCompiled = system.modesCompiled;
+  r.compileSeconds = system.compileSeconds;
+  r.runSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;
 }
 
@@ -124,6 +93,36 @@ void Result::writeCsv(std::ostream &os) const {
       os << (i ? "," : "") << buf;
     }
     os << "\n";
+  }
+}
+
+void Result::writeEventsCsv(std::ostream &os) const {
+  os << "event,time,phase,mode,transitions";
+  for (const std::string &n : stateNames)
+    os << "," << n;
+  os << "\n";
+  char buf[32];
+  auto row = [&](std::size_t k, const Event &ev, const char *phase, const std::string &mode,
+                 const std::string &transitions, const std::vector<double> &x) {
+    std::snprintf(buf, sizeof buf, "%.17g", ev.time);
+    os << k << "," << buf << "," << phase << ",\"" << mode << "\",\"" << transitions << "\"";
+    for (double v : x) {
+      std::snprintf(buf, sizeof buf, "%.17g", v);
+      os << "," << buf;
+    }
+    os << "\n";
+  };
+  for (std::size_t k = 0; k < events.size(); ++k) {
+    const Event &ev = events[k];
+    std::string transitions;
+    for (const std::string &t : ev.transitions)
+      transitions += (transitions.empty() ? "" : "; ") + t;
+    row(k, ev, "before", ev.modes.front(), transitions, ev.before);
+    for (std::size_t i = 1; i + 1 < ev.modes.size(); ++i)
+      row(k, ev, ev.real[i] ? "real" : "mythical", ev.modes[i], "", ev.states[i]);
+    for (std::size_t i = 0; i < ev.remapIterations.size(); ++i)
+      row(k, ev, "remap", std::to_string(i), "", ev.remapIterations[i]);
+    row(k, ev, "after", ev.modes.back(), "", ev.after);
   }
 }
 

@@ -13,6 +13,7 @@
 #include "hbg/codegen/CodeGen.h"
 #include "hbg/equations/Equations.h"
 #include "hbg/runtime/Integrator.h"
+#include "hbg/runtime/Simulate.h"
 
 #include <iosfwd>
 #include <map>
@@ -130,26 +131,8 @@ struct SimulationOptions {
   double zenoSpan = 1e-8;
 };
 
-/// One event of a switched model: a guard became true, junctions switched
-/// (through mythical modes when one switch enables another) and the state
-/// was remapped into the new real mode.
-struct Event {
-  double time = 0;
-  /// The transitions taken, in order: `contact: off -> on when (x2 - x1 <= 0)+`.
-  std::vector<std::string> transitions;
-  /// Every mode passed through, as `j1=on, j2=off` with FSM state names:
-  /// the real mode before, mythical modes, and each real mode entered.
-  std::vector<std::string> modes;
-  /// Which entries of `modes` are real (continuous behaviour or remapped into).
-  std::vector<bool> real;
-  /// The full state in each entry of `modes`: unchanged through mythical
-  /// modes, remapped in each real one.
-  std::vector<std::vector<double>> states;
-  /// The full state (Model::stateNames()) before and after.
-  std::vector<double> before, after;
-  /// Iterative remapping: the state after each iteration.
-  std::vector<std::vector<double>> remapIterations;
-};
+/// One event of a switched model (see runtime/Simulate.h).
+using Event = runtime::Event;
 
 /// Sampled trajectories: a `time` column and one per output.
 class Result {

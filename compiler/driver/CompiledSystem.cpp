@@ -1,0 +1,118 @@
+//===- compiler/driver/CompiledSystem.cpp - A Model as the runtime sees it ===//
+
+#include "CompiledSystem.h"
+
+#include <chrono>
+#include <numeric>
+
+namespace hbg {
+
+/// A mode's JIT-compiled functions behind the runtime's interface.
+class CompiledSystem::CompiledMode : public runtime::Mode {
+public:
+  CompiledMode(std::shared_ptr<ModeCode> code, const double *p, bool switched)
+      : code_(std::move(code)), e_(*code_, p) {
+    const eq::EquationSystem &eqs = code_->equations;
+    if (switched) {
+      name_ = code_->modeName;
+      stateSlots_ = code_->stateSlots;
+      dependentSlots_ = code_->dependentSlots;
+    } else {
+      stateSlots_.resize(eqs.states.size());
+      std::iota(stateSlots_.begin(), stateSlots_.end(), 0u);
+    }
+  }
+
+  const std::string &name() const override { return name_; }
+  const std::vector<std::uint32_t> &stateSlots() const override { return stateSlots_; }
+  const std::vector<std::uint32_t> &dependentSlots() const override { return dependentSlots_; }
+  const std::string &stateName(std::size_t i) const override {
+    return code_->equations.states[i].name;
+  }
+  bool rhs(double t, const double *x, double *xdot) override { return e_.rhs(t, x, xdot); }
+  bool outputs(double t, const double *x, double *y) override { return e_.outputs(t, x, y); }
+  bool guards(double t, const double *x, double *sides) override {
+    return e_.call(code_->guards, t, x, sides);
+  }
+  const runtime::Tape *guardTape() const override { return nullptr; }
+  bool held(double t, const double *x, double *values) override {
+    return e_.call(code_->held, t, x, values);
+  }
+  bool dependent(double t, const double *x, double *d) override {
+    return e_.call(code_->dependent, t, x, d);
+  }
+  bool dependentJacobian(double t, const double *x, double *jac) override {
+    if (code_->equations.unknowns.empty())
+      return e_.call(code_->dependentJacobian, t, x, jac);
+    // Dependent storage defined through Newton-solved loops (nonlinear
+    // laws): the symbolic derivative would miss the loops' dependence on
+    // the states, so difference it (central, step ~ cbrt(eps)).
+    std::size_t n = stateSlots_.size(), nd = dependentSlots_.size();
+    std::vector<double> xp(x, x + n), dp(nd), dm(nd);
+    for (std::size_t i = 0; i < n; ++i) {
+      double h = 6e-6 * std::max(1.0, std::abs(x[i]));
+      xp[i] = x[i] + h;
+      if (!dependent(t, xp.data(), dp.data()))
+        return false;
+      xp[i] = x[i] - h;
+      if (!dependent(t, xp.data(), dm.data()))
+        return false;
+      xp[i] = x[i];
+      for (std::size_t k = 0; k < nd; ++k)
+        jac[k * n + i] = (dp[k] - dm[k]) / (2 * h);
+    }
+    return true;
+  }
+  bool impulse(double t, const double *x, double *b) override {
+    return e_.call(code_->impulse, t, x, b);
+  }
+  const std::string &failure() const override { return e_.failure(); }
+
+private:
+  std::shared_ptr<ModeCode> code_;
+  Evaluator e_;
+  std::string name_;
+  std::vector<std::uint32_t> stateSlots_, dependentSlots_;
+};
+
+CompiledSystem::CompiledSystem(const Model &model, std::vector<double> params)
+    : model_(model), m_(*model.impl()), p_(std::move(params)), np_(p_.size()) {
+  p_.resize(np_ + m_.initial->equations.numHeld, 0.0);
+}
+
+CompiledSystem::~CompiledSystem() = default;
+
+void CompiledSystem::setHeld(const double *values) {
+  std::copy(values, values + numHeld(), p_.begin() + static_cast<std::ptrdiff_t>(np_));
+}
+
+runtime::Mode *CompiledSystem::mode(const std::vector<std::uint32_t> &q, std::string &why) {
+  std::shared_ptr<ModeCode> code = m_.initial;
+  if (m_.switched) {
+    bg::Mode mode = bg::initialMode(*m_.graph);
+    mode.on.resize(m_.graph->elements.size(), true);
+    for (std::size_t j = 0; j < q.size(); ++j) {
+      std::uint32_t element = m_.junctionElements[j];
+      mode.on[element] = m_.graph->elements[element].fsm->states[q[j]].on;
+    }
+    std::size_t before = m_.modesCompiled();
+    auto start = std::chrono::steady_clock::now();
+    try {
+      code = m_.modeCode(mode);
+    } catch (const CompileError &e) {
+      why = e.what();
+      return nullptr;
+    }
+    if (m_.modesCompiled() != before) {
+      compileSeconds +=
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      ++modesCompiled;
+    }
+  }
+  std::unique_ptr<CompiledMode> &m = modes_[code.get()];
+  if (!m)
+    m = std::make_unique<CompiledMode>(code, p_.data(), m_.switched);
+  return m.get();
+}
+
+} // namespace hbg

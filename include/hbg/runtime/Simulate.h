@@ -1,0 +1,84 @@
+//===- hbg/runtime/Simulate.h - The simulation loop ------------------------===//
+//
+// One loop for every model: integrate the current mode, sample its outputs
+// on a grid, locate the first event in each step on the stepper's dense
+// output, cut the step there, iterate modes (mythical modes included),
+// remap the state, and go on in the new mode. A model without switched
+// junctions is one mode without events.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "hbg/runtime/Integrator.h"
+#include "hbg/runtime/System.h"
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace hbg::runtime {
+
+/// Settings of one run.
+struct SimulateOptions {
+  double tStart = 0, tEnd = 1;
+  /// Output sampling interval; 0 means (tEnd - tStart) / 100.
+  double dtOut = 0;
+  /// Method, step, tolerances, maximum step and step budget.
+  IntegratorOptions integrator;
+  /// State remapping at mode changes: one exact solve by conservation of
+  /// state, or HYBRSIM's iteration moving `remapFactor` of the remaining
+  /// inconsistency per step until it is below `remapTolerance`.
+  enum class Remap { Exact, Iterative } remap = Remap::Exact;
+  double remapFactor = 0.4;
+  double remapTolerance = 1e-12;
+  /// A run stops with an error after `maxEvents` events, and reports Zeno
+  /// behaviour when `zenoEvents` events in a row fall within `zenoSpan`
+  /// (relative to max(1, |t|)), or when the spacing of the last ten events
+  /// shrinks geometrically towards a point closer than that.
+  std::size_t maxEvents = 1'000'000;
+  std::size_t zenoEvents = 200;
+  double zenoSpan = 1e-8;
+};
+
+/// One event of a switched model: a guard became true, junctions switched
+/// (through mythical modes when one switch enables another) and the state
+/// was remapped into the new real mode.
+struct Event {
+  double time = 0;
+  /// The transitions taken, in order: `contact: off -> on when (x2 - x1 <= 0)+`.
+  std::vector<std::string> transitions;
+  /// Every mode passed through, as `j1=on, j2=off` with FSM state names:
+  /// the real mode before, mythical modes, and each real mode entered.
+  std::vector<std::string> modes;
+  /// Which entries of `modes` are real (continuous behaviour or remapped into).
+  std::vector<bool> real;
+  /// The full state in each entry of `modes`: unchanged through mythical
+  /// modes, remapped in each real one.
+  std::vector<std::vector<double>> states;
+  /// The full state (System::stateNames()) before and after.
+  std::vector<double> before, after;
+  /// Iterative remapping: the state after each iteration.
+  std::vector<std::vector<double>> remapIterations;
+};
+
+/// What a run produced, kept up to a failure.
+struct RunRecord {
+  /// `time`, then one column per output.
+  std::vector<std::vector<double>> columns;
+  std::vector<Event> events;
+  /// Empty on success; otherwise what failed, where and when.
+  std::string error;
+  std::size_t steps = 0, rejectedSteps = 0, rhsCalls = 0;
+  /// Mode-iteration steps (junction switches evaluated) over all events.
+  std::size_t modeIterations = 0;
+  /// Time spent remapping states at mode changes.
+  double remapSeconds = 0;
+};
+
+/// Runs `system` from the full state `x0` at opts.tStart to opts.tEnd.
+/// Never throws for numerical failures: they end up in `record.error`
+/// with everything computed up to them.
+void simulate(System &system, const std::vector<double> &x0, const SimulateOptions &opts,
+              RunRecord &record);
+
+} // namespace hbg::runtime

@@ -1,0 +1,93 @@
+//===- hbg/runtime/System.h - What a simulation needs of a model ----------===//
+//
+// The narrow interface between the simulation loop and a compiled model.
+// The driver implements it over JIT-compiled code; tests implement it over
+// hand-written functions. A model runs as a sequence of modes: each mode
+// integrates its independent states, computes its dependent storage from
+// them, and evaluates the two sides of every guard comparison. A model
+// without switched junctions is one mode with no comparisons.
+//
+// The full state holds every storage element and integrator of every mode
+// (Model::stateNames()); a mode's states and dependent storage sit at
+// known slots in it.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "hbg/runtime/Guards.h"
+
+
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace hbg::runtime {
+
+class Tape;
+
+/// A run-time failure of the simulation, thrown inside the runtime and
+/// caught by simulate(); the message names what failed, the mode and the
+/// time.
+struct RunError {
+  std::string message;
+};
+
+/// `%.12g`: how run-time errors print times.
+std::string timeText(double t);
+
+/// One mode's functions. Every function reads the parameter array the
+/// System was given (parameters, then held values) and returns false when
+/// it could not be evaluated (a loop that did not converge); failure()
+/// then says why, naming the loop and the time.
+class Mode {
+public:
+  virtual ~Mode() = default;
+  /// `contact=on, valve=off`; empty for a model without switched junctions.
+  virtual const std::string &name() const = 0;
+  /// Slots of the independent states and of the dependent storage in the
+  /// full state.
+  virtual const std::vector<std::uint32_t> &stateSlots() const = 0;
+  virtual const std::vector<std::uint32_t> &dependentSlots() const = 0;
+  /// Names of the independent states, in the order of x.
+  virtual const std::string &stateName(std::size_t i) const = 0;
+
+  virtual bool rhs(double t, const double *x, double *xdot) = 0;
+  virtual bool outputs(double t, const double *x, double *y) = 0;
+  /// Both sides of every comparison of the model: 2 * numComparisons values.
+  virtual bool guards(double t, const double *x, double *sides) = 0;
+  /// The guards as a tape over (t, x, p), for interval enclosures; null
+  /// when the guards read values that only a run-time solve gives.
+  virtual const Tape *guardTape() const = 0;
+  /// The values `pre(...)` holds, in this mode.
+  virtual bool held(double t, const double *x, double *values) = 0;
+  /// Dependent storage from the independent states, and its Jacobian
+  /// (row-major, dependent x state).
+  virtual bool dependent(double t, const double *x, double *d) = 0;
+  virtual bool dependentJacobian(double t, const double *x, double *jac) = 0;
+  /// The impulse matrix B (row-major, state x dependent): how the
+  /// independent states change per unit of impulse into dependent storage.
+  virtual bool impulse(double t, const double *x, double *b) = 0;
+  virtual const std::string &failure() const = 0;
+};
+
+/// A compiled model as the simulation sees it.
+class System {
+public:
+  virtual ~System() = default;
+  virtual const std::string &modelName() const = 0;
+  /// The full state's names and the output names.
+  virtual const std::vector<std::string> &stateNames() const = 0;
+  virtual std::size_t numOutputs() const = 0;
+  /// The switched junctions (none for a plain model).
+  virtual const Switching &switching() const = 0;
+  /// Number of values `pre(...)` holds, and sets them (every mode reads them
+  /// from then on).
+  virtual std::size_t numHeld() const = 0;
+  virtual void setHeld(const double *values) = 0;
+  /// The mode of FSM states `q`, analysed and compiled on first use. Null
+  /// when the mode cannot be analysed: `why` then holds the diagnostics.
+  virtual Mode *mode(const std::vector<std::uint32_t> &q, std::string &why) = 0;
+};
+
+} // namespace hbg::runtime

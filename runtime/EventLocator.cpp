@@ -1,0 +1,150 @@
+//===- runtime/EventLocator.cpp - The first event inside a step -----------===//
+
+#include "hbg/runtime/EventLocator.h"
+
+#include "hbg/runtime/RootFind.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace hbg::runtime {
+
+double EventLocator::locate(const Stepper &s, Mode &mode, const Switching &sw,
+                            const std::vector<std::uint32_t> &q,
+                            const std::vector<std::uint32_t> &enabled,
+                            const std::vector<double> &sidesA, const std::vector<double> &sidesB,
+                            std::vector<double> &xEvent) {
+  double ta = s.tPrev(), tb = s.t(), tol = 1e-12 * (tb - ta);
+  std::vector<double> &x = x_, &buffer = buffer_;
+  x.resize(s.x().size());
+  buffer.resize(sidesA.size());
+  auto sidesAt = [&](double tau) -> const std::vector<double> & {
+    s.interpolate(tau, x.data());
+    if (!mode.guards(tau, x.data(), buffer.data()))
+      throw RunError{mode.failure() + " (guards, mode " + mode.name() + ")"};
+    return buffer;
+  };
+  // The guards at a few points inside the step as well, so that a
+  // comparison that goes and comes back within one step (a short flight of
+  // a bouncing ball) is not missed.
+  // A comparison that starts the step on its threshold (just after an
+  // event: a ball leaving the floor) is also looked at very early in the
+  // step, where it has left the threshold in its direction of motion.
+  bool onThreshold = false;
+  for (std::uint32_t k : enabled) {
+    double lhs = sidesA[2 * k], rhs = sidesA[2 * k + 1];
+    onThreshold = onThreshold || std::abs(lhs - rhs) <= 2 * comparisonTolerance(lhs, rhs);
+  }
+  static const double kEarly[] = {1e-9, 1e-7, 1e-5, 1e-3}, kInside[] = {0.25, 0.5, 0.75, 1.0};
+  std::vector<double> &times = times_;
+  std::vector<std::vector<double>> &sides = sides_;
+  std::size_t count = 0;
+  auto probe = [&](double tau, const std::vector<double> &values) {
+    if (sides.size() <= count)
+      sides.emplace_back();
+    sides[count].assign(values.begin(), values.end());
+    times.resize(count + 1);
+    times[count++] = tau;
+  };
+  probe(ta, sidesA);
+  bool any = false;
+  for (int part = onThreshold ? 0 : 1; part < 2; ++part)
+    for (double f : part == 0 ? kEarly : kInside) {
+      double tau = f < 1 ? ta + (tb - ta) * f : tb;
+      probe(tau, f < 1 ? sidesAt(tau) : sidesB);
+      any = any || sw.anyEnabled(q, sides[count - 1].data());
+    }
+  // An equality holds only at an instant, which the probes rarely hit: its
+  // sign change counts too.
+  for (std::uint32_t k : enabled) {
+    if (any || sw.op(k) != CompareOp::Equal)
+      continue;
+    for (std::size_t i = 1; i < count && !any; ++i)
+      any = (sides[i - 1][2 * k] - sides[i - 1][2 * k + 1] < 0) !=
+            (sides[i][2 * k] - sides[i][2 * k + 1] < 0);
+  }
+  if (!any)
+    return std::numeric_limits<double>::quiet_NaN();
+
+  struct Crossing {
+    double t;
+    std::uint32_t comparison;
+  };
+  std::vector<Crossing> crossings;
+  for (std::uint32_t k : enabled) {
+    CompareOp op = sw.op(k);
+    bool strict = op == CompareOp::Less || op == CompareOp::Greater;
+    // The margin as a function of time, with zero moved to the side it
+    // belongs to (true for <= and >=, false for < and >), so that the
+    // bracket's end on the later side has the later truth.
+    auto f = [&, k](double tau) {
+      const std::vector<double> &sd = sidesAt(tau);
+      double m = comparisonMargin(op, sd[2 * k], sd[2 * k + 1]);
+      if (m == 0 && op != CompareOp::Equal)
+        m = strict ? -std::numeric_limits<double>::denorm_min()
+                   : std::numeric_limits<double>::denorm_min();
+      return m;
+    };
+    for (std::size_t i = 1; i < count; ++i) {
+      const std::vector<double> &A = sides[i - 1], &B = sides[i];
+      double fa = comparisonMargin(op, A[2 * k], A[2 * k + 1]),
+             fb = comparisonMargin(op, B[2 * k], B[2 * k + 1]);
+      bool hA = comparisonHolds(op, A[2 * k], A[2 * k + 1]),
+           hB = comparisonHolds(op, B[2 * k], B[2 * k + 1]);
+      bool crossed = op == CompareOp::Equal ? (fa < 0) != (fb < 0) : hA != hB;
+      if (!crossed)
+        continue;
+      if (op != CompareOp::Equal) {
+        if (fa == 0)
+          fa = hA ? std::numeric_limits<double>::denorm_min()
+                  : -std::numeric_limits<double>::denorm_min();
+        if (fb == 0)
+          fb = hB ? std::numeric_limits<double>::denorm_min()
+                  : -std::numeric_limits<double>::denorm_min();
+      }
+      if ((fa < 0) == (fb < 0) || fa == 0 || fb == 0) {
+        crossings.push_back({times[i], k});
+        continue;
+      }
+      Bracket br = locateSignChange(f, times[i - 1], fa, times[i], fb, tol);
+      crossings.push_back({br.hi, k});
+    }
+  }
+  std::sort(crossings.begin(), crossings.end(),
+            [](const Crossing &a, const Crossing &b) { return a.t < b.t; });
+  for (std::size_t i = 0; i < crossings.size();) {
+    // Crossings within the tolerance of each other are handled together.
+    std::size_t j = i;
+    double tc = crossings[i].t;
+    std::vector<std::uint32_t> forced;
+    while (j < crossings.size() && crossings[j].t <= crossings[i].t + tol) {
+      tc = crossings[j].t;
+      if (sw.op(crossings[j].comparison) == CompareOp::Equal)
+        forced.push_back(crossings[j].comparison);
+      ++j;
+    }
+    std::vector<double> sd = tc == tb ? sidesB : sidesAt(tc);
+    if (sw.anyEnabled(q, sd.data(), &forced)) {
+      if (tc == tb)
+        xEvent = s.x();
+      else
+        s.interpolate(tc, xEvent.data());
+      return tc;
+    }
+    i = j;
+  }
+  // A guard holds somewhere but no located crossing makes it hold (it held
+  // at a sample point only through rounding): take the first such point.
+  for (std::size_t i = 1; i < count; ++i)
+    if (sw.anyEnabled(q, sides[i].data())) {
+      if (times[i] == tb)
+        xEvent = s.x();
+      else
+        s.interpolate(times[i], xEvent.data());
+      return times[i];
+    }
+  return std::numeric_limits<double>::quiet_NaN();
+}
+
+} // namespace hbg::runtime

@@ -1,0 +1,156 @@
+//===- runtime/Guards.cpp - Guard comparisons and state machines ----------===//
+
+#include "hbg/runtime/Guards.h"
+
+#include <algorithm>
+
+namespace hbg::runtime {
+
+bool comparisonHolds(CompareOp op, double lhs, double rhs) {
+  double g = lhs - rhs, tol = comparisonTolerance(lhs, rhs);
+  // Non-strict comparisons accept rounding relative to the sides only: an
+  // absolute allowance would let a small quantity (a ball's height over a
+  // short bounce) count as touching its threshold all the time.
+  double relative = 1e-11 * (std::abs(lhs) + std::abs(rhs));
+  switch (op) {
+  case CompareOp::Less: return g < -tol;
+  case CompareOp::LessEqual: return g <= relative;
+  case CompareOp::Greater: return g > tol;
+  case CompareOp::GreaterEqual: return g >= -relative;
+  case CompareOp::Equal: return std::abs(g) <= tol;
+  }
+  return false;
+}
+
+double comparisonMargin(CompareOp op, double lhs, double rhs) {
+  double g = lhs - rhs, tol = comparisonTolerance(lhs, rhs);
+  switch (op) {
+  case CompareOp::Less: return -g - tol;
+  case CompareOp::LessEqual: return -g;
+  case CompareOp::Greater: return g - tol;
+  case CompareOp::GreaterEqual: return g;
+  case CompareOp::Equal: return g;
+  }
+  return 0;
+}
+
+Switching::Switching(std::vector<Junction> junctions, std::vector<CompareOp> ops)
+    : junctions_(std::move(junctions)), ops_(std::move(ops)) {}
+
+std::vector<std::uint32_t> Switching::initialStates() const {
+  std::vector<std::uint32_t> q;
+  for (const Junction &j : junctions_)
+    q.push_back(j.initial);
+  return q;
+}
+
+std::string Switching::modeText(const std::vector<std::uint32_t> &q) const {
+  std::string out;
+  for (std::size_t j = 0; j < junctions_.size(); ++j)
+    out += (j ? ", " : "") + junctions_[j].name + "=" + junctions_[j].stateNames[q[j]];
+  return out;
+}
+
+bool Switching::holds(const GuardNode &g, const double *plus, const double *minus,
+                      const std::vector<std::uint32_t> *forced) const {
+  switch (g.kind) {
+  case GuardNode::Compare: {
+    std::uint32_t k = g.comparison;
+    if (forced && std::find(forced->begin(), forced->end(), k) != forced->end())
+      return true;
+    const double *s = g.minus ? minus : plus;
+    return comparisonHolds(g.op, s[2 * k], s[2 * k + 1]);
+  }
+  case GuardNode::Not:
+    return !holds(g.children[0], plus, minus, forced);
+  case GuardNode::And:
+    return std::all_of(g.children.begin(), g.children.end(),
+                       [&](const GuardNode &c) { return holds(c, plus, minus, forced); });
+  case GuardNode::Or:
+    return std::any_of(g.children.begin(), g.children.end(),
+                       [&](const GuardNode &c) { return holds(c, plus, minus, forced); });
+  }
+  return false;
+}
+
+int Switching::enabledTransition(std::size_t j, std::uint32_t state, const double *plus,
+                                 const double *minus,
+                                 const std::vector<std::uint32_t> *forced) const {
+  const std::vector<Transition> &ts = junctions_[j].transitions;
+  for (std::size_t i = 0; i < ts.size(); ++i)
+    if (ts[i].from == state && holds(ts[i].guard, plus, minus, forced))
+      return static_cast<int>(i);
+  return -1;
+}
+
+bool Switching::anyEnabled(const std::vector<std::uint32_t> &q, const double *sides,
+                           const std::vector<std::uint32_t> *forced) const {
+  for (std::size_t j = 0; j < junctions_.size(); ++j)
+    if (enabledTransition(j, q[j], sides, sides, forced) >= 0)
+      return true;
+  return false;
+}
+
+namespace {
+void collect(const GuardNode &g, std::vector<std::uint32_t> &out) {
+  if (g.kind == GuardNode::Compare)
+    out.push_back(g.comparison);
+  for (const GuardNode &c : g.children)
+    collect(c, out);
+}
+} // namespace
+
+std::vector<std::uint32_t> Switching::comparisonsFrom(const std::vector<std::uint32_t> &q) const {
+  std::vector<std::uint32_t> out;
+  for (std::size_t j = 0; j < junctions_.size(); ++j)
+    for (const Transition &t : junctions_[j].transitions)
+      if (t.from == q[j])
+        collect(t.guard, out);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+Switching::Truth Switching::truth(const GuardNode &g, const Truth *comparisons) const {
+  switch (g.kind) {
+  case GuardNode::Compare:
+    return comparisons[g.comparison];
+  case GuardNode::Not: {
+    Truth c = truth(g.children[0], comparisons);
+    return c == Truth::Unknown ? c : (c == Truth::True ? Truth::False : Truth::True);
+  }
+  case GuardNode::And:
+  case GuardNode::Or: {
+    // And: any False decides; Or: any True decides.
+    Truth decisive = g.kind == GuardNode::And ? Truth::False : Truth::True;
+    bool unknown = false;
+    for (const GuardNode &c : g.children) {
+      Truth v = truth(c, comparisons);
+      if (v == decisive)
+        return decisive;
+      unknown = unknown || v == Truth::Unknown;
+    }
+    if (unknown)
+      return Truth::Unknown;
+    return g.kind == GuardNode::And ? Truth::True : Truth::False;
+  }
+  }
+  return Truth::Unknown;
+}
+
+Switching::Truth Switching::anyEnabled(const std::vector<std::uint32_t> &q,
+                                       const Truth *comparisons) const {
+  bool unknown = false;
+  for (std::size_t j = 0; j < junctions_.size(); ++j)
+    for (const Transition &t : junctions_[j].transitions) {
+      if (t.from != q[j])
+        continue;
+      Truth v = truth(t.guard, comparisons);
+      if (v == Truth::True)
+        return v;
+      unknown = unknown || v == Truth::Unknown;
+    }
+  return unknown ? Truth::Unknown : Truth::False;
+}
+
+} // namespace hbg::runtime

@@ -1,0 +1,108 @@
+//===- runtime/Remap.cpp - State remapping at mode changes ----------------===//
+
+#include "hbg/runtime/Remap.h"
+
+#include <Eigen/Dense>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace hbg::runtime {
+
+std::string timeText(double t) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.12g", t);
+  return buf;
+}
+
+namespace {
+void call(bool ok, Mode &mode, const char *what) {
+  if (!ok)
+    throw RunError{mode.failure() + " (" + what + ", mode " + mode.name() + ")"};
+}
+} // namespace
+
+void remapExact(Mode &mode, const std::string &modeText, double t, std::vector<double> &x0,
+                std::vector<double> &d0) {
+  std::size_t n = x0.size(), nd = d0.size();
+  // x+ - x- = B (D(x+) - d-): Newton on x+ (one step when the storage is
+  // linear).
+  Eigen::MatrixXd B(n, nd), A(nd, n);
+  std::vector<double> buf(std::max<std::size_t>(1, n * nd));
+  call(mode.impulse(t, x0.data(), buf.data()), mode, "impulse");
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t k = 0; k < nd; ++k)
+      B(i, k) = buf[i * nd + k];
+  Eigen::Map<const Eigen::VectorXd> xMinus(x0.data(), n), dMinus(d0.data(), nd);
+  Eigen::VectorXd x = xMinus, d(nd);
+  for (int it = 0;; ++it) {
+    call(mode.dependent(t, x.data(), d.data()), mode, "dependent storage");
+    Eigen::VectorXd F = x - xMinus - B * (d - dMinus);
+    double scale = 1 + (n ? x.cwiseAbs().maxCoeff() : 0.0);
+    if (n == 0 || F.cwiseAbs().maxCoeff() <= 1e-15 * scale)
+      break;
+    if (it == 20)
+      throw RunError{"state remapping into mode " + modeText + " did not converge at t = " +
+                     timeText(t)};
+    call(mode.dependentJacobian(t, x.data(), buf.data()), mode, "dependent storage");
+    for (std::size_t k = 0; k < nd; ++k)
+      for (std::size_t i = 0; i < n; ++i)
+        A(k, i) = buf[k * n + i];
+    Eigen::MatrixXd J = Eigen::MatrixXd::Identity(n, n) - B * A;
+    Eigen::FullPivLU<Eigen::MatrixXd> lu(J);
+    if (!lu.isInvertible())
+      throw RunError{"state remapping into mode " + modeText + " is singular at t = " +
+                     timeText(t) + ": the storage elements' impulses do not determine the state"};
+    Eigen::VectorXd step = lu.solve(F);
+    x -= step;
+    if (!x.allFinite())
+      throw RunError{"state remapping into mode " + modeText + " is not finite at t = " +
+                     timeText(t)};
+    // Dependent storage defined through loops solved by Newton's method is
+    // accurate to their tolerance only: a negligible step ends the
+    // iteration too.
+    if (step.cwiseAbs().maxCoeff() <= 1e-13 * scale) {
+      call(mode.dependent(t, x.data(), d.data()), mode, "dependent storage");
+      break;
+    }
+  }
+  std::copy(x.data(), x.data() + n, x0.begin());
+  std::copy(d.data(), d.data() + nd, d0.begin());
+}
+
+void remapIterative(Mode &mode, const std::string &modeText, double t, double factor,
+                    double tolerance, std::vector<double> &x, std::vector<double> &d,
+                    const std::function<void(const std::vector<double> &,
+                                             const std::vector<double> &)> &step) {
+  std::size_t n = x.size(), nd = d.size();
+  std::vector<double> target(nd), B(std::max<std::size_t>(1, n * nd));
+  call(mode.impulse(t, x.data(), B.data()), mode, "impulse");
+  // HYBRSIM: a fraction of the difference between what the constraints
+  // demand and what dependent storage holds is put into it and taken out
+  // of independent storage along the junction structure, until the
+  // difference is below the tolerance.
+  const std::size_t maxIterations = 1'000'000;
+  for (std::size_t it = 0;; ++it) {
+    call(mode.dependent(t, x.data(), target.data()), mode, "dependent storage");
+    step(x, d);
+    double gap = 0, scale = 1;
+    for (std::size_t k = 0; k < nd; ++k) {
+      gap = std::max(gap, std::abs(target[k] - d[k]));
+      scale = std::max(scale, std::abs(target[k]));
+    }
+    if (gap <= tolerance * scale)
+      break;
+    if (it == maxIterations)
+      throw RunError{"iterative state remapping into mode " + modeText + " did not converge in " +
+                     std::to_string(maxIterations) + " iterations at t = " + timeText(t)};
+    for (std::size_t k = 0; k < nd; ++k) {
+      double delta = factor * (target[k] - d[k]);
+      d[k] += delta;
+      for (std::size_t i = 0; i < n; ++i)
+        x[i] += B[i * nd + k] * delta;
+    }
+  }
+}
+
+} // namespace hbg::runtime
