@@ -54,6 +54,7 @@ public:
   void reset(double t0, const double *x0) override;
   StepStatus step(double tLimit) override;
   void interpolate(double tau, double *out) const override;
+  void densePolynomial(std::size_t i, double c[5]) const override;
 
 private:
   /// Hairer's starting step: from the sizes of x0, f(x0) and an estimate of
@@ -229,6 +230,19 @@ void DormandPrinceStepper::interpolate(double tau, double *out) const {
       sum += D[s] * dk_[s][i];
     out[i] += bubble * sum;
   }
+}
+
+void DormandPrinceStepper::densePolynomial(std::size_t i, double c[5]) const {
+  double h = t_ - tPrev_;
+  hermitePolynomial(i, h, xPrev_, x_, dk_[0], dk_[6], c);
+  // The bubble h s^2 (1 - s)^2 S = h S (s^2 - 2 s^3 + s^4).
+  double sum = 0;
+  for (std::size_t s = 0; s < 7; ++s)
+    sum += D[s] * dk_[s][i];
+  double b = h * sum;
+  c[2] += b;
+  c[3] -= 2 * b;
+  c[4] = b;
 }
 
 } // namespace

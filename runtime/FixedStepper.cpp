@@ -59,4 +59,8 @@ void FixedStepper::interpolate(double tau, double *out) const {
     std::copy(x_.begin(), x_.end(), out);
 }
 
+void FixedStepper::densePolynomial(std::size_t i, double c[5]) const {
+  hermitePolynomial(i, t_ - tPrev_, xPrev_, x_, fPrev_, f_, c);
+}
+
 } // namespace hbg::runtime

@@ -3,6 +3,7 @@
 #include "StepperBase.h"
 
 #include <cmath>
+#include <limits>
 
 namespace hbg::runtime {
 
@@ -45,6 +46,54 @@ void hermite(double theta, double h, const std::vector<double> &x0, const std::v
   double a = s * s * (3 - 2 * s), b = s * r * r, c = -s * s * r;
   for (std::size_t i = 0; i < x0.size(); ++i)
     out[i] = x0[i] + a * (x1[i] - x0[i]) + h * (b * f0[i] + c * f1[i]);
+}
+
+void hermitePolynomial(std::size_t i, double h, const std::vector<double> &x0,
+                       const std::vector<double> &x1, const std::vector<double> &f0,
+                       const std::vector<double> &f1, double c[5]) {
+  // x0 + (3s^2 - 2s^3) d + h f0 (s - 2s^2 + s^3) + h f1 (s^3 - s^2).
+  double d = x1[i] - x0[i], a = h * f0[i], b = h * f1[i];
+  c[0] = x0[i];
+  c[1] = a;
+  c[2] = 3 * d - 2 * a - b;
+  c[3] = -2 * d + a + b;
+  c[4] = 0;
+}
+
+void Stepper::enclose(std::size_t i, double ta, double tb, double &lo, double &hi) const {
+  double c[5];
+  densePolynomial(i, c);
+  double h = t_ - tPrev_;
+  double sa = h > 0 ? (ta - tPrev_) / h : 0, sb = h > 0 ? (tb - tPrev_) / h : 0;
+  // The Taylor coefficients at the middle m of [sa, sb]: p(m + u) =
+  // sum d_k u^k with |u| <= r. Odd powers of u range over [-r^k, r^k],
+  // even ones over [0, r^k]; the result overestimates the range by O(r^2).
+  double m = 0.5 * (sa + sb), r = 0.5 * (sb - sa);
+  double d[5] = {c[0], c[1], c[2], c[3], c[4]};
+  for (int k = 0; k < 5; ++k) // synthetic division by (s - m), repeatedly
+    for (int j = 3; j >= k; --j)
+      d[j] += m * d[j + 1];
+  lo = hi = d[0];
+  double rk = 1, size = 0;
+  for (int k = 1; k < 5; ++k) {
+    rk *= r;
+    double term = d[k] * rk;
+    if (k % 2) {
+      lo -= std::abs(term);
+      hi += std::abs(term);
+    } else if (term > 0) {
+      hi += term;
+    } else {
+      lo += term;
+    }
+  }
+  // interpolate() rounds differently (and so do the sums above): widen by
+  // far more than either, still far below any guard's tolerance.
+  for (int k = 0; k < 5; ++k)
+    size += std::abs(c[k]);
+  double widen = 1e-14 * size + std::numeric_limits<double>::denorm_min();
+  lo -= widen;
+  hi += widen;
 }
 
 } // namespace hbg::runtime

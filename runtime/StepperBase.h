@@ -44,6 +44,7 @@ public:
   void reset(double t0, const double *x0) override;
   StepStatus step(double tLimit) override;
   void interpolate(double tau, double *out) const override;
+  void densePolynomial(std::size_t i, double c[5]) const override;
 
 protected:
   /// Writes the state at tNew into xNew_, given f_ = f(t_, x_). Returns false
@@ -64,6 +65,12 @@ protected:
 /// s = h, evaluated at s = theta * h, into `out`.
 void hermite(double theta, double h, const std::vector<double> &x0, const std::vector<double> &x1,
              const std::vector<double> &f0, const std::vector<double> &f1, double *out);
+
+/// The cubic Hermite interpolant of component i as a polynomial in theta
+/// (see Stepper::densePolynomial), with c[4] = 0.
+void hermitePolynomial(std::size_t i, double h, const std::vector<double> &x0,
+                       const std::vector<double> &x1, const std::vector<double> &f0,
+                       const std::vector<double> &f1, double c[5]);
 
 std::unique_ptr<Stepper> makeEulerStepper(OdeSystem &sys, const IntegratorOptions &opts);
 std::unique_ptr<Stepper> makeRungeKutta4Stepper(OdeSystem &sys, const IntegratorOptions &opts);

@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <functional>
 #include <limits>
 #include <set>
@@ -209,6 +210,48 @@ TEST_CASE("dense output reproduces the step's end points") {
   rk4->interpolate(0.05, mid);
   CHECK(std::abs(mid[0] - std::cos(0.05)) < 1e-6);
   CHECK(std::abs(mid[1] + std::sin(0.05)) < 1e-6);
+}
+
+TEST_CASE("enclosures of the dense output contain it and tighten with the interval") {
+  Lambda osc = oscillator();
+  std::uint64_t seed = 7;
+  auto uniform = [&seed]() { // a fixed LCG: the test is reproducible
+    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<double>(seed >> 11) * 0x1.0p-53;
+  };
+  for (const IntegratorOptions &opts :
+       {fixedStep(Method::Euler, 0.3), fixedStep(Method::RK4, 0.3), dopriFixed(0.7)}) {
+    std::unique_ptr<Stepper> stepper = makeStepper(osc, opts);
+    std::vector<double> x0 = {1e3, -2.5};
+    stepper->reset(0, x0.data());
+    REQUIRE(stepper->step(10) == StepStatus::Ok);
+    REQUIRE(stepper->step(10) == StepStatus::Ok);
+    double ta = stepper->tPrev(), tb = stepper->t(), out[2];
+    for (int trial = 0; trial < 200; ++trial) {
+      double a = ta + (tb - ta) * uniform(), b = ta + (tb - ta) * uniform();
+      if (a > b)
+        std::swap(a, b);
+      for (std::size_t i = 0; i < 2; ++i) {
+        double lo, hi;
+        stepper->enclose(i, a, b, lo, hi);
+        for (int k = 0; k <= 20; ++k) {
+          stepper->interpolate(a + (b - a) * k / 20, out);
+          CHECK(lo <= out[i]);
+          CHECK(out[i] <= hi);
+        }
+      }
+    }
+    // The bounds of a short interval are about as wide as the values
+    // inside it vary: the overestimate shrinks with the square of the width.
+    double mid = 0.5 * (ta + tb);
+    for (double w : {1e-2, 1e-4, 1e-6}) {
+      double lo, hi, a[2], b[2];
+      stepper->enclose(0, mid - w, mid + w, lo, hi);
+      stepper->interpolate(mid - w, a);
+      stepper->interpolate(mid + w, b);
+      CHECK(hi - lo <= std::abs(b[0] - a[0]) + 1e3 * w * w + 1e-10);
+    }
+  }
 }
 
 TEST_CASE("samples land on t0 + k dtOut and end exactly at tEnd") {

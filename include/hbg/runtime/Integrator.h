@@ -78,6 +78,14 @@ public:
   double tPrev() const { return tPrev_; }
   /// Writes the interpolated state at `tau` in [tPrev(), t()] into `out`.
   virtual void interpolate(double tau, double *out) const = 0;
+  /// Component i of the dense output over the last step as a polynomial
+  /// c[0] + c[1] s + ... + c[4] s^4 in s = (tau - tPrev()) / (t() - tPrev()).
+  virtual void densePolynomial(std::size_t i, double c[5]) const = 0;
+  /// Bounds [lo, hi] of component i of the dense output over
+  /// [ta, tb] within the last step, widened to cover the rounding of
+  /// interpolate(): every interpolate(tau)[i] with tau in [ta, tb] lies in
+  /// them. Overestimates by O((tb - ta)^2), so subdividing tightens them.
+  void enclose(std::size_t i, double ta, double tb, double &lo, double &hi) const;
   /// Accepted and rejected steps and right-hand-side evaluations so far.
   std::size_t acceptedSteps() const { return accepted_; }
   std::size_t rejectedSteps() const { return rejected_; }
