@@ -10,13 +10,171 @@
 
 namespace hbg::runtime {
 
+namespace {
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+} // namespace
+
+void EventLocator::sidesAt(const Stepper &s, Mode &mode, double tau, std::vector<double> &out) {
+  x_.resize(s.x().size());
+  out.resize(2 * numComparisons_);
+  s.interpolate(tau, x_.data());
+  if (!mode.guards(tau, x_.data(), out.data()))
+    throw RunError{mode.failure() + " (guards, mode " + mode.name() + ")"};
+}
+
+double EventLocator::refine(const Stepper &s, Mode &mode, const Switching &sw,
+                            const std::vector<std::uint32_t> &q,
+                            const std::vector<std::uint32_t> &enabled, double a, double b,
+                            const std::vector<double> &sidesA, const std::vector<double> &atB) {
+  // The event lies in [a, b], no wider than the tolerance. A comparison
+  // whose truth changes between a and b is located closer still, down to
+  // neighbouring doubles (a time event `time >= 0.1` lands on 0.1), and
+  // the earliest such point at which a guard holds is the event.
+  std::vector<double> atA = sidesA;
+  if (a != s.tPrev())
+    sidesAt(s, mode, a, atA);
+  double best = b;
+  for (std::uint32_t k : enabled) {
+    CompareOp op = sw.op(k);
+    double fa = comparisonMargin(op, atA[2 * k], atA[2 * k + 1]);
+    double fb = comparisonMargin(op, atB[2 * k], atB[2 * k + 1]);
+    bool ra = comparisonReached(op, atA[2 * k], atA[2 * k + 1]);
+    bool rb = comparisonReached(op, atB[2 * k], atB[2 * k + 1]);
+    bool equality = op == CompareOp::Equal;
+    // Where a comparison becomes reached; where an equality's sides cross.
+    if ((equality ? (fa < 0) == (fb < 0) : ra == rb) || fa == 0 || fb == 0 ||
+        (fa < 0) == (fb < 0))
+      continue;
+    auto f = [&, k, op](double tau) {
+      sidesAt(s, mode, tau, refineSides_);
+      double m = comparisonMargin(op, refineSides_[2 * k], refineSides_[2 * k + 1]);
+      // Zero belongs to the side comparisonReached() puts it on.
+      if (m == 0 && !equality)
+        m = (comparisonReached(op, refineSides_[2 * k], refineSides_[2 * k + 1]) ? 1 : -1) *
+            std::numeric_limits<double>::denorm_min();
+      return m;
+    };
+    Bracket br = locateSignChange(f, a, fa, b, fb, 0);
+    if (br.hi < best) {
+      sidesAt(s, mode, br.hi, refineSides_);
+      refineTruths_.assign(sw.numComparisons(), Truth::False);
+      for (std::uint32_t j : enabled)
+        refineTruths_[j] = comparisonReached(sw.op(j), refineSides_[2 * j], refineSides_[2 * j + 1])
+                               ? Truth::True
+                               : Truth::False;
+      if (equality)
+        refineTruths_[k] = Truth::True;
+      if (sw.anyEnabled(q, refineTruths_.data()) == Truth::True)
+        best = br.hi;
+    }
+  }
+  return best;
+}
+
 double EventLocator::locate(const Stepper &s, Mode &mode, const Switching &sw,
                             const std::vector<std::uint32_t> &q,
                             const std::vector<std::uint32_t> &enabled,
                             const std::vector<double> &sidesA, const std::vector<double> &sidesB,
                             std::vector<double> &xEvent) {
+  numComparisons_ = sw.numComparisons();
+  double ta = s.tPrev(), tb = s.t();
+  if (!(tb > ta))
+    return kNaN;
+  std::size_t n = s.x().size();
+  box_.assign(n, Interval::whole());
+  enclosure_.resize(3 * numComparisons_);
+  truths_.assign(numComparisons_, Truth::False);
+
+  // Depth first, earliest interval first: each interval is either proven
+  // to hold no enabled guard (every comparison keeps one truth over it and
+  // no transition leaving q can be enabled with those truths), or split;
+  // an interval no wider than the tolerance is decided by the guards'
+  // point values at its end. The first such end where a guard holds is the
+  // event: everything before it was proven event-free.
+  double tol = 1e-12 * (tb - ta);
+  const std::vector<std::uint32_t> &read = mode.guardStates();
+  stack_.clear();
+  stack_.push_back({ta, tb});
+  std::size_t budget = kMaxEnclosures;
+  while (!stack_.empty()) {
+    auto [a, b] = stack_.back();
+    stack_.pop_back();
+    for (std::uint32_t i : read) {
+      Interval &xi = box_[i];
+      s.enclose(i, a, b, xi.lo, xi.hi);
+    }
+    // A mode whose guards read the unknowns of a loop solved by Newton's
+    // method cannot enclose them (on the first call).
+    if (!mode.encloseGuards({a, b}, box_.data(), enclosure_.data()))
+      return locateBySampling(s, mode, sw, q, enabled, sidesA, sidesB, xEvent);
+    ++stats.enclosures;
+    for (std::uint32_t k : enabled)
+      truths_[k] = comparisonTruth(sw.op(k), enclosure_[3 * k], enclosure_[3 * k + 1],
+                                   enclosure_[3 * k + 2]);
+    if (sw.anyEnabled(q, truths_.data()) == Truth::False)
+      continue;
+    double mid = 0.5 * (a + b);
+    if (b - a > tol && mid > a && mid < b) {
+      if (--budget == 0) {
+        // Guards that hover on their thresholds for a long stretch cannot
+        // be decided by subdividing: sample this step instead.
+        ++stats.unprovenSteps;
+        return locateBySampling(s, mode, sw, q, enabled, sidesA, sidesB, xEvent);
+      }
+      stack_.push_back({mid, b});
+      stack_.push_back({a, mid});
+      continue;
+    }
+    // A leaf: the guards at its end decide. An equality whose two sides
+    // cross inside it counts as holding there.
+    ++stats.leaves;
+    const std::vector<double> *atB = &sidesB;
+    if (b != tb) {
+      sidesAt(s, mode, b, pointB_);
+      atB = &pointB_;
+    }
+    bool needA = false;
+    for (std::uint32_t k : enabled)
+      needA = needA || (sw.op(k) == CompareOp::Equal && truths_[k] == Truth::Unknown);
+    if (needA) {
+      if (a == ta)
+        pointA_ = sidesA;
+      else
+        sidesAt(s, mode, a, pointA_);
+    }
+    for (std::uint32_t k : enabled) {
+      const std::vector<double> &B = *atB;
+      bool reached = comparisonReached(sw.op(k), B[2 * k], B[2 * k + 1]);
+      if (needA && sw.op(k) == CompareOp::Equal && truths_[k] == Truth::Unknown)
+        reached = reached || (pointA_[2 * k] - pointA_[2 * k + 1] < 0) != (B[2 * k] - B[2 * k + 1] < 0);
+      truths_[k] = reached ? Truth::True : Truth::False;
+    }
+    if (sw.anyEnabled(q, truths_.data()) == Truth::True) {
+      ++stats.provenSteps;
+      double te = refine(s, mode, sw, q, enabled, a, b, sidesA, *atB);
+      xEvent.resize(n);
+      if (te == tb)
+        xEvent = s.x();
+      else
+        s.interpolate(te, xEvent.data());
+      return te;
+    }
+  }
+  ++stats.provenSteps;
+  return kNaN;
+}
+
+
+double EventLocator::locateBySampling(const Stepper &s, Mode &mode, const Switching &sw,
+                                      const std::vector<std::uint32_t> &q,
+                                      const std::vector<std::uint32_t> &enabled,
+                                      const std::vector<double> &sidesA,
+                                      const std::vector<double> &sidesB,
+                                      std::vector<double> &xEvent) {
   double ta = s.tPrev(), tb = s.t(), tol = 1e-12 * (tb - ta);
   std::vector<double> &x = x_, &buffer = buffer_;
+  ++stats.sampledSteps;
+  xEvent.resize(s.x().size());
   x.resize(s.x().size());
   buffer.resize(sidesA.size());
   auto sidesAt = [&](double tau) -> const std::vector<double> & {

@@ -34,6 +34,48 @@ double comparisonMargin(CompareOp op, double lhs, double rhs) {
   return 0;
 }
 
+bool comparisonReached(CompareOp op, double lhs, double rhs) {
+  double m = comparisonMargin(op, lhs, rhs);
+  switch (op) {
+  case CompareOp::Less:
+  case CompareOp::Greater: return m > 0;
+  case CompareOp::LessEqual:
+  case CompareOp::GreaterEqual: return m >= 0;
+  case CompareOp::Equal: return m == 0;
+  }
+  return false;
+}
+
+namespace {
+double magnitude(Interval a) { return std::max(std::abs(a.lo), std::abs(a.hi)); }
+double mignitude(Interval a) {
+  return a.lo <= 0 && a.hi >= 0 ? 0 : std::min(std::abs(a.lo), std::abs(a.hi));
+}
+} // namespace
+
+Truth comparisonTruth(CompareOp op, Interval lhs, Interval rhs, Interval diff) {
+  if (lhs.isWhole() || rhs.isWhole() || diff.isWhole())
+    return Truth::Unknown;
+  double tolMax = 1e-11 * (magnitude(lhs) + magnitude(rhs)) + 1e-14;
+  double tolMin = 1e-11 * (mignitude(lhs) + mignitude(rhs)) + 1e-14;
+  // comparisonReached() subtracts the sides in floating point; `diff` may
+  // have been computed otherwise (simplified symbolically). Their rounding
+  // differs by far less than this, and far less than the tolerances.
+  double slack = 1e-15 * (magnitude(lhs) + magnitude(rhs));
+  double lo = diff.lo - slack, hi = diff.hi + slack;
+  auto decide = [](bool always, bool never) {
+    return always ? Truth::True : never ? Truth::False : Truth::Unknown;
+  };
+  switch (op) {
+  case CompareOp::Less: return decide(hi < -tolMax, lo >= -tolMin);
+  case CompareOp::LessEqual: return decide(hi <= 0, lo > 0);
+  case CompareOp::Greater: return decide(lo > tolMax, hi <= tolMin);
+  case CompareOp::GreaterEqual: return decide(lo >= 0, hi < 0);
+  case CompareOp::Equal: return decide(lo == 0 && hi == 0, lo > 0 || hi < 0);
+  }
+  return Truth::Unknown;
+}
+
 Switching::Switching(std::vector<Junction> junctions, std::vector<CompareOp> ops)
     : junctions_(std::move(junctions)), ops_(std::move(ops)) {}
 
@@ -111,7 +153,7 @@ std::vector<std::uint32_t> Switching::comparisonsFrom(const std::vector<std::uin
   return out;
 }
 
-Switching::Truth Switching::truth(const GuardNode &g, const Truth *comparisons) const {
+Truth Switching::truth(const GuardNode &g, const Truth *comparisons) const {
   switch (g.kind) {
   case GuardNode::Compare:
     return comparisons[g.comparison];
@@ -138,7 +180,7 @@ Switching::Truth Switching::truth(const GuardNode &g, const Truth *comparisons) 
   return Truth::Unknown;
 }
 
-Switching::Truth Switching::anyEnabled(const std::vector<std::uint32_t> &q,
+Truth Switching::anyEnabled(const std::vector<std::uint32_t> &q,
                                        const Truth *comparisons) const {
   bool unknown = false;
   for (std::size_t j = 0; j < junctions_.size(); ++j)

@@ -11,7 +11,7 @@ namespace hbg {
 class CompiledSystem::CompiledMode : public runtime::Mode {
 public:
   CompiledMode(std::shared_ptr<ModeCode> code, const double *p, bool switched)
-      : code_(std::move(code)), e_(*code_, p) {
+      : code_(std::move(code)), e_(*code_, p), p_(p) {
     const eq::EquationSystem &eqs = code_->equations;
     if (switched) {
       name_ = code_->modeName;
@@ -34,7 +34,14 @@ public:
   bool guards(double t, const double *x, double *sides) override {
     return e_.call(code_->guards, t, x, sides);
   }
-  const runtime::Tape *guardTape() const override { return nullptr; }
+  bool encloseGuards(runtime::Interval t, const runtime::Interval *x,
+                     runtime::Interval *out) override {
+    if (!code_->guardTape)
+      return false;
+    code_->guardTape->evaluate(t, x, p_, out, scratch_);
+    return true;
+  }
+  const std::vector<std::uint32_t> &guardStates() const override { return code_->guardStates; }
   bool held(double t, const double *x, double *values) override {
     return e_.call(code_->held, t, x, values);
   }
@@ -71,6 +78,8 @@ public:
 private:
   std::shared_ptr<ModeCode> code_;
   Evaluator e_;
+  const double *p_;
+  std::vector<runtime::Interval> scratch_;
   std::string name_;
   std::vector<std::uint32_t> stateSlots_, dependentSlots_;
 };

@@ -2,6 +2,7 @@
 
 #include "ModelImpl.h"
 
+#include "hbg/codegen/Tape.h"
 #include "hbg/driver/Pipeline.h"
 
 #include <algorithm>
@@ -175,6 +176,15 @@ std::shared_ptr<ModeCode> compileMode(eq::EquationSystem equations,
       for (const eq::DependentState &d : equations.dependent)
         imp.outputs.push_back(i < d.impulse.size() ? d.impulse[i] : ctx.constant(0));
     fns.push_back({"guards", equations.guards});
+    std::vector<sym::ExprId> enclosed;
+    for (std::size_t k = 0; k + 1 < equations.guards.size(); k += 2) {
+      enclosed.push_back(equations.guards[k]);
+      enclosed.push_back(equations.guards[k + 1]);
+      enclosed.push_back(ctx.sub(equations.guards[k], equations.guards[k + 1]));
+    }
+    m->guardTape = codegen::buildTape(ctx, enclosed);
+    if (m->guardTape)
+      m->guardStates = m->guardTape->xRead();
     fns.push_back(std::move(dep));
     fns.push_back(std::move(depJac));
     fns.push_back(std::move(imp));

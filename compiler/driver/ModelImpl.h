@@ -4,6 +4,7 @@
 #include "hbg/hbg.h"
 #include "hbg/runtime/Guards.h"
 #include "hbg/runtime/Newton.h"
+#include "hbg/runtime/Tape.h"
 #include "hbg/sema/BondGraph.h"
 #include "hbg/support/Source.h"
 
@@ -11,6 +12,7 @@
 #include <limits>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <unordered_map>
 
 namespace hbg {
@@ -33,6 +35,11 @@ struct ModeCode {
   codegen::CompiledFn dependent = nullptr;
   codegen::CompiledFn dependentJacobian = nullptr;
   codegen::CompiledFn impulse = nullptr;
+  /// Switched models: the guards as a tape for interval enclosures (lhs,
+  /// rhs and lhs - rhs of every comparison), and the states it reads;
+  /// none when a guard reads a Newton-solved unknown.
+  std::optional<runtime::Tape> guardTape;
+  std::vector<std::uint32_t> guardStates;
   /// The nonlinear loops' paths, for run-time errors.
   std::string nonlinearLoops;
   /// Switched models: the mode, `contact=on, valve=off`, for run-time errors.

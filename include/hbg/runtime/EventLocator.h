@@ -12,12 +12,22 @@
 #include "hbg/runtime/System.h"
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace hbg::runtime {
 
 class EventLocator {
 public:
+  /// How the steps were examined: proven by enclosures (with the number of
+  /// enclosures and of tolerance-wide leaves decided by point values), or
+  /// sampled (a mode whose guards read Newton-solved values, or a step
+  /// whose guards hover on their thresholds past the subdivision budget).
+  struct Stats {
+    std::size_t provenSteps = 0, sampledSteps = 0, unprovenSteps = 0;
+    std::size_t enclosures = 0, leaves = 0;
+  } stats;
+
   /// The first event in the stepper's last step [tPrev, t] of `mode`, in
   /// FSM states `q` whose transitions read comparisons `enabled`; `sidesA`
   /// and `sidesB` are the comparison sides at the step's start and end.
@@ -28,10 +38,33 @@ public:
                 const std::vector<double> &sidesA, const std::vector<double> &sidesB,
                 std::vector<double> &xEvent);
 
+  /// Subdivisions allowed per step before falling back to sampling.
+  static constexpr std::size_t kMaxEnclosures = 4096;
+
 private:
+  /// The guards sampled at points inside the step and located between
+  /// them by the Illinois method: only where enclosures are unavailable.
+  double locateBySampling(const Stepper &s, Mode &mode, const Switching &sw,
+                          const std::vector<std::uint32_t> &q,
+                          const std::vector<std::uint32_t> &enabled,
+                          const std::vector<double> &sidesA, const std::vector<double> &sidesB,
+                          std::vector<double> &xEvent);
+  /// The event inside the tolerance-wide [a, b], closer: where a
+  /// comparison that changes there changes, if a guard holds at that point.
+  double refine(const Stepper &s, Mode &mode, const Switching &sw,
+                const std::vector<std::uint32_t> &q, const std::vector<std::uint32_t> &enabled,
+                double a, double b, const std::vector<double> &sidesA,
+                const std::vector<double> &atB);
+  /// Both sides of every comparison at `tau` on the dense output.
+  void sidesAt(const Stepper &s, Mode &mode, double tau, std::vector<double> &out);
+
   /// Buffers kept between calls: this runs after every step.
-  std::vector<double> times_, x_, buffer_;
+  std::size_t numComparisons_ = 0;
+  std::vector<double> times_, x_, buffer_, pointA_, pointB_, refineSides_;
   std::vector<std::vector<double>> sides_;
+  std::vector<Interval> box_, enclosure_;
+  std::vector<Truth> truths_, refineTruths_;
+  std::vector<std::pair<double, double>> stack_;
 };
 
 } // namespace hbg::runtime

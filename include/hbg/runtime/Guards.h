@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "hbg/runtime/Interval.h"
 #include "hbg/support/Compare.h"
 
 #include <cmath>
@@ -36,6 +37,22 @@ bool comparisonHolds(CompareOp op, double lhs, double rhs);
 /// threshold itself, strict ones beyond the tolerance, so that a strict
 /// guard does not fire on a value that merely touches its threshold.
 double comparisonMargin(CompareOp op, double lhs, double rhs);
+
+/// What is known of a comparison over an interval of time.
+enum class Truth : std::uint8_t { False, True, Unknown };
+
+/// Whether a comparison has been reached along a trajectory, which is
+/// what event location looks for: its margin is positive, or zero for a
+/// non-strict comparison (`x >= 0.3` is reached at 0.3 itself, not
+/// within the tolerance before it). An equality is reached where its sides
+/// are equal, and also (judged by the caller, over an interval) where they
+/// cross.
+bool comparisonReached(CompareOp op, double lhs, double rhs);
+
+/// Whether comparisonReached() holds for all, or for none, of the values
+/// enclosed by `lhs` and `rhs`, given that `diff` encloses lhs - rhs;
+/// Unknown when the enclosures cannot tell.
+Truth comparisonTruth(CompareOp op, Interval lhs, Interval rhs, Interval diff);
 
 /// A guard: a tree of comparisons combined by and, or, not.
 struct GuardNode {
@@ -99,7 +116,6 @@ public:
 
   /// Three-valued truth of a guard from per-comparison truths, where a
   /// comparison may be unknown (its value changes somewhere in an interval).
-  enum class Truth : std::uint8_t { False, True, Unknown };
   Truth truth(const GuardNode &g, const Truth *comparisons) const;
   /// Whether some transition leaving `q` may be enabled somewhere where the
   /// comparisons have the given truths: True (certainly, throughout),

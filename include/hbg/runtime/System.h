@@ -15,6 +15,7 @@
 #pragma once
 
 #include "hbg/runtime/Guards.h"
+#include "hbg/runtime/Interval.h"
 
 
 
@@ -23,8 +24,6 @@
 #include <vector>
 
 namespace hbg::runtime {
-
-class Tape;
 
 /// A run-time failure of the simulation, thrown inside the runtime and
 /// caught by simulate(); the message names what failed, the mode and the
@@ -56,9 +55,14 @@ public:
   virtual bool outputs(double t, const double *x, double *y) = 0;
   /// Both sides of every comparison of the model: 2 * numComparisons values.
   virtual bool guards(double t, const double *x, double *sides) = 0;
-  /// The guards as a tape over (t, x, p), for interval enclosures; null
-  /// when the guards read values that only a run-time solve gives.
-  virtual const Tape *guardTape() const = 0;
+  /// Enclosures of the guards over a box: out[3k], out[3k + 1] and
+  /// out[3k + 2] enclose comparison k's lhs, rhs and lhs - rhs for every t
+  /// in `t` and x in `x` (only the states guardStates() names are read).
+  /// False when the mode cannot enclose its guards (they read values that
+  /// only a run-time solve gives): its events are then found by sampling.
+  virtual bool encloseGuards(Interval t, const Interval *x, Interval *out) = 0;
+  /// The independent states the guards read, sorted.
+  virtual const std::vector<std::uint32_t> &guardStates() const = 0;
   /// The values `pre(...)` holds, in this mode.
   virtual bool held(double t, const double *x, double *values) = 0;
   /// Dependent storage from the independent states, and its Jacobian

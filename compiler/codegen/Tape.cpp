@@ -1,0 +1,92 @@
+//===- compiler/codegen/Tape.cpp - Expressions as runtime tapes -----------===//
+
+#include "hbg/codegen/Tape.h"
+
+#include <unordered_map>
+
+namespace hbg::codegen {
+
+namespace {
+runtime::TapeOp tapeOp(sym::Op op) {
+  using sym::Op;
+  using runtime::TapeOp;
+  switch (op) {
+  case Op::Neg: return TapeOp::Neg;
+  case Op::Sin: return TapeOp::Sin;
+  case Op::Cos: return TapeOp::Cos;
+  case Op::Tan: return TapeOp::Tan;
+  case Op::Exp: return TapeOp::Exp;
+  case Op::Log: return TapeOp::Log;
+  case Op::Sqrt: return TapeOp::Sqrt;
+  case Op::Tanh: return TapeOp::Tanh;
+  case Op::Abs: return TapeOp::Abs;
+  case Op::Sign: return TapeOp::Sign;
+  case Op::Add: return TapeOp::Add;
+  case Op::Sub: return TapeOp::Sub;
+  case Op::Mul: return TapeOp::Mul;
+  case Op::Div: return TapeOp::Div;
+  case Op::Pow: return TapeOp::Pow;
+  case Op::Min: return TapeOp::Min;
+  case Op::Max: return TapeOp::Max;
+  case Op::Select: return TapeOp::Select;
+  case Op::Const:
+  case Op::Symbol:
+    break;
+  }
+  return TapeOp::Const;
+}
+} // namespace
+
+std::optional<runtime::Tape> buildTape(const sym::ExprContext &ctx,
+                                       const std::vector<sym::ExprId> &roots) {
+  // Node ids are a topological order: collect the reachable ones, then
+  // emit them by increasing id.
+  std::vector<bool> reachable(ctx.size(), false);
+  std::vector<sym::ExprId> work(roots.begin(), roots.end());
+  while (!work.empty()) {
+    sym::ExprId e = work.back();
+    work.pop_back();
+    if (reachable[e.index])
+      continue;
+    reachable[e.index] = true;
+    sym::forEachOperand(ctx.node(e), [&](sym::ExprId o) { work.push_back(o); });
+  }
+  runtime::Tape tape;
+  std::unordered_map<std::uint32_t, std::uint32_t> slot;
+  for (std::uint32_t i = 0; i < ctx.size(); ++i) {
+    if (!reachable[i])
+      continue;
+    const sym::Node &n = ctx.node(sym::ExprId{i});
+    runtime::TapeInstr in{runtime::TapeOp::Const};
+    if (n.op == sym::Op::Const) {
+      in.value = n.value;
+    } else if (n.op == sym::Op::Symbol) {
+      const sym::Symbol &s = ctx.symbol(n.symbol);
+      switch (s.kind) {
+      case sym::SymbolKind::Time: in.op = runtime::TapeOp::Time; break;
+      case sym::SymbolKind::State: in.op = runtime::TapeOp::X; break;
+      case sym::SymbolKind::Parameter: in.op = runtime::TapeOp::P; break;
+      case sym::SymbolKind::Algebraic:
+      case sym::SymbolKind::Variable:
+        return std::nullopt;
+      }
+      in.a = s.slot;
+    } else {
+      in.op = tapeOp(n.op);
+      int k = sym::arity(n.op);
+      if (k >= 1)
+        in.a = slot.at(n.lhs.index);
+      if (k >= 2)
+        in.b = slot.at(n.rhs.index);
+      if (k >= 3)
+        in.c = slot.at(n.third.index);
+    }
+    slot[i] = static_cast<std::uint32_t>(tape.code.size());
+    tape.code.push_back(in);
+  }
+  for (sym::ExprId r : roots)
+    tape.results.push_back(slot.at(r.index));
+  return tape;
+}
+
+} // namespace hbg::codegen

@@ -1,0 +1,260 @@
+//===- runtime/Tape.cpp - Straight-line guard programs --------------------===//
+//
+// Two evaluators over the same instructions. The double one mirrors
+// compiler/codegen/Lowering.cpp op for op, so that the runtime sees the
+// values the JIT computes. The interval one only proves things: each op's
+// enclosure (Interval.cpp) is rounded outward and turns every case where
+// the double evaluator may produce NaN into the whole line, so a guard is
+// never wrongly proven to keep its sign.
+//
+//===----------------------------------------------------------------------===//
+
+#include "hbg/runtime/Tape.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+
+namespace hbg::runtime {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+/// Constant integer exponents up to this magnitude take codegen's powi
+/// path. Must match kMaxPowiExponent in compiler/codegen/Lowering.cpp.
+constexpr double kMaxPowiExponent = 16;
+
+/// How the JIT computes a Pow: codegen's emitPow picks powi for small
+/// constant integer exponents and llvm.pow otherwise, and LLVM's O2
+/// (LibCallSimplifier::optimizePow, no fast-math flags needed) rewrites
+/// two constant forms of llvm.pow into other libm calls whose results can
+/// differ from pow's in the last bits, or more: exp2 reads k * y rounded.
+enum class PowForm {
+  Powi, ///< powi(x, k)
+  Sqrt, ///< pow(x, 0.5): x == -inf ? inf : fabs(sqrt(x))
+  Exp2, ///< pow(2^k, y) for 1 <= |k| <= 62: exp2(y * k)
+  Pow,  ///< std::pow(x, y)
+};
+
+/// The form of Pow instruction `in`, and its k.
+PowForm powForm(const std::vector<TapeInstr> &code, const TapeInstr &in, double &k) {
+  const TapeInstr &base = code[in.a], &exponent = code[in.b];
+  if (exponent.op == TapeOp::Const) {
+    double c = exponent.value;
+    if (std::fabs(c) <= kMaxPowiExponent && c == std::trunc(c)) {
+      k = c;
+      return PowForm::Powi;
+    }
+    if (base.op == TapeOp::Const)
+      return PowForm::Pow; // folded at compile time with the host's pow
+    if (c == 0.5)
+      return PowForm::Sqrt;
+  }
+  if (base.op == TapeOp::Const && base.value > 0) {
+    int e = 0;
+    if (std::frexp(base.value, &e) == 0.5 && e != 1 && std::abs(e - 1) <= 62) {
+      k = e - 1; // base.value is 2^(e - 1)
+      return PowForm::Exp2;
+    }
+  }
+  return PowForm::Pow;
+}
+
+} // namespace
+
+int arity(TapeOp op) {
+  switch (op) {
+  case TapeOp::Const:
+  case TapeOp::Time:
+  case TapeOp::X:
+  case TapeOp::P:
+    return 0;
+  case TapeOp::Neg:
+  case TapeOp::Sin:
+  case TapeOp::Cos:
+  case TapeOp::Tan:
+  case TapeOp::Exp:
+  case TapeOp::Log:
+  case TapeOp::Sqrt:
+  case TapeOp::Tanh:
+  case TapeOp::Abs:
+  case TapeOp::Sign:
+    return 1;
+  case TapeOp::Add:
+  case TapeOp::Sub:
+  case TapeOp::Mul:
+  case TapeOp::Div:
+  case TapeOp::Pow:
+  case TapeOp::Min:
+  case TapeOp::Max:
+    return 2;
+  case TapeOp::Select:
+    return 3;
+  }
+  return 0;
+}
+
+const char *opName(TapeOp op) {
+  switch (op) {
+  case TapeOp::Const: return "const";
+  case TapeOp::Time: return "time";
+  case TapeOp::X: return "x";
+  case TapeOp::P: return "p";
+  case TapeOp::Neg: return "neg";
+  case TapeOp::Sin: return "sin";
+  case TapeOp::Cos: return "cos";
+  case TapeOp::Tan: return "tan";
+  case TapeOp::Exp: return "exp";
+  case TapeOp::Log: return "log";
+  case TapeOp::Sqrt: return "sqrt";
+  case TapeOp::Tanh: return "tanh";
+  case TapeOp::Abs: return "abs";
+  case TapeOp::Sign: return "sign";
+  case TapeOp::Add: return "add";
+  case TapeOp::Sub: return "sub";
+  case TapeOp::Mul: return "mul";
+  case TapeOp::Div: return "div";
+  case TapeOp::Pow: return "pow";
+  case TapeOp::Min: return "min";
+  case TapeOp::Max: return "max";
+  case TapeOp::Select: return "select";
+  }
+  return "?";
+}
+
+void Tape::evaluate(double t, const double *x, const double *p, double *out,
+                    std::vector<double> &scratch) const {
+  scratch.resize(code.size());
+  double *v = scratch.data();
+  for (std::size_t i = 0; i < code.size(); ++i) {
+    const TapeInstr &in = code[i];
+    double r = 0;
+    switch (in.op) {
+    case TapeOp::Const: r = in.value; break;
+    case TapeOp::Time: r = t; break;
+    case TapeOp::X: r = x[in.a]; break;
+    case TapeOp::P: r = p[in.a]; break;
+    case TapeOp::Neg: r = -v[in.a]; break;
+    case TapeOp::Sin: r = std::sin(v[in.a]); break;
+    case TapeOp::Cos: r = std::cos(v[in.a]); break;
+    case TapeOp::Tan: r = std::tan(v[in.a]); break;
+    case TapeOp::Exp: r = std::exp(v[in.a]); break;
+    case TapeOp::Log: r = std::log(v[in.a]); break;
+    case TapeOp::Sqrt: r = std::sqrt(v[in.a]); break;
+    case TapeOp::Tanh: r = std::tanh(v[in.a]); break;
+    case TapeOp::Abs: r = std::fabs(v[in.a]); break;
+    case TapeOp::Sign: r = v[in.a] > 0 ? 1.0 : (v[in.a] < 0 ? -1.0 : 0.0); break;
+    case TapeOp::Add: r = v[in.a] + v[in.b]; break;
+    case TapeOp::Sub: r = v[in.a] - v[in.b]; break;
+    case TapeOp::Mul: r = v[in.a] * v[in.b]; break;
+    case TapeOp::Div: r = v[in.a] / v[in.b]; break;
+    case TapeOp::Pow: {
+      double k = 0;
+      switch (powForm(code, in, k)) {
+      case PowForm::Powi: r = powi(v[in.a], static_cast<int>(k)); break;
+      case PowForm::Sqrt: r = v[in.a] == -kInf ? kInf : std::fabs(std::sqrt(v[in.a])); break;
+      case PowForm::Exp2: r = std::exp2(v[in.b] * k); break;
+      case PowForm::Pow: r = std::pow(v[in.a], v[in.b]); break;
+      }
+      break;
+    }
+    case TapeOp::Min: r = std::fmin(v[in.a], v[in.b]); break;
+    case TapeOp::Max: r = std::fmax(v[in.a], v[in.b]); break;
+    case TapeOp::Select: r = v[in.a] > 0 ? v[in.b] : v[in.c]; break;
+    }
+    v[i] = r;
+  }
+  for (std::size_t i = 0; i < results.size(); ++i)
+    out[i] = v[results[i]];
+}
+
+void Tape::evaluate(Interval t, const Interval *x, const double *p, Interval *out,
+                    std::vector<Interval> &scratch) const {
+  scratch.resize(code.size());
+  Interval *v = scratch.data();
+  for (std::size_t i = 0; i < code.size(); ++i) {
+    const TapeInstr &in = code[i];
+    Interval r{0, 0};
+    switch (in.op) {
+    case TapeOp::Const: r = Interval::point(in.value); break;
+    case TapeOp::Time: r = t.isWhole() ? Interval::whole() : t; break;
+    case TapeOp::X: r = x[in.a].isWhole() ? Interval::whole() : x[in.a]; break;
+    case TapeOp::P: r = Interval::point(p[in.a]); break;
+    case TapeOp::Neg: r = neg(v[in.a]); break;
+    case TapeOp::Sin: r = sin(v[in.a]); break;
+    case TapeOp::Cos: r = cos(v[in.a]); break;
+    case TapeOp::Tan: r = tan(v[in.a]); break;
+    case TapeOp::Exp: r = exp(v[in.a]); break;
+    case TapeOp::Log: r = log(v[in.a]); break;
+    case TapeOp::Sqrt: r = sqrt(v[in.a]); break;
+    case TapeOp::Tanh: r = tanh(v[in.a]); break;
+    case TapeOp::Abs: r = abs(v[in.a]); break;
+    case TapeOp::Sign: r = sign(v[in.a]); break;
+    case TapeOp::Add: r = add(v[in.a], v[in.b]); break;
+    // The same instruction on both sides is one value, not two
+    // independent ones: x - x is 0 and x * x is a square, unless NaN.
+    case TapeOp::Sub:
+      if (in.a == in.b)
+        r = sub(v[in.a], v[in.b]).isWhole() ? Interval::whole() : Interval{0, 0};
+      else
+        r = sub(v[in.a], v[in.b]);
+      break;
+    case TapeOp::Mul: r = in.a == in.b ? square(v[in.a]) : mul(v[in.a], v[in.b]); break;
+    case TapeOp::Div: r = div(v[in.a], v[in.b]); break;
+    case TapeOp::Pow: {
+      double k = 0;
+      switch (powForm(code, in, k)) {
+      case PowForm::Powi: r = powi(v[in.a], static_cast<int>(k)); break;
+      case PowForm::Sqrt: r = sqrt(v[in.a]); break; // the whole line below 0, -inf included
+      case PowForm::Exp2: r = exp2(mul(v[in.b], Interval{k, k})); break;
+      case PowForm::Pow: r = pow(v[in.a], v[in.b]); break;
+      }
+      break;
+    }
+    case TapeOp::Min: r = min(v[in.a], v[in.b]); break;
+    case TapeOp::Max: r = max(v[in.a], v[in.b]); break;
+    case TapeOp::Select: r = select(v[in.a], v[in.b], v[in.c]); break;
+    }
+    v[i] = r;
+  }
+  for (std::size_t i = 0; i < results.size(); ++i)
+    out[i] = v[results[i]];
+}
+
+std::vector<std::uint32_t> Tape::xRead() const {
+  std::vector<std::uint32_t> read;
+  for (const TapeInstr &in : code)
+    if (in.op == TapeOp::X)
+      read.push_back(in.a);
+  std::sort(read.begin(), read.end());
+  read.erase(std::unique(read.begin(), read.end()), read.end());
+  return read;
+}
+
+bool Tape::readsX() const {
+  return std::any_of(code.begin(), code.end(),
+                     [](const TapeInstr &in) { return in.op == TapeOp::X; });
+}
+
+std::string Tape::verify() const {
+  for (std::size_t i = 0; i < code.size(); ++i) {
+    const TapeInstr &in = code[i];
+    std::string where = "instruction " + std::to_string(i);
+    if (in.op > TapeOp::Select)
+      return where + " has an unknown op (" + std::to_string(static_cast<int>(in.op)) + ")";
+    const std::uint32_t operands[] = {in.a, in.b, in.c};
+    for (int k = 0; k < arity(in.op); ++k)
+      if (operands[k] >= i)
+        return where + " (" + opName(in.op) + ") reads instruction " +
+               std::to_string(operands[k]) + ", which does not precede it";
+  }
+  for (std::size_t i = 0; i < results.size(); ++i)
+    if (results[i] >= code.size())
+      return "result " + std::to_string(i) + " is instruction " + std::to_string(results[i]) +
+             ", past the end of the tape (" + std::to_string(code.size()) + " instructions)";
+  return "";
+}
+
+} // namespace hbg::runtime
