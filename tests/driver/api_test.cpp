@@ -169,6 +169,7 @@ model Fold {
   CHECK(r.error.find(" in the algebraic loop `nl [b3] 1:loop [b2] series` at t = ") !=
         std::string::npos);
   bool saysWhy = r.error.find("Newton's method did not converge") != std::string::npos ||
+                 r.error.find("Newton's method stalled") != std::string::npos ||
                  r.error.find("Jacobian is singular") != std::string::npos ||
                  r.error.find("residual is not finite") != std::string::npos;
   CHECK(saysWhy);

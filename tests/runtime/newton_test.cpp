@@ -70,3 +70,69 @@ TEST_CASE("newton: a flat start (zero Jacobian) steps off and converges") {
   REQUIRE(r.ok());
   CHECK(z == doctest::Approx(0.2).epsilon(1e-12));
 }
+
+TEST_CASE("newton: a flat region is not mistaken for a root") {
+  // A diode driven by a current source: Is (exp(v / Vt) - 1) = I0. From
+  // v = -6.4 the exponential is about e^-256: the Jacobian is so small that
+  // the step is regularised, and the regularised step moves v by less than
+  // its last bit. The residual stays at I0 there; the root is near +0.52 V.
+  const double Is = 1e-12, Vt = 0.025, I0 = 1e-3;
+  auto res = [&](const double *z, double *r) { r[0] = Is * std::expm1(z[0] / Vt) - I0; };
+  auto jac = [&](const double *z, double *j) { j[0] = Is / Vt * std::exp(z[0] / Vt); };
+  // The root, independently: the residual increases with v, so bisect.
+  double lo = -10, hi = 1;
+  for (int k = 0; k < 200; ++k) {
+    double mid = (lo + hi) / 2, r;
+    res(&mid, &r);
+    (r < 0 ? lo : hi) = mid;
+  }
+  const double root = lo;
+  REQUIRE(root == doctest::Approx(0.518).epsilon(1e-3));
+
+  double z = -6.4;
+  NewtonResult r = newtonSolve(1, res, jac, &z);
+  INFO(describe(r), "; v = ", z);
+  if (r.ok()) {
+    CHECK(z == doctest::Approx(root).epsilon(1e-12));
+  } else {
+    // Failing is right as long as it says so, with the residual it is left
+    // with.
+    CHECK(r.residualNorm == doctest::Approx(I0));
+    CHECK(describe(r).find("Newton's method") == 0);
+  }
+  // From a start on the steep side the same equation solves.
+  z = 1;
+  REQUIRE(newtonSolve(1, res, jac, &z).ok());
+  CHECK(z == doctest::Approx(root).epsilon(1e-12));
+}
+
+TEST_CASE("newton: a residual with a positive minimum stalls, and says so") {
+  // z^2 + 1 > 0: the damped steps cannot lower the residual below 1 and
+  // soon cannot lower it at all.
+  auto res = [](const double *z, double *r) { r[0] = z[0] * z[0] + 1; };
+  auto jac = [](const double *z, double *j) { j[0] = 2 * z[0]; };
+  double z = 1e-3;
+  NewtonResult r = newtonSolve(1, res, jac, &z);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.residualNorm >= 1);
+  NewtonResult stalled;
+  stalled.status = NewtonStatus::Stalled;
+  stalled.iterations = 3;
+  stalled.residualNorm = 0.3217;
+  CHECK(describe(stalled) == "Newton's method stalled (residual 0.322)");
+}
+
+TEST_CASE("newton: the residual's units do not decide convergence") {
+  // The same root, z = 3, with residuals scaled by 1e-9 and 1e9: the test
+  // is relative to the Jacobian, so both converge, to the last bits.
+  for (double k : {1e-9, 1.0, 1e9}) {
+    CAPTURE(k);
+    auto res = [k](const double *z, double *r) { r[0] = k * (z[0] * z[0] - 9); };
+    auto jac = [k](const double *z, double *j) { j[0] = k * 2 * z[0]; };
+    double z = 2;
+    NewtonResult r = newtonSolve(1, res, jac, &z);
+    REQUIRE(r.ok());
+    CHECK(r.iterations <= 8);
+    CHECK(z == doctest::Approx(3).epsilon(1e-14));
+  }
+}

@@ -4,6 +4,9 @@
 // variables: r(z) = 0 with the generated residual and symbolic Jacobian,
 // warm-started from the previous solution. Steps are damped (halved until
 // the residual norm decreases) so a poor start does not throw z far away.
+// Convergence is judged on the undamped step and the residual, never on how
+// far a damped step moved: a point where the damping leaves z in place is a
+// failure, not a root.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -16,14 +19,19 @@ namespace hbg::runtime {
 
 /// Settings of newtonSolve.
 struct NewtonOptions {
-  /// Converged when every |dz_i| <= atol + rtol |z_i| and the residual is small.
+  /// Converged when the undamped step has every |dz_i| <= tol_i = atol +
+  /// rtol |z_i| and every |r_i| <= sum_j |J_ij| tol_j.
   double rtol = 1e-12;
+  /// The absolute part of the tolerance, for unknowns near zero.
   double atol = 1e-12;
+  /// Jacobians evaluated (steps tried) before giving up.
   int maxIterations = 50;
 };
 
-/// How newtonSolve ended.
-enum class NewtonStatus { Converged, NotConverged, SingularJacobian, NonFinite };
+/// How newtonSolve ended. `Stalled`: no damped step lowers the residual,
+/// which is still too large for a root (a flat region, or rounding noise
+/// above the tolerance).
+enum class NewtonStatus { Converged, NotConverged, Stalled, SingularJacobian, NonFinite };
 
 /// What newtonSolve did.
 struct NewtonResult {
@@ -33,7 +41,7 @@ struct NewtonResult {
   bool ok() const { return status == NewtonStatus::Converged; }
 };
 
-/// Readable reason ("did not converge in 50 iterations", ...).
+/// Readable reason ("did not converge in 50 iterations", "stalled", ...).
 std::string describe(const NewtonResult &r);
 
 /// Solves r(z) = 0 for m unknowns. `residual(z, r)` writes m values;
