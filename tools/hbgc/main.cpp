@@ -4,17 +4,19 @@
 //   hbgc explain FILE [--mode j1=on,j2=off]
 //   hbgc run     FILE --t-end T [options]
 //
-// Exit status: 0 success, 1 errors in the model or at run time, 2 usage
-// errors, 70 internal errors (a bug in hbg).
+// Exit status: 0 success, 1 errors in the model, at run time or writing the
+// results, 2 usage errors, 70 internal errors (a bug in hbg).
 //
 //===----------------------------------------------------------------------===//
 
 #include "hbg/driver/Pipeline.h"
 #include "hbg/hbg.h"
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -74,6 +76,7 @@ options:
                        (default 1e-3)
   --rtol R             relative tolerance of dopri5 (default 1e-6)
   --atol A             absolute tolerance of dopri5 (default 1e-9)
+  --max-step H         upper bound on every step (default none)
   --dt-out D           output interval (default (t-end - t-start) / 100)
   -p NAME=VALUE        override a parameter (repeatable)
   -o FILE              write the CSV to FILE
@@ -141,6 +144,10 @@ RunArgs parseRunArgs(const std::vector<std::string> &args) {
       r.sim.step = parseNumber(a, value(i));
       if (!(r.sim.step > 0))
         throw UsageError{"`--dt` must be positive"};
+    } else if (a == "--max-step") {
+      r.sim.maxStep = parseNumber(a, value(i));
+      if (!(r.sim.maxStep > 0))
+        throw UsageError{"`--max-step` must be positive"};
     } else if (a == "--rtol") {
       r.sim.rtol = parseNumber(a, value(i));
       if (!(r.sim.rtol > 0))
@@ -205,6 +212,78 @@ RunArgs parseRunArgs(const std::vector<std::string> &args) {
   if (!r.emit && !(r.sim.tEnd > r.sim.tStart))
     throw UsageError{"`--t-end` must be after `--t-start`"};
   return r;
+}
+
+/// Where hbgc writes what it produces: standard output, or a file named on
+/// the command line (`-o`, `--events`). A run that exits with status 0 must
+/// have written everything, so every write is checked; streams buffer, so a
+/// full disk often shows only when the last bytes are flushed, which
+/// finish() does and checks.
+class Output {
+public:
+  /// Standard output.
+  Output() = default;
+  Output(const Output &) = delete;
+  Output &operator=(const Output &) = delete;
+
+  /// Opens (and truncates) `path` now, so that an unwritable path is an
+  /// error before a long simulation rather than after it. False, with the
+  /// error printed, when the file cannot be opened.
+  bool open(const std::string &path) {
+    name_ = path;
+    errno = 0;
+    file_.open(path);
+    if (file_) {
+      os_ = &file_;
+      return true;
+    }
+    fail(errno);
+    return false;
+  }
+
+  /// Where to write; what is written is checked by finish().
+  std::ostream &stream() { return *os_; }
+
+  /// Flushes (and closes a file) after the last write. False, with the
+  /// error printed once, when some write did not reach its destination.
+  bool finish() {
+    if (failed_)
+      return false;
+    // A stream stops writing at its first failure and leaves errno as that
+    // write set it; reset errno only when the flush is what may fail.
+    if (*os_) {
+      errno = 0;
+      if (os_ == &file_)
+        file_.close();
+      else
+        os_->flush();
+    }
+    if (*os_)
+      return true;
+    fail(errno);
+    return false;
+  }
+
+private:
+  void fail(int error) {
+    failed_ = true;
+    std::cerr << "hbgc: error: cannot write `" << name_ << "`";
+    if (error != 0)
+      std::cerr << ": " << std::strerror(error);
+    std::cerr << "\n";
+  }
+
+  std::string name_ = "standard output";
+  std::ofstream file_;
+  std::ostream *os_ = &std::cout;
+  bool failed_ = false;
+};
+
+/// Exit status of a command that printed to standard output: `status`, or
+/// 1 when it succeeded but its output could not be written.
+int finishStdout(int status) {
+  Output out;
+  return !out.finish() && status == 0 ? 1 : status;
 }
 
 /// Loads FILE and runs the front end up to `stop`. Prints diagnostics.
@@ -278,7 +357,7 @@ int runExplain(const std::vector<std::string> &argv) {
   if (!load(singleFile(args), driver::Stage::Run, false, l, mode))
     return 1;
   std::cout << driver::explain(*l.fe.graph, *l.fe.causality, *l.fe.equations);
-  return 0;
+  return finishStdout(0);
 }
 
 void printTable(const Result &r, std::ostream &os) {
@@ -301,16 +380,16 @@ int runRun(const std::vector<std::string> &argv) {
   switch (a.stage) {
   case driver::Stage::Ast:
     std::cout << ast::dump(*l.fe.ast);
-    return 0;
+    return finishStdout(0);
   case driver::Stage::BondGraph:
     std::cout << l.fe.graph->dump();
-    return 0;
+    return finishStdout(0);
   case driver::Stage::Causality:
     std::cout << l.fe.causality->dump(*l.fe.graph);
-    return 0;
+    return finishStdout(0);
   case driver::Stage::Equations:
     std::cout << l.fe.equations->dump();
-    return 0;
+    return finishStdout(0);
   case driver::Stage::LLVM: {
     std::vector<codegen::FunctionSpec> fns(2);
     fns[0].name = "rhs";
@@ -320,11 +399,24 @@ int runRun(const std::vector<std::string> &argv) {
     for (const eq::Output &o : l.fe.equations->outputs)
       fns[1].outputs.push_back(o.value);
     std::cout << codegen::CodeGenerator().emitIR(*l.fe.equations->ctx, fns);
-    return 0;
+    return finishStdout(0);
   }
   case driver::Stage::Run:
     break;
   }
+
+  // Open the result files before compiling and simulating: an unwritable
+  // path fails at once instead of after the run, where its error would
+  // also hide the run's own. (After the model is read, so that `-o` naming
+  // the model cannot empty it before it is read.) The trajectory and a log
+  // on `-` share standard output.
+  Output stdOut, csvFile, eventsFile;
+  if (!a.output.empty() && !csvFile.open(a.output))
+    return 1;
+  if (!a.events.empty() && a.events != "-" && !eventsFile.open(a.events))
+    return 1;
+  Output &csv = a.output.empty() ? stdOut : csvFile;
+  Output &events = a.events == "-" ? stdOut : eventsFile;
 
   auto t0 = std::chrono::steady_clock::now();
   CompilerOptions copts;
@@ -354,31 +446,16 @@ int runRun(const std::vector<std::string> &argv) {
   Result r = sim.run();
   auto t2 = std::chrono::steady_clock::now();
 
-  std::ofstream file;
-  std::ostream *out = &std::cout;
-  if (!a.output.empty()) {
-    file.open(a.output);
-    if (!file) {
-      std::cerr << "hbgc: error: cannot write `" << a.output << "`\n";
-      return 1;
-    }
-    out = &file;
-  }
+  // A failed run still writes its trajectory up to the failure; a failed
+  // write is reported and the run's own error after it.
   if (a.format == "table")
-    printTable(r, *out);
+    printTable(r, csv.stream());
   else
-    r.writeCsv(*out);
+    r.writeCsv(csv.stream());
+  bool written = csv.finish();
   if (!a.events.empty()) {
-    if (a.events == "-") {
-      r.writeEventsCsv(std::cout);
-    } else {
-      std::ofstream ev(a.events);
-      if (!ev) {
-        std::cerr << "hbgc: error: cannot write `" << a.events << "`\n";
-        return 1;
-      }
-      r.writeEventsCsv(ev);
-    }
+    r.writeEventsCsv(events.stream());
+    written &= events.finish();
   }
   if (a.stats) {
     using ms = std::chrono::duration<double, std::milli>;
@@ -399,7 +476,7 @@ int runRun(const std::vector<std::string> &argv) {
     std::cerr << "hbgc: error: " << r.error << "\n";
     return 1;
   }
-  return 0;
+  return written ? 0 : 1;
 }
 
 } // namespace
@@ -408,18 +485,18 @@ int main(int argc, char **argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     std::cout << kUsage;
-    return args.empty() ? 2 : 0;
+    return finishStdout(args.empty() ? 2 : 0);
   }
   std::string command = args[0];
   args.erase(args.begin());
   bool help = std::find(args.begin(), args.end(), "--help") != args.end();
   try {
     if (command == "check")
-      return help ? (std::cout << kCheckHelp, 0) : runCheck(args);
+      return help ? (std::cout << kCheckHelp, finishStdout(0)) : runCheck(args);
     if (command == "explain")
-      return help ? (std::cout << kExplainHelp, 0) : runExplain(args);
+      return help ? (std::cout << kExplainHelp, finishStdout(0)) : runExplain(args);
     if (command == "run")
-      return help ? (std::cout << kRunHelp, 0) : runRun(args);
+      return help ? (std::cout << kRunHelp, finishStdout(0)) : runRun(args);
     throw UsageError{"unknown command `" + command + "`"};
   } catch (const UsageError &e) {
     std::cerr << "hbgc: error: " << e.message << "\n" << "run `hbgc --help` for usage\n";
