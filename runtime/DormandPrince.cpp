@@ -52,6 +52,11 @@ public:
   DormandPrinceStepper(OdeSystem &sys, const IntegratorOptions &opts)
       : StepperBase(sys), opts_(opts) {}
   void reset(double t0, const double *x0) override;
+  double proposedStep() const override { return hNext_; }
+  void proposeStep(double h) override {
+    if (h > 0)
+      hNext_ = std::min(h, opts_.maxStep);
+  }
   StepStatus step(double tLimit) override;
   void interpolate(double tau, double *out) const override;
   void densePolynomial(std::size_t i, double c[5]) const override;

@@ -29,6 +29,7 @@ bool Run::iterateModes() {
   ev.modes.push_back(sw_.modeText(q_));
   ev.real.push_back(true);
   ev.states.push_back(X_);
+  std::vector<std::uint32_t> qBefore = q_;
   // The a priori values of the event: what `pre(...)` holds from now on.
   holdValues(mode(q_));
   std::set<std::pair<std::vector<std::uint32_t>, std::vector<double>>> roundStarts;
@@ -78,6 +79,19 @@ bool Run::iterateModes() {
   }
   if (!switched)
     return false;
+  if (r_.columns[0].empty()) {
+    // An event at the start: the row before it, in the mode before it
+    // (after it, X holds the remapped state).
+    std::vector<double> after = X_;
+    std::vector<std::uint32_t> q = q_;
+    X_ = ev.before;
+    q_ = qBefore;
+    Mode &m = mode(q_);
+    std::vector<double> x = gather(m);
+    sample(m, t_, x.data());
+    X_ = std::move(after);
+    q_ = std::move(q);
+  }
   ev.after = X_;
   r_.events.push_back(std::move(ev));
   checkZeno();

@@ -159,13 +159,17 @@ void Run::simulate() {
     std::vector<double> x = gather(m);
     complete(m, x.data());
   }
-  iterateModes();
+  // An event at the start time: its row before the event comes first.
+  bool atStartEvent = iterateModes();
 
   const IntegratorOptions &io = o_.integrator;
   bool adaptive = io.method == Method::DormandPrince;
+  if (!(io.maxStep > 0) || (!adaptive && !(io.step > 0 && std::isfinite(io.step))))
+    throw RunError{"step sizes must be positive"};
   std::size_t k = 0;
   double next = grid.at(0);
-  bool eventRow = false; // the last row is an event's "after" row at t_
+  bool eventRow = atStartEvent; // the last row is an event's "after" row at t_
+  double lastStep = 0;
 
   for (;;) {
     Mode &m = mode(q_);
@@ -185,6 +189,8 @@ void Run::simulate() {
       return;
     Stepper *stepper = in.stepper.get();
     stepper->reset(t_, x.data());
+    // After an event, go on with the step size reached before it.
+    stepper->proposeStep(lastStep);
     std::vector<double> sidesA = guardSides(m), sidesB(sidesA.size()), xEvent(x.size()),
                         dense(x.size());
     bool event = false;
@@ -242,6 +248,7 @@ void Run::simulate() {
     r_.steps += stepper->acceptedSteps();
     r_.rejectedSteps += stepper->rejectedSteps();
     r_.rhsCalls += stepper->rhsCalls();
+    lastStep = stepper->proposedStep();
     if (!event)
       return;
     // The event: the state before it (sampled unless a grid point fell on

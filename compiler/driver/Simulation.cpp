@@ -46,6 +46,7 @@ Result Simulation::run() const {
   o.integrator.step = opts_.step;
   o.integrator.rtol = opts_.rtol;
   o.integrator.atol = opts_.atol;
+  o.integrator.maxStep = opts_.maxStep;
   o.remap = opts_.remap == SimulationOptions::Remap::Iterative
                 ? runtime::SimulateOptions::Remap::Iterative
                 : runtime::SimulateOptions::Remap::Exact;

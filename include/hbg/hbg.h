@@ -16,6 +16,7 @@
 #include "hbg/runtime/Simulate.h"
 
 #include <iosfwd>
+#include <limits>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -114,6 +115,8 @@ struct SimulationOptions {
   double step = 1e-3;
   double rtol = 1e-6;
   double atol = 1e-9;
+  /// Upper bound on every step (all methods).
+  double maxStep = std::numeric_limits<double>::infinity();
   /// Output sampling interval; 0 means (tEnd - tStart) / 100.
   double dtOut = 0;
   /// State remapping at mode changes: one exact solve by conservation of

@@ -272,3 +272,34 @@ TEST_CASE("switched examples with random parameters end cleanly") {
     }
   }
 }
+
+TEST_CASE("an event at the start time has its row before the event") {
+  hbg::Result r = run(R"(model S {
+    Se s(1); R r(1); C c(1) { q0 = 0.5; }
+    1 j switched { off initial; on; off -> on when (time >= 0)+; }
+    bond s -> j; bond j -> r; bond j -> c;
+    output c.e, j.f;
+  })", 1);
+  REQUIRE_MESSAGE(r.ok(), r.error);
+  REQUIRE(r.events.size() == 1);
+  CHECK(r.events[0].time == 0);
+  const std::vector<double> &t = r.at("time"), &f = r.at("j.f");
+  REQUIRE(t.size() >= 3);
+  // Before: the junction is open, no current; after: 1 - 0.5 through 1 ohm.
+  CHECK(t[0] == 0);
+  CHECK(t[1] == 0);
+  CHECK(f[0] == 0);
+  CHECK(f[1] == doctest::Approx(0.5).epsilon(1e-12));
+}
+
+TEST_CASE("maxStep bounds every step") {
+  hbg::SimulationOptions opts;
+  opts.maxStep = 0.01;
+  hbg::Result r = run(kCollision, 1, opts);
+  REQUIRE_MESSAGE(r.ok(), r.error);
+  // Two modes, each integrated in steps of at most 0.01.
+  CHECK(r.steps >= 100);
+  opts.maxStep = 0;
+  r = run(kCollision, 1, opts);
+  CHECK(r.error == "model `C`: step sizes must be positive");
+}

@@ -68,6 +68,12 @@ public:
   virtual ~Stepper() = default;
   /// Starts integration at (t0, x0).
   virtual void reset(double t0, const double *x0) = 0;
+  /// Adaptive steppers: the step the next step() tries first (0 before
+  /// one is chosen), and a proposal for it, made after reset(): a run
+  /// restarting after an event goes on with the step size it had reached
+  /// rather than from the initial trial step. Fixed steppers ignore both.
+  virtual double proposedStep() const { return 0; }
+  virtual void proposeStep(double) {}
   /// Advances by one accepted step, never past `tLimit` (the step is clipped
   /// to land on it exactly). Adaptive steppers retry rejected steps inside.
   virtual StepStatus step(double tLimit) = 0;
