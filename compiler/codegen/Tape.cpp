@@ -2,6 +2,7 @@
 
 #include "hbg/codegen/Tape.h"
 
+#include <algorithm>
 #include <unordered_map>
 
 namespace hbg::codegen {
@@ -40,22 +41,22 @@ runtime::TapeOp tapeOp(sym::Op op) {
 std::optional<runtime::Tape> buildTape(const sym::ExprContext &ctx,
                                        const std::vector<sym::ExprId> &roots) {
   // Node ids are a topological order: collect the reachable ones, then
-  // emit them by increasing id.
-  std::vector<bool> reachable(ctx.size(), false);
+  // emit them by increasing id. (The context is shared by every mode of a
+  // model and keeps growing: only the reachable part may be walked.)
+  std::unordered_map<std::uint32_t, std::uint32_t> slot;
+  std::vector<std::uint32_t> order;
   std::vector<sym::ExprId> work(roots.begin(), roots.end());
   while (!work.empty()) {
     sym::ExprId e = work.back();
     work.pop_back();
-    if (reachable[e.index])
+    if (!slot.emplace(e.index, 0).second)
       continue;
-    reachable[e.index] = true;
+    order.push_back(e.index);
     sym::forEachOperand(ctx.node(e), [&](sym::ExprId o) { work.push_back(o); });
   }
+  std::sort(order.begin(), order.end());
   runtime::Tape tape;
-  std::unordered_map<std::uint32_t, std::uint32_t> slot;
-  for (std::uint32_t i = 0; i < ctx.size(); ++i) {
-    if (!reachable[i])
-      continue;
+  for (std::uint32_t i : order) {
     const sym::Node &n = ctx.node(sym::ExprId{i});
     runtime::TapeInstr in{runtime::TapeOp::Const};
     if (n.op == sym::Op::Const) {
