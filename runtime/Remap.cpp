@@ -6,15 +6,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
 namespace hbg::runtime {
-
-std::string timeText(double t) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.12g", t);
-  return buf;
-}
 
 namespace {
 void call(bool ok, Mode &mode, const char *what) {

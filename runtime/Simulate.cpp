@@ -16,9 +16,16 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 namespace hbg::runtime {
+
+std::string timeText(double t) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.12g", t);
+  return buf;
+}
 
 /// A mode's right-hand side as an ODE system. A failed loop solve yields
 /// NaN derivatives, which the integrator reports (after retrying shorter

@@ -6,8 +6,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
-#include <limits>
 #include <cstdio>
 #include <ostream>
 
