@@ -281,3 +281,146 @@ TEST_CASE("buck: average output voltage D Vin in steady state") {
   // events cost few rejected steps.
   CHECK(r.rejectedSteps * 4 < r.steps);
 }
+
+TEST_CASE("pwm_rc: every switching instant, the exact periodic steady state and its average D Vin, "
+          "at default tolerances") {
+  const double Vin = 10, D = 0.3, fs = 20000, R = 0.1, C = 1e-3, tau = R * C, tEnd = 0.03;
+  // Default options: only the span and the output grid are set. The charge
+  // (about 3e-3 C) is far above the default atol, so rtol governs.
+  hbg::SimulationOptions opts;
+  opts.tEnd = tEnd;
+  opts.dtOut = 1e-6;
+  hbg::Result r = simulate("pwm_rc.hbg", opts);
+
+  // The high switch opens at (k + D/2) / fs and closes at (k + 1 - D/2) / fs;
+  // the low switch does the opposite at the same instants.
+  std::vector<double> expected;
+  for (int k = 0;; ++k) {
+    double opens = (k + D / 2) / fs, closes = (k + 1 - D / 2) / fs;
+    if (opens >= tEnd)
+      break;
+    expected.push_back(opens);
+    if (closes >= tEnd)
+      break;
+    expected.push_back(closes);
+  }
+  REQUIRE(expected.size() == 1200); // 600 periods, two switchings each
+  REQUIRE(r.events.size() == expected.size());
+
+  // The capacitor voltage at every switching instant, from t = 0 by the
+  // exact exponential on each interval (vs = Vin while the high switch is
+  // closed, 0 while it is open).
+  const std::size_t q = stateIndex(r, "cap.q");
+  double v = 0, t0 = 0, worstTime = 0, worstState = 0;
+  for (std::size_t n = 0; n < expected.size(); ++n) {
+    const hbg::Event &ev = r.events[n];
+    const bool opens = n % 2 == 0;
+    CHECK(ev.modes.back() == (opens ? "high=open, low=closed" : "high=closed, low=open"));
+    worstTime = std::max(worstTime, std::abs(ev.time - expected[n]) / expected[n]);
+    double vs = opens ? Vin : 0;
+    v = vs + (v - vs) * std::exp(-(expected[n] - t0) / tau);
+    t0 = expected[n];
+    worstState = std::max(worstState, std::abs(ev.before[q] / C - v) / v);
+    CHECK(ev.after[q] == ev.before[q]); // the capacitor's charge does not jump
+  }
+  CHECK(worstTime < 1e-9);
+  CHECK(worstState < 1e-5);
+
+  // Periodic steady state (the transient has decayed by exp(-300)):
+  // v_hi = Vin (1 - a) / (1 - a b) where the high switch opens, v_lo = b v_hi
+  // where it closes, exponential in between.
+  const double a = std::exp(-D / (fs * tau)), b = std::exp(-(1 - D) / (fs * tau));
+  const double vHi = Vin * (1 - a) / (1 - a * b), vLo = b * vHi;
+  auto steady = [&](double t) {
+    double s = t * fs - std::floor(t * fs); // phase in the period, 0 at the pulse centre
+    if (s <= D / 2)
+      return Vin + (vLo - Vin) * std::exp(-(s + D / 2) / (fs * tau));
+    if (s >= 1 - D / 2)
+      return Vin + (vLo - Vin) * std::exp(-(s - (1 - D / 2)) / (fs * tau));
+    return vHi * std::exp(-(s - D / 2) / (fs * tau));
+  };
+  const std::vector<double> &time = r.at("time"), &vout = r.at("v"), &vs = r.at("vs");
+  double worst = 0;
+  std::size_t rows = 0;
+  for (std::size_t k = 0; k < time.size(); ++k)
+    if (time[k] >= tEnd - 10 / fs) {
+      worst = std::max(worst, std::abs(vout[k] - steady(time[k])) / steady(time[k]));
+      ++rows;
+    }
+  CHECK(rows > 500);
+  CHECK(worst < 1e-5);
+  // The last switching states against the fixed point as well.
+  CHECK(std::abs(r.events[expected.size() - 2].before[q] / C - vHi) < 1e-5 * vHi);
+  CHECK(std::abs(r.events[expected.size() - 1].before[q] / C - vLo) < 1e-5 * vLo);
+  // The switching node: Vin inside the pulse, 0 outside (rows at an event
+  // time hold either value).
+  for (std::size_t k = 0; k < time.size(); ++k) {
+    double s = time[k] * fs - std::floor(time[k] * fs);
+    double margin = std::min(std::abs(s - D / 2), std::abs(s - (1 - D / 2)));
+    if (margin > 1e-6)
+      CHECK(vs[k] == (s < D / 2 || s > 1 - D / 2 ? Vin : 0));
+  }
+
+  // The average over the last 10 periods, from one closing of the high
+  // switch to another (trapezoid over the samples, which include the rows
+  // at the events): exactly D Vin in steady state.
+  const double from = r.events[expected.size() - 21].time, to = r.events.back().time;
+  double sum = 0;
+  for (std::size_t k = 1; k < time.size(); ++k)
+    if (time[k - 1] >= from && time[k] <= to)
+      sum += 0.5 * (vout[k] + vout[k - 1]) * (time[k] - time[k - 1]);
+  CHECK(std::abs(sum / (to - from) - D * Vin) < 1e-5 * D * Vin);
+}
+
+TEST_CASE("ideal_switch: a model without states switches at the closed-form instants") {
+  const double pi = 3.141592653589793, V = 10, w = 2 * pi * 50, k = 0.9, R = 5, tEnd = 0.1;
+  hbg::SimulationOptions opts; // defaults but for the span and the output grid
+  opts.tEnd = tEnd;
+  opts.dtOut = 1e-4;
+  hbg::Result r = simulate("ideal_switch.hbg", opts);
+  CHECK(r.stateNames.empty());
+
+  // Closes at w t = asin(k) + 2 pi n, opens at w t = pi - asin(k) + 2 pi n:
+  // five periods, ten events.
+  std::vector<double> expected;
+  for (int n = 0; n < 5; ++n) {
+    expected.push_back((std::asin(k) + 2 * pi * n) / w);
+    expected.push_back((pi - std::asin(k) + 2 * pi * n) / w);
+  }
+  REQUIRE(r.events.size() == expected.size());
+  const std::vector<double> &time = r.at("time"), &i = r.at("i"), &v = r.at("v");
+  for (std::size_t n = 0; n < expected.size(); ++n) {
+    const hbg::Event &ev = r.events[n];
+    const bool closes = n % 2 == 0;
+    CHECK(ev.modes.back() == (closes ? "switch=closed" : "switch=open"));
+    CHECK(std::abs(ev.time - expected[n]) < 1e-9 * expected[n]);
+    CHECK(ev.before.empty());
+    CHECK(ev.after.empty());
+    // Two rows at the event: before and after it. While closed the load
+    // sees the source, V sin(w t) = k V at both switching instants.
+    std::size_t at = std::find(time.begin(), time.end(), ev.time) - time.begin();
+    REQUIRE(at + 1 < time.size());
+    REQUIRE(time[at + 1] == ev.time);
+    const double closedI = V * std::sin(w * expected[n]) / R;
+    CHECK(std::abs(closedI - k * V / R) < 1e-12);
+    double before = closes ? 0 : closedI, after = closes ? closedI : 0;
+    CHECK(std::abs(i[at] - before) < 1e-9 * k * V / R);
+    CHECK(std::abs(i[at + 1] - after) < 1e-9 * k * V / R);
+    CHECK(std::abs(v[at] - R * before) < 1e-9 * k * V);
+    CHECK(std::abs(v[at + 1] - R * after) < 1e-9 * k * V);
+  }
+  // Between events: i = V sin(w t) / R inside the window, 0 outside.
+  std::size_t rows = 0;
+  for (std::size_t n = 0; n < time.size(); ++n) {
+    bool atEvent = std::any_of(r.events.begin(), r.events.end(),
+                               [&](const hbg::Event &ev) { return ev.time == time[n]; });
+    if (atEvent)
+      continue;
+    double source = V * std::sin(w * time[n]);
+    double expectedI = source >= k * V ? source / R : 0;
+    CHECK(std::abs(i[n] - expectedI) < 1e-12 * V / R);
+    CHECK(std::abs(v[n] - R * expectedI) < 1e-12 * V);
+    ++rows;
+  }
+  CHECK(rows == 1001); // the output grid 0, 1e-4, ..., 0.1
+}
