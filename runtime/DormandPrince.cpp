@@ -69,7 +69,7 @@ private:
   /// anything is not finite.
   bool trial(double h, double tNew);
   /// RMS of the local error estimate, each component relative to its tolerance.
-  double errorNorm(double h) const;
+  double errorNorm(double h);
   void accept(double tNew);
 
   IntegratorOptions opts_;
@@ -146,9 +146,9 @@ bool DormandPrinceStepper::trial(double h, double tNew) {
   return true;
 }
 
-double DormandPrinceStepper::errorNorm(double h) const {
+double DormandPrinceStepper::errorNorm(double h) {
   const std::vector<double> &k1 = dk_[6];
-  double sum = 0;
+  double sum = 0, worst = -1;
   for (std::size_t i = 0; i < n_; ++i) {
     double e = E[0] * k1[i];
     for (std::size_t s = 1; s < 7; ++s)
@@ -156,6 +156,10 @@ double DormandPrinceStepper::errorNorm(double h) const {
     e *= h;
     double sc = opts_.atol + opts_.rtol * std::max(std::abs(x_[i]), std::abs(xNew_[i]));
     double r = e == 0 ? 0 : e / sc;
+    if (r * r > worst) {
+      worst = r * r;
+      errorLeader_ = i;
+    }
     sum += r * r;
   }
   return n_ ? std::sqrt(sum / static_cast<double>(n_)) : 0;

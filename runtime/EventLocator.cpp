@@ -14,6 +14,27 @@ namespace {
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 } // namespace
 
+CompareOp EventLocator::opOf(std::uint32_t k) const {
+  return k < numGuardComparisons_ ? sw_->op(k) : CompareOp::LessEqual;
+}
+
+Truth EventLocator::anyEvent(const Truth *truths) const {
+  Truth any = sw_->anyEnabled(*q_, truths);
+  for (std::size_t k = numGuardComparisons_; k < numComparisons_ && any != Truth::True; ++k)
+    if (truths[k] != Truth::False)
+      any = truths[k];
+  return any;
+}
+
+bool EventLocator::anyEvent(const double *sides, const std::vector<std::uint32_t> *forced) const {
+  if (sw_->anyEnabled(*q_, sides, forced))
+    return true;
+  for (std::size_t k = numGuardComparisons_; k < numComparisons_; ++k)
+    if (comparisonReached(CompareOp::LessEqual, sides[2 * k], sides[2 * k + 1]))
+      return true;
+  return false;
+}
+
 void EventLocator::sidesAt(const Stepper &s, Mode &mode, double tau, std::vector<double> &out) {
   x_.resize(s.x().size());
   out.resize(2 * numComparisons_);
@@ -22,8 +43,7 @@ void EventLocator::sidesAt(const Stepper &s, Mode &mode, double tau, std::vector
     throw RunError{mode.failure() + " (guards, mode " + mode.name() + ")"};
 }
 
-double EventLocator::refine(const Stepper &s, Mode &mode, const Switching &sw,
-                            const std::vector<std::uint32_t> &q,
+double EventLocator::refine(const Stepper &s, Mode &mode,
                             const std::vector<std::uint32_t> &enabled, double a, double b,
                             const std::vector<double> &sidesA, const std::vector<double> &atB) {
   // The event lies in [a, b], no wider than the tolerance. A comparison
@@ -35,7 +55,7 @@ double EventLocator::refine(const Stepper &s, Mode &mode, const Switching &sw,
     sidesAt(s, mode, a, atA);
   double best = b;
   for (std::uint32_t k : enabled) {
-    CompareOp op = sw.op(k);
+    CompareOp op = opOf(k);
     double fa = comparisonMargin(op, atA[2 * k], atA[2 * k + 1]);
     double fb = comparisonMargin(op, atB[2 * k], atB[2 * k + 1]);
     bool ra = comparisonReached(op, atA[2 * k], atA[2 * k + 1]);
@@ -57,14 +77,14 @@ double EventLocator::refine(const Stepper &s, Mode &mode, const Switching &sw,
     Bracket br = locateSignChange(f, a, fa, b, fb, 0);
     if (br.hi < best) {
       sidesAt(s, mode, br.hi, refineSides_);
-      refineTruths_.assign(sw.numComparisons(), Truth::False);
+      refineTruths_.assign(numComparisons_, Truth::False);
       for (std::uint32_t j : enabled)
-        refineTruths_[j] = comparisonReached(sw.op(j), refineSides_[2 * j], refineSides_[2 * j + 1])
+        refineTruths_[j] = comparisonReached(opOf(j), refineSides_[2 * j], refineSides_[2 * j + 1])
                                ? Truth::True
                                : Truth::False;
       if (equality)
         refineTruths_[k] = Truth::True;
-      if (sw.anyEnabled(q, refineTruths_.data()) == Truth::True)
+      if (anyEvent(refineTruths_.data()) == Truth::True)
         best = br.hi;
     }
   }
@@ -76,7 +96,10 @@ double EventLocator::locate(const Stepper &s, Mode &mode, const Switching &sw,
                             const std::vector<std::uint32_t> &enabled,
                             const std::vector<double> &sidesA, const std::vector<double> &sidesB,
                             std::vector<double> &xEvent) {
-  numComparisons_ = sw.numComparisons();
+  sw_ = &sw;
+  q_ = &q;
+  numGuardComparisons_ = sw.numComparisons();
+  numComparisons_ = numGuardComparisons_ + mode.numKinks();
   double ta = s.tPrev(), tb = s.t();
   if (!(tb > ta))
     return kNaN;
@@ -106,12 +129,12 @@ double EventLocator::locate(const Stepper &s, Mode &mode, const Switching &sw,
     // A mode whose guards read the unknowns of a loop solved by Newton's
     // method cannot enclose them (on the first call).
     if (!mode.encloseGuards({a, b}, box_.data(), enclosure_.data()))
-      return locateBySampling(s, mode, sw, q, enabled, sidesA, sidesB, xEvent);
+      return locateBySampling(s, mode, enabled, sidesA, sidesB, xEvent);
     ++stats.enclosures;
     for (std::uint32_t k : enabled)
-      truths_[k] = comparisonTruth(sw.op(k), enclosure_[3 * k], enclosure_[3 * k + 1],
+      truths_[k] = comparisonTruth(opOf(k), enclosure_[3 * k], enclosure_[3 * k + 1],
                                    enclosure_[3 * k + 2]);
-    if (sw.anyEnabled(q, truths_.data()) == Truth::False)
+    if (anyEvent(truths_.data()) == Truth::False)
       continue;
     double mid = 0.5 * (a + b);
     if (b - a > tol && mid > a && mid < b) {
@@ -119,7 +142,7 @@ double EventLocator::locate(const Stepper &s, Mode &mode, const Switching &sw,
         // Guards that hover on their thresholds for a long stretch cannot
         // be decided by subdividing: sample this step instead.
         ++stats.unprovenSteps;
-        return locateBySampling(s, mode, sw, q, enabled, sidesA, sidesB, xEvent);
+        return locateBySampling(s, mode, enabled, sidesA, sidesB, xEvent);
       }
       stack_.push_back({mid, b});
       stack_.push_back({a, mid});
@@ -135,7 +158,7 @@ double EventLocator::locate(const Stepper &s, Mode &mode, const Switching &sw,
     }
     bool needA = false;
     for (std::uint32_t k : enabled)
-      needA = needA || (sw.op(k) == CompareOp::Equal && truths_[k] == Truth::Unknown);
+      needA = needA || (opOf(k) == CompareOp::Equal && truths_[k] == Truth::Unknown);
     if (needA) {
       if (a == ta)
         pointA_ = sidesA;
@@ -144,14 +167,14 @@ double EventLocator::locate(const Stepper &s, Mode &mode, const Switching &sw,
     }
     for (std::uint32_t k : enabled) {
       const std::vector<double> &B = *atB;
-      bool reached = comparisonReached(sw.op(k), B[2 * k], B[2 * k + 1]);
-      if (needA && sw.op(k) == CompareOp::Equal && truths_[k] == Truth::Unknown)
+      bool reached = comparisonReached(opOf(k), B[2 * k], B[2 * k + 1]);
+      if (needA && opOf(k) == CompareOp::Equal && truths_[k] == Truth::Unknown)
         reached = reached || (pointA_[2 * k] - pointA_[2 * k + 1] < 0) != (B[2 * k] - B[2 * k + 1] < 0);
       truths_[k] = reached ? Truth::True : Truth::False;
     }
-    if (sw.anyEnabled(q, truths_.data()) == Truth::True) {
+    if (anyEvent(truths_.data()) == Truth::True) {
       ++stats.provenSteps;
-      double te = refine(s, mode, sw, q, enabled, a, b, sidesA, *atB);
+      double te = refine(s, mode, enabled, a, b, sidesA, *atB);
       xEvent.resize(n);
       if (te == tb)
         xEvent = s.x();
@@ -165,8 +188,7 @@ double EventLocator::locate(const Stepper &s, Mode &mode, const Switching &sw,
 }
 
 
-double EventLocator::locateBySampling(const Stepper &s, Mode &mode, const Switching &sw,
-                                      const std::vector<std::uint32_t> &q,
+double EventLocator::locateBySampling(const Stepper &s, Mode &mode,
                                       const std::vector<std::uint32_t> &enabled,
                                       const std::vector<double> &sidesA,
                                       const std::vector<double> &sidesB,
@@ -211,12 +233,12 @@ double EventLocator::locateBySampling(const Stepper &s, Mode &mode, const Switch
     for (double f : part == 0 ? kEarly : kInside) {
       double tau = f < 1 ? ta + (tb - ta) * f : tb;
       probe(tau, f < 1 ? sidesAt(tau) : sidesB);
-      any = any || sw.anyEnabled(q, sides[count - 1].data());
+      any = any || anyEvent(sides[count - 1].data());
     }
   // An equality holds only at an instant, which the probes rarely hit: its
   // sign change counts too.
   for (std::uint32_t k : enabled) {
-    if (any || sw.op(k) != CompareOp::Equal)
+    if (any || opOf(k) != CompareOp::Equal)
       continue;
     for (std::size_t i = 1; i < count && !any; ++i)
       any = (sides[i - 1][2 * k] - sides[i - 1][2 * k + 1] < 0) !=
@@ -231,7 +253,7 @@ double EventLocator::locateBySampling(const Stepper &s, Mode &mode, const Switch
   };
   std::vector<Crossing> crossings;
   for (std::uint32_t k : enabled) {
-    CompareOp op = sw.op(k);
+    CompareOp op = opOf(k);
     bool strict = op == CompareOp::Less || op == CompareOp::Greater;
     // The margin as a function of time, with zero moved to the side it
     // belongs to (true for <= and >=, false for < and >), so that the
@@ -278,12 +300,12 @@ double EventLocator::locateBySampling(const Stepper &s, Mode &mode, const Switch
     std::vector<std::uint32_t> forced;
     while (j < crossings.size() && crossings[j].t <= crossings[i].t + tol) {
       tc = crossings[j].t;
-      if (sw.op(crossings[j].comparison) == CompareOp::Equal)
+      if (opOf(crossings[j].comparison) == CompareOp::Equal)
         forced.push_back(crossings[j].comparison);
       ++j;
     }
     std::vector<double> sd = tc == tb ? sidesB : sidesAt(tc);
-    if (sw.anyEnabled(q, sd.data(), &forced)) {
+    if (anyEvent(sd.data(), &forced)) {
       if (tc == tb)
         xEvent = s.x();
       else
@@ -295,7 +317,7 @@ double EventLocator::locateBySampling(const Stepper &s, Mode &mode, const Switch
   // A guard holds somewhere but no located crossing makes it hold (it held
   // at a sample point only through rounding): take the first such point.
   for (std::size_t i = 1; i < count; ++i)
-    if (sw.anyEnabled(q, sides[i].data())) {
+    if (anyEvent(sides[i].data())) {
       if (times[i] == tb)
         xEvent = s.x();
       else

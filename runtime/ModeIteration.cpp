@@ -73,12 +73,22 @@ bool Run::iterateModes() {
     ev.real.back() = true;
     Mode &to = mode(cur);
     q_ = cur;
+    chooseBranches(to);
     if (!to.dependentSlots().empty())
       remap(to, ev);
     ev.states.back() = X_; // the real mode's state: remapped
   }
-  if (!switched)
+  // Kinks whose argument crossed (or that a new mode puts on another
+  // side): an event of their own when nothing switched.
+  std::vector<std::string> kinks = chooseBranches(mode(q_));
+  if (!switched && kinks.empty())
     return false;
+  ev.transitions.insert(ev.transitions.end(), kinks.begin(), kinks.end());
+  if (!switched) {
+    ev.modes.push_back(ev.modes.back());
+    ev.real.push_back(true);
+    ev.states.push_back(X_);
+  }
   if (r_.columns[0].empty()) {
     // An event at the start: the row before it, in the mode before it
     // (after it, X holds the remapped state).

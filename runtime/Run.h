@@ -2,7 +2,7 @@
 //
 // Internal to hbg_runtime: what simulate() keeps while it runs, and the
 // steps of the loop, each defined in the file of its concept
-// (Simulate.cpp, ModeIteration.cpp, Zeno.cpp).
+// (Simulate.cpp, ModeIteration.cpp, Kinks.cpp, Zeno.cpp).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -10,6 +10,7 @@
 #include "hbg/runtime/EventLocator.h"
 #include "hbg/runtime/Simulate.h"
 
+#include <limits>
 #include <map>
 #include <memory>
 
@@ -37,8 +38,12 @@ private:
   /// Both sides of every guard comparison, in `m` at X.
   std::vector<double> guardSides(Mode &m);
   void sample(Mode &m, double t, const double *x);
-  /// Comparisons of the transitions enabled in the current FSM states.
-  const std::vector<std::uint32_t> &enabledComparisons();
+  /// Comparisons of the transitions enabled in the current FSM states,
+  /// then the kinks of their mode `m`.
+  const std::vector<std::uint32_t> &enabledComparisons(const Mode &m);
+  /// Sets the kinks' branches of `m` at t_ and X (Kinks.cpp); returns the
+  /// changes, as event-log transitions.
+  std::vector<std::string> chooseBranches(Mode &m);
 
   /// Mode iteration at t_ from X (ModeIteration.cpp); returns true when
   /// the mode changed (and records the event).
@@ -48,6 +53,9 @@ private:
                         const std::string &again) const;
   /// Stops the run on too many events or Zeno behaviour (Zeno.cpp).
   void checkZeno();
+  /// Stops the run when located events, recorded or not, keep following
+  /// each other within rounding noise of t (Simulate.cpp).
+  void checkCrawl(Mode &m, const std::vector<double> &x);
 
   System &sys_;
   const Switching &sw_;
@@ -56,6 +64,13 @@ private:
   std::vector<double> X_;
   std::vector<std::uint32_t> q_;
   double t_ = 0;
+  /// The step size last reached: after an event the next step starts
+  /// from it, and kinks take their direction over a fraction of it.
+  double lastStep_ = 0;
+  /// The last located event and how many in a row came within rounding
+  /// noise of the one before.
+  double lastEventTime_ = -std::numeric_limits<double>::infinity();
+  std::size_t crawl_ = 0;
   std::map<std::vector<std::uint32_t>, Mode *> modes_;
   std::map<const Mode *, std::unique_ptr<Integration>> integrations_;
   EventLocator locator_;

@@ -121,7 +121,7 @@ void Run::holdValues(Mode &m) {
 }
 
 std::vector<double> Run::guardSides(Mode &m) {
-  std::vector<double> sides(2 * sw_.numComparisons());
+  std::vector<double> sides(2 * (sw_.numComparisons() + m.numKinks()));
   if (sides.empty())
     return sides;
   std::vector<double> x = gather(m);
@@ -133,18 +133,57 @@ void Run::sample(Mode &m, double t, const double *x) {
   std::size_t ny = sys_.numOutputs();
   std::vector<double> y(ny);
   call(m.outputs(t, x, y.data()), m, "outputs");
+  for (std::size_t i = 0; i < ny; ++i)
+    if (!std::isfinite(y[i]))
+      throw RunError{"output `" + sys_.outputNames()[i] + "` is not finite at t = " + timeText(t) +
+                     (m.name().empty() ? "" : " in mode " + m.name())};
   r_.columns[0].push_back(t);
   for (std::size_t i = 0; i < ny; ++i)
     r_.columns[i + 1].push_back(y[i]);
 }
 
-const std::vector<std::uint32_t> &Run::enabledComparisons() {
+const std::vector<std::uint32_t> &Run::enabledComparisons(const Mode &m) {
   if (!enabledValid_ || enabledFor_ != q_) {
     enabled_ = sw_.comparisonsFrom(q_);
+    for (std::size_t k = 0; k < m.numKinks(); ++k)
+      enabled_.push_back(static_cast<std::uint32_t>(sw_.numComparisons() + k));
     enabledFor_ = q_;
     enabledValid_ = true;
   }
   return enabled_;
+}
+
+void Run::checkCrawl(Mode &m, const std::vector<double> &x) {
+  // Events that follow each other closer than rounding noise in t, many
+  // times in a row: a guard that holds again right after its event (one
+  // that reads `pre(time)`, say), or a kink whose argument hovers at zero.
+  double span = o_.tEnd - o_.tStart;
+  bool tiny = t_ - lastEventTime_ <= 1e-12 * std::max(std::abs(t_), span);
+  lastEventTime_ = t_;
+  crawl_ = tiny ? crawl_ + 1 : 0;
+  const std::size_t kCrawl = 1000;
+  if (crawl_ < kCrawl)
+    return;
+  std::vector<double> sides(2 * (sw_.numComparisons() + m.numKinks()));
+  call(m.guards(t_, x.data(), sides.data()), m, "guards");
+  std::string what;
+  for (std::size_t j = 0; j < sw_.junctions().size(); ++j) {
+    int i = sw_.enabledTransition(j, q_[j], sides.data(), sides.data());
+    if (i >= 0)
+      what += (what.empty() ? "`" : ", `") + sw_.junctions()[j].name + ": " +
+              sw_.junctions()[j].transitions[i].text + "`";
+  }
+  for (std::size_t k = 0; k < m.numKinks(); ++k) {
+    std::size_t c = sw_.numComparisons() + k;
+    if (comparisonReached(CompareOp::LessEqual, sides[2 * c], sides[2 * c + 1]))
+      what += (what.empty() ? "`" : ", `") + m.kinkText(k) + "`";
+  }
+  throw RunError{"the time step collapsed at t = " + timeText(t_) +
+                 (m.name().empty() ? "" : " in mode " + m.name()) + ": " +
+                 std::to_string(kCrawl) + " events in a row less than 1e-12 of t apart, driven by " +
+                 (what.empty() ? "guards that hold again right after their event" : what) +
+                 " (a guard that an event does not make false moves time forward by rounding "
+                 "noise only)"};
 }
 
 void Run::simulate() {
@@ -163,6 +202,7 @@ void Run::simulate() {
     // Dependent storage follows the initial mode; iterateModes() holds the
     // values of `pre` here.
     Mode &m = mode(q_);
+    chooseBranches(m);
     std::vector<double> x = gather(m);
     complete(m, x.data());
   }
@@ -176,7 +216,6 @@ void Run::simulate() {
   std::size_t k = 0;
   double next = grid.at(0);
   bool eventRow = atStartEvent; // the last row is an event's "after" row at t_
-  double lastStep = 0;
 
   for (;;) {
     Mode &m = mode(q_);
@@ -197,10 +236,11 @@ void Run::simulate() {
     Stepper *stepper = in.stepper.get();
     stepper->reset(t_, x.data());
     // After an event, go on with the step size reached before it.
-    stepper->proposeStep(lastStep);
+    stepper->proposeStep(lastStep_);
     std::vector<double> sidesA = guardSides(m), sidesB(sidesA.size()), xEvent(x.size()),
                         dense(x.size());
     bool event = false;
+    std::size_t tinySteps = 0;
     while (!event) {
       if (r_.steps + r_.rejectedSteps + stepper->acceptedSteps() + stepper->rejectedSteps() >=
           io.maxSteps)
@@ -214,16 +254,37 @@ void Run::simulate() {
         std::string inMode = m.name().empty() ? "" : " in mode " + sw_.modeText(q_);
         if (!ode.failure().empty())
           throw RunError{ode.failure() + (m.name().empty() ? "" : " (mode " + m.name() + ")")};
-        if (st == StepStatus::StepSizeUnderflow)
-          throw RunError{"step size underflow at t = " + timeText(stepper->t()) + inMode};
+        if (st == StepStatus::StepSizeUnderflow) {
+          std::size_t i = stepper->errorLeader();
+          throw RunError{"the time step collapsed below 1e-14 of t at t = " +
+                         timeText(stepper->t()) + inMode +
+                         (i < x.size() ? ", driven by the error of state `" + m.stateName(i) + "`"
+                                       : std::string()) +
+                         " (a right-hand side that is discontinuous or too stiff for the "
+                         "method there)"};
+        }
         const NonFiniteInfo &bad = stepper->nonFinite();
         throw RunError{std::string(bad.derivative ? "the derivative of " : "") + "state `" +
                        m.stateName(bad.index) + "` is not finite at t = " + timeText(bad.t) +
                        inMode};
       }
       double tEnd = stepper->t();
+      // Steps that stay below 1e-12 of t, many in a row: the integrator
+      // crawls (a kink or a stiff mode it cannot pass).
+      const std::size_t kTinySteps = 1000;
+      tinySteps = adaptive && stepper->t() - stepper->tPrev() < 1e-12 * std::max(std::abs(tEnd), span)
+                      ? tinySteps + 1
+                      : 0;
+      if (tinySteps >= kTinySteps) {
+        std::size_t i = stepper->errorLeader();
+        throw RunError{"the time step collapsed at t = " + timeText(tEnd) +
+                       (m.name().empty() ? "" : " in mode " + sw_.modeText(q_)) + ": " +
+                       std::to_string(kTinySteps) + " steps in a row shorter than 1e-12 of t" +
+                       (i < x.size() ? ", driven by the error of state `" + m.stateName(i) + "`"
+                                     : std::string())};
+      }
       double tEvent = std::numeric_limits<double>::quiet_NaN();
-      const std::vector<std::uint32_t> &enabled = enabledComparisons();
+      const std::vector<std::uint32_t> &enabled = enabledComparisons(m);
       if (!enabled.empty()) {
         call(m.guards(tEnd, stepper->x().data(), sidesB.data()), m, "guards");
         tEvent = locator_.locate(*stepper, m, sw_, q_, enabled, sidesA, sidesB, xEvent);
@@ -255,7 +316,7 @@ void Run::simulate() {
     r_.steps += stepper->acceptedSteps();
     r_.rejectedSteps += stepper->rejectedSteps();
     r_.rhsCalls += stepper->rhsCalls();
-    lastStep = stepper->proposedStep();
+    lastStep_ = stepper->proposedStep();
     if (!event)
       return;
     // The event: the state before it (sampled unless a grid point fell on
@@ -263,6 +324,7 @@ void Run::simulate() {
     // the new mode at the top of the loop.
     if (r_.columns[0].empty() || r_.columns[0].back() != t_)
       sample(m, t_, xEvent.data());
+    checkCrawl(m, xEvent);
     eventRow = iterateModes();
   }
 }

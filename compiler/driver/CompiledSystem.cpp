@@ -10,8 +10,12 @@ namespace hbg {
 /// A mode's JIT-compiled functions behind the runtime's interface.
 class CompiledSystem::CompiledMode : public runtime::Mode {
 public:
-  CompiledMode(std::shared_ptr<ModeCode> code, const double *p, bool switched)
-      : code_(std::move(code)), e_(*code_, p), p_(p) {
+  /// `p`: the parameters and held values; the mode's kink branches follow
+  /// them in its own copy.
+  CompiledMode(std::shared_ptr<ModeCode> code, const std::vector<double> &p, bool switched)
+      : code_(std::move(code)), p_(p.size() + code_->equations.kinks.size(), 0.0),
+        e_(*code_, p_.data()) {
+    setParameters(p);
     const eq::EquationSystem &eqs = code_->equations;
     if (switched) {
       name_ = code_->modeName;
@@ -38,7 +42,7 @@ public:
                      runtime::Interval *out) override {
     if (!code_->guardTape)
       return false;
-    code_->guardTape->evaluate(t, x, p_, out, scratch_);
+    code_->guardTape->evaluate(t, x, p_.data(), out, scratch_);
     return true;
   }
   const std::vector<std::uint32_t> &guardStates() const override { return code_->guardStates; }
@@ -75,10 +79,26 @@ public:
   }
   const std::string &failure() const override { return e_.failure(); }
 
+  std::size_t numKinks() const override { return code_->equations.kinks.size(); }
+  const std::string &kinkText(std::size_t k) const override {
+    return code_->equations.kinks[k].text;
+  }
+  bool kinkArguments(double t, const double *x, double *c) override {
+    return e_.call(code_->kinks, t, x, c);
+  }
+  double branch(std::size_t k) const override { return p_[firstBranch() + k]; }
+  void setBranch(std::size_t k, double b) override { p_[firstBranch() + k] = b; }
+
+  /// Parameters and held values, as the system holds them.
+  void setParameters(const std::vector<double> &p) { std::copy(p.begin(), p.end(), p_.begin()); }
+
 private:
+  std::size_t firstBranch() const { return p_.size() - numKinks(); }
+
   std::shared_ptr<ModeCode> code_;
+  /// Parameters, held values, kink branches.
+  std::vector<double> p_;
   Evaluator e_;
-  const double *p_;
   std::vector<runtime::Interval> scratch_;
   std::string name_;
   std::vector<std::uint32_t> stateSlots_, dependentSlots_;
@@ -93,6 +113,8 @@ CompiledSystem::~CompiledSystem() = default;
 
 void CompiledSystem::setHeld(const double *values) {
   std::copy(values, values + numHeld(), p_.begin() + static_cast<std::ptrdiff_t>(np_));
+  for (auto &[code, mode] : modes_)
+    mode->setParameters(p_);
 }
 
 runtime::Mode *CompiledSystem::mode(const std::vector<std::uint32_t> &q, std::string &why) {
@@ -120,7 +142,7 @@ runtime::Mode *CompiledSystem::mode(const std::vector<std::uint32_t> &q, std::st
   }
   std::unique_ptr<CompiledMode> &m = modes_[code.get()];
   if (!m)
-    m = std::make_unique<CompiledMode>(code, p_.data(), m_.switched);
+    m = std::make_unique<CompiledMode>(code, p_, m_.switched);
   return m.get();
 }
 

@@ -13,7 +13,8 @@ namespace hbg {
 /// One run's view of a compiled model: its modes (compiled on first entry
 /// and cached in the Model), each with an Evaluator that keeps its Newton
 /// solves warm-started for the run, and the parameter array they all read
-/// (parameters, then held values).
+/// (parameters, then held values; each mode keeps a copy followed by its
+/// kink branches).
 class CompiledSystem : public runtime::System {
 public:
   CompiledSystem(const Model &model, std::vector<double> params);
@@ -21,7 +22,7 @@ public:
 
   const std::string &modelName() const override { return model_.name(); }
   const std::vector<std::string> &stateNames() const override { return m_.stateNames; }
-  std::size_t numOutputs() const override { return m_.outputNames.size(); }
+  const std::vector<std::string> &outputNames() const override { return m_.outputNames; }
   const runtime::Switching &switching() const override { return m_.switching; }
   std::size_t numHeld() const override { return p_.size() - np_; }
   void setHeld(const double *values) override;

@@ -71,19 +71,37 @@ std::vector<double> Model::initialState(const std::vector<double> &params) const
 
 namespace {
 /// Calls `f` of the initial mode outside a Simulation: a switched model's
-/// mode states are taken out of its full state, and held values are 0 (a
-/// Simulation holds them at events). False when a loop solve failed.
+/// mode states are taken out of its full state, held values are 0 (a
+/// Simulation holds them at events), and kinks follow their arguments'
+/// signs. False when a loop solve failed.
 bool callInitial(const Model::Impl &impl, codegen::CompiledFn f, double t, const double *x,
                  const double *p, double *out) {
   const ModeCode &m = *impl.initial;
   std::vector<double> params(p, p + m.equations.parameters.size());
-  params.resize(params.size() + m.equations.numHeld, 0.0);
+  std::size_t firstBranch = params.size() + m.equations.numHeld, nk = m.equations.kinks.size();
+  params.resize(firstBranch + nk, 0.0);
   std::vector<double> states;
   if (impl.switched)
     for (std::uint32_t slot : m.stateSlots)
       states.push_back(x[slot]);
+  const double *xs = impl.switched ? states.data() : x;
   Evaluator e(m, params.data());
-  return e.call(f, t, impl.switched ? states.data() : x, out);
+  // Kinks take the branch of their argument's sign at (t, x); an argument
+  // may read other kinks' branches, so repeat until none changes.
+  std::vector<double> c(nk);
+  for (std::size_t round = 0; round <= nk && nk > 0; ++round) {
+    if (!e.call(m.kinks, t, xs, c.data()))
+      return false;
+    bool changed = false;
+    for (std::size_t k = 0; k < nk; ++k) {
+      double b = c[k] > 0 ? 1.0 : (c[k] < 0 ? -1.0 : 0.0);
+      changed = changed || b != params[firstBranch + k];
+      params[firstBranch + k] = b;
+    }
+    if (!changed)
+      break;
+  }
+  return e.call(f, t, xs, out);
 }
 } // namespace
 
@@ -163,6 +181,34 @@ std::shared_ptr<ModeCode> compileMode(eq::EquationSystem equations,
   }
   if (switched || !equations.heldValues.empty())
     fns.push_back({"held", equations.heldValues});
+  bool events = switched || !equations.kinks.empty();
+  if (events) {
+    // The guards' sides, then each kink's comparison `lhs <= rhs` (see
+    // runtime::Mode::numKinks): b c <= -0 for b = +-1, -|c| <= -denorm
+    // (c != 0) for b = 0; and the same as a tape for enclosures.
+    sym::ExprContext &ctx = *equations.ctx;
+    codegen::FunctionSpec guards{"guards", equations.guards}, kinks{"kinks", {}};
+    for (const eq::Kink &k : equations.kinks) {
+      sym::ExprId b = ctx.ref(k.branch), c = k.argument;
+      sym::ExprId off = ctx.sub(ctx.constant(1), ctx.mul(b, b)); // 1 where b = 0
+      guards.outputs.push_back(
+          ctx.sub(ctx.mul(b, c), ctx.mul(off, ctx.unary(sym::Op::Abs, c))));
+      guards.outputs.push_back(
+          ctx.mul(off, ctx.constant(-std::numeric_limits<double>::denorm_min())));
+      kinks.outputs.push_back(c);
+    }
+    std::vector<sym::ExprId> enclosed;
+    for (std::size_t k = 0; k + 1 < guards.outputs.size(); k += 2) {
+      enclosed.push_back(guards.outputs[k]);
+      enclosed.push_back(guards.outputs[k + 1]);
+      enclosed.push_back(ctx.sub(guards.outputs[k], guards.outputs[k + 1]));
+    }
+    m->guardTape = codegen::buildTape(ctx, enclosed);
+    if (m->guardTape)
+      m->guardStates = m->guardTape->xRead();
+    fns.push_back(std::move(guards));
+    fns.push_back(std::move(kinks));
+  }
   if (switched) {
     sym::ExprContext &ctx = *equations.ctx;
     codegen::FunctionSpec dep{"dependent", {}}, depJac{"dependentJacobian", {}},
@@ -175,16 +221,6 @@ std::shared_ptr<ModeCode> compileMode(eq::EquationSystem equations,
     for (std::size_t i = 0; i < equations.states.size(); ++i)
       for (const eq::DependentState &d : equations.dependent)
         imp.outputs.push_back(i < d.impulse.size() ? d.impulse[i] : ctx.constant(0));
-    fns.push_back({"guards", equations.guards});
-    std::vector<sym::ExprId> enclosed;
-    for (std::size_t k = 0; k + 1 < equations.guards.size(); k += 2) {
-      enclosed.push_back(equations.guards[k]);
-      enclosed.push_back(equations.guards[k + 1]);
-      enclosed.push_back(ctx.sub(equations.guards[k], equations.guards[k + 1]));
-    }
-    m->guardTape = codegen::buildTape(ctx, enclosed);
-    if (m->guardTape)
-      m->guardStates = m->guardTape->xRead();
     fns.push_back(std::move(dep));
     fns.push_back(std::move(depJac));
     fns.push_back(std::move(imp));
@@ -205,8 +241,11 @@ std::shared_ptr<ModeCode> compileMode(eq::EquationSystem equations,
   }
   if (switched || !equations.heldValues.empty())
     m->held = need("held");
-  if (switched) {
+  if (events) {
     m->guards = need("guards");
+    m->kinks = need("kinks");
+  }
+  if (switched) {
     m->dependent = need("dependent");
     m->dependentJacobian = need("dependentJacobian");
     m->impulse = need("impulse");

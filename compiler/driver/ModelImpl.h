@@ -19,7 +19,7 @@ namespace hbg {
 
 /// The compiled code of one mode (of the only mode, for models without
 /// switched junctions). Every function takes x = [states, Newton unknowns]
-/// and p = [parameters, held values].
+/// and p = [parameters, held values, kink branches].
 struct ModeCode {
   eq::EquationSystem equations;
   codegen::CompiledModule code;
@@ -32,6 +32,9 @@ struct ModeCode {
   /// the impulse matrix (row-major: state x dependent).
   codegen::CompiledFn guards = nullptr;
   codegen::CompiledFn held = nullptr;
+  /// Modes with kinks (switched or not): their arguments; `guards` then
+  /// also writes each kink's comparison after the guards'.
+  codegen::CompiledFn kinks = nullptr;
   codegen::CompiledFn dependent = nullptr;
   codegen::CompiledFn dependentJacobian = nullptr;
   codegen::CompiledFn impulse = nullptr;

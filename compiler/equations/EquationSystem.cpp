@@ -53,7 +53,8 @@ std::string EquationSystem::verify() const {
         return what + " must depend on parameters only";
       if (sy.kind == sym::SymbolKind::State && sy.slot >= states.size())
         return what + " refers to state slot " + std::to_string(sy.slot);
-      if (sy.kind == sym::SymbolKind::Parameter && sy.slot >= parameters.size() + numHeld)
+      if (sy.kind == sym::SymbolKind::Parameter &&
+          sy.slot >= parameters.size() + numHeld + kinks.size())
         return what + " refers to parameter slot " + std::to_string(sy.slot);
       if (sy.kind == sym::SymbolKind::Algebraic &&
           (sy.slot < states.size() || sy.slot >= states.size() + unknowns.size()))
@@ -83,6 +84,9 @@ std::string EquationSystem::verify() const {
   }
   for (const Output &o : outputs)
     if (auto m = check(o.value, "output `" + o.name + "`", false); !m.empty())
+      return m;
+  for (const Kink &k : kinks)
+    if (auto m = check(k.argument, "argument of `" + k.text + "`", false); !m.empty())
       return m;
   return "";
 }
@@ -123,6 +127,12 @@ std::string EquationSystem::dump() const {
     os << "newton residuals\n";
     for (std::size_t i = 0; i < unknowns.size(); ++i)
       os << "  0 = " << ctx->print(residuals[i]) << "   (for " << unknowns[i].name << ")\n";
+  }
+  if (!kinks.empty()) {
+    os << "kinks (branch held between events, argument crossing zero is an event)\n";
+    for (const Kink &k : kinks)
+      os << "  " << ctx->symbol(k.branch).name << ": " << k.text << ", crossing "
+         << ctx->print(k.argument) << "\n";
   }
   os << "state equations\n";
   for (const State &s : states)

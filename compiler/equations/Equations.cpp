@@ -672,6 +672,7 @@ std::optional<EquationSystem> Builder::run() {
     finish(sys_.bondEffort[i]);
     finish(sys_.bondFlow[i]);
   }
+  extractKinks(sys_);
   std::string problem = sys_.verify();
   if (!problem.empty())
     throw InternalError("equation verifier: " + problem);

@@ -65,7 +65,9 @@ public:
   /// nonlinear loops solve them by Newton's method from zero on each call
   /// (a Simulation warm-starts instead); a failed solve gives NaN. Switched
   /// models: in the initial mode, over the full state (dependent storage
-  /// gets derivative 0 here), with held values 0.
+  /// gets derivative 0 here), with held values 0. Kinks (`sign`, `abs`,
+  /// `min`, `max` of changing values) take the branch of their argument
+  /// at (t, x).
   void rhs(double t, const double *x, const double *p, double *xdot) const;
   void outputs(double t, const double *x, const double *p, double *y) const;
 

@@ -76,6 +76,22 @@ struct Unknown {
   sym::SymbolId symbol; ///< kind Algebraic, slot = number of states + index
 };
 
+/// A kink: `sign`, `abs`, `min` or `max` of values that change in time.
+/// Its branch is a value b in {-1, 0, 1} held fixed between events, like a
+/// held value: `sign(c)` is b, `abs(c)` is b c, `min(u, v)` is u where b is
+/// 1 (c = v - u) and v where b is -1, `max` likewise with c = u - v; b = 0
+/// (c held at zero) gives 0, 0 and the mean. The runtime sets b from the
+/// sign of c at every event and makes a crossing of c an event, so no step
+/// integrates across a kink (Modelica's event-generating functions).
+struct Kink {
+  /// The call, resolved in this mode: `sign(v - mass.p / m)`.
+  std::string text;
+  /// c: positive where b = 1 is the branch taken.
+  sym::ExprId argument;
+  /// b: a Parameter symbol after the parameters and held values.
+  sym::SymbolId branch;
+};
+
 /// The model as an ODE system dx/dt = f(t, x, p), y = g(t, x, p).
 struct EquationSystem {
   std::shared_ptr<sym::ExprContext> ctx;
@@ -102,6 +118,10 @@ struct EquationSystem {
   /// Each `pre(expr)` of the graph (bg::BondGraph::held order): `expr`
   /// resolved in this mode, to be held at events.
   std::vector<sym::ExprId> heldValues;
+  /// The kinks of the right-hand side, outputs, loops and dependent
+  /// storage (not of guards, which are judged exactly): their branches
+  /// follow the held values in the parameter array.
+  std::vector<Kink> kinks;
   /// Every bond's effort and flow (for `explain`), by bond index.
   std::vector<std::string> bondNames;
   std::vector<sym::ExprId> bondEffort, bondFlow;
@@ -136,6 +156,13 @@ std::vector<const bg::Guard *> guardComparisons(const bg::Guard &guard);
 std::optional<EquationSystem> buildEquations(const bg::BondGraph &g,
                                              const causality::CausalAssignment &ca,
                                              const bg::Mode &mode, DiagnosticEngine &diags);
+/// Replaces every kink of `sys` whose argument changes in time (not only
+/// with parameters and held values) by its branch (see Kink), filling
+/// `sys.kinks`. Calls sharing an argument share a branch: abs(c) and the
+/// sign(c) of its derivative, min(u, v) and max(v, u). Select conditions
+/// (pivoting in generated linear solves) are left as they are.
+void extractKinks(EquationSystem &sys);
+
 /// buildEquations in the mode `ca` was assigned in.
 std::optional<EquationSystem> buildEquations(const bg::BondGraph &g,
                                              const causality::CausalAssignment &ca,

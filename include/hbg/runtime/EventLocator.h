@@ -1,8 +1,9 @@
 //===- hbg/runtime/EventLocator.h - The first event inside a step ----------===//
 //
 // After every accepted step, the comparisons of the transitions enabled in
-// the current FSM states are examined along the stepper's dense output;
-// the first time at which some enabled guard holds is the event, and the
+// the current FSM states, and the kinks of the mode, are examined along the
+// stepper's dense output; the first time at which some enabled guard holds
+// or some kink's argument leaves its branch's side is the event, and the
 // caller cuts the step there.
 //
 //===----------------------------------------------------------------------===//
@@ -29,8 +30,9 @@ public:
   } stats;
 
   /// The first event in the stepper's last step [tPrev, t] of `mode`, in
-  /// FSM states `q` whose transitions read comparisons `enabled`; `sidesA`
-  /// and `sidesB` are the comparison sides at the step's start and end.
+  /// FSM states `q` whose transitions read comparisons `enabled` (with the
+  /// mode's kinks, numbered after the comparisons); `sidesA` and `sidesB`
+  /// are the comparison sides at the step's start and end.
   /// Returns NaN when there is none; otherwise its time, with the state
   /// there in `xEvent`. Throws RunError when the guards cannot be evaluated.
   double locate(const Stepper &s, Mode &mode, const Switching &sw,
@@ -44,22 +46,30 @@ public:
 private:
   /// The guards sampled at points inside the step and located between
   /// them by the Illinois method: only where enclosures are unavailable.
-  double locateBySampling(const Stepper &s, Mode &mode, const Switching &sw,
-                          const std::vector<std::uint32_t> &q,
+  double locateBySampling(const Stepper &s, Mode &mode,
                           const std::vector<std::uint32_t> &enabled,
                           const std::vector<double> &sidesA, const std::vector<double> &sidesB,
                           std::vector<double> &xEvent);
   /// The event inside the tolerance-wide [a, b], closer: where a
   /// comparison that changes there changes, if a guard holds at that point.
-  double refine(const Stepper &s, Mode &mode, const Switching &sw,
-                const std::vector<std::uint32_t> &q, const std::vector<std::uint32_t> &enabled,
+  double refine(const Stepper &s, Mode &mode, const std::vector<std::uint32_t> &enabled,
                 double a, double b, const std::vector<double> &sidesA,
                 const std::vector<double> &atB);
   /// Both sides of every comparison at `tau` on the dense output.
   void sidesAt(const Stepper &s, Mode &mode, double tau, std::vector<double> &out);
 
+  /// What the caller is looking for: comparison k's operator (kinks are
+  /// `lhs <= rhs`), and whether an enabled transition or a kink may fire
+  /// where the comparisons have these truths, or these sides.
+  CompareOp opOf(std::uint32_t k) const;
+  Truth anyEvent(const Truth *truths) const;
+  bool anyEvent(const double *sides, const std::vector<std::uint32_t> *forced = nullptr) const;
+
+  const Switching *sw_ = nullptr;
+  const std::vector<std::uint32_t> *q_ = nullptr;
+  /// Guard comparisons, and those with the kinks after them.
+  std::size_t numGuardComparisons_ = 0, numComparisons_ = 0;
   /// Buffers kept between calls: this runs after every step.
-  std::size_t numComparisons_ = 0;
   std::vector<double> times_, x_, buffer_, pointA_, pointB_, refineSides_;
   std::vector<std::vector<double>> sides_;
   std::vector<Interval> box_, enclosure_;

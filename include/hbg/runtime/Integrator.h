@@ -98,12 +98,16 @@ public:
   std::size_t rhsCalls() const { return rhsCalls_; }
   /// Details of the last StepStatus::NonFinite failure.
   const NonFiniteInfo &nonFinite() const { return nonFinite_; }
+  /// Adaptive methods: the component with the largest weighted error in
+  /// the last trial step (what drives the step size down), or SIZE_MAX.
+  std::size_t errorLeader() const { return errorLeader_; }
 
 protected:
   double t_ = 0, tPrev_ = 0;
   std::vector<double> x_;
   std::size_t accepted_ = 0, rejected_ = 0, rhsCalls_ = 0;
   NonFiniteInfo nonFinite_;
+  std::size_t errorLeader_ = static_cast<std::size_t>(-1);
 };
 
 /// Creates the stepper for `opts.method` on `sys` (which must outlive it).

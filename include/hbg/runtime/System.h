@@ -53,11 +53,13 @@ public:
 
   virtual bool rhs(double t, const double *x, double *xdot) = 0;
   virtual bool outputs(double t, const double *x, double *y) = 0;
-  /// Both sides of every comparison of the model: 2 * numComparisons values.
+  /// Both sides of every comparison of the model, then of one comparison
+  /// per kink of this mode: 2 * (numComparisons + numKinks()) values.
   virtual bool guards(double t, const double *x, double *sides) = 0;
   /// Enclosures of the guards over a box: out[3k], out[3k + 1] and
   /// out[3k + 2] enclose comparison k's lhs, rhs and lhs - rhs for every t
-  /// in `t` and x in `x` (only the states guardStates() names are read).
+  /// in `t` and x in `x` (only the states guardStates() names are read),
+  /// kinks included.
   /// False when the mode cannot enclose its guards (they read values that
   /// only a run-time solve gives): its events are then found by sampling.
   virtual bool encloseGuards(Interval t, const Interval *x, Interval *out) = 0;
@@ -73,6 +75,18 @@ public:
   /// independent states change per unit of impulse into dependent storage.
   virtual bool impulse(double t, const double *x, double *b) = 0;
   virtual const std::string &failure() const = 0;
+
+  /// Kinks: `sign`, `abs`, `min` and `max` of values that change in time.
+  /// Each has a branch b in {-1, 0, 1}, held between events, and an
+  /// argument c that is positive where b = 1 is right. Kink k's comparison
+  /// (number numComparisons + k in guards()) is `lhs <= rhs`, reached where
+  /// c has left the branch's side: b c <= 0 for b = +-1, c != 0 for b = 0.
+  virtual std::size_t numKinks() const { return 0; }
+  /// The call, for messages and the event log: `sign(v - mass.p / m)`.
+  virtual const std::string &kinkText(std::size_t k) const;
+  virtual bool kinkArguments(double t, const double *x, double *c);
+  virtual double branch(std::size_t k) const;
+  virtual void setBranch(std::size_t k, double b);
 };
 
 /// A compiled model as the simulation sees it.
@@ -82,7 +96,8 @@ public:
   virtual const std::string &modelName() const = 0;
   /// The full state's names and the output names.
   virtual const std::vector<std::string> &stateNames() const = 0;
-  virtual std::size_t numOutputs() const = 0;
+  virtual const std::vector<std::string> &outputNames() const = 0;
+  std::size_t numOutputs() const { return outputNames().size(); }
   /// The switched junctions (none for a plain model).
   virtual const Switching &switching() const = 0;
   /// Number of values `pre(...)` holds, and sets them (every mode reads them

@@ -1,0 +1,138 @@
+//===- compiler/equations/Kinks.cpp - sign, abs, min, max as events -------===//
+//
+// A step that integrates across a kink of the right-hand side loses the
+// integrator's order: its error estimate sees a smooth polynomial where
+// the solution bends. Each kink whose argument changes in time is
+// therefore replaced by a branch value the runtime holds fixed between
+// events, and its argument becomes a crossing function the event locator
+// watches (eq::Kink).
+//
+//===----------------------------------------------------------------------===//
+
+#include "hbg/equations/Equations.h"
+
+#include <unordered_map>
+#include <vector>
+
+namespace hbg::eq {
+
+namespace {
+
+bool isKinkOp(sym::Op op) {
+  return op == sym::Op::Sign || op == sym::Op::Abs || op == sym::Op::Min || op == sym::Op::Max;
+}
+
+class KinkRewriter {
+public:
+  explicit KinkRewriter(EquationSystem &sys) : sys_(sys), ctx_(*sys.ctx) {}
+
+  void rewrite(sym::ExprId &root) {
+    if (root.valid())
+      root = visit(root);
+  }
+
+private:
+  struct Done {
+    sym::ExprId id;
+    bool varies; ///< depends on time, a state or a Newton unknown
+  };
+
+  /// Post-order over the DAG below `root`, iteratively (expressions can
+  /// be deep). A Select's condition is kept as it is: it picks a pivot,
+  /// and both of its choices give the same value.
+  sym::ExprId visit(sym::ExprId root) {
+    std::vector<std::pair<sym::ExprId, bool>> todo{{root, false}};
+    while (!todo.empty()) {
+      auto [id, expanded] = todo.back();
+      todo.pop_back();
+      if (done_.count(id.index))
+        continue;
+      const sym::Node &n = ctx_.node(id);
+      if (!expanded) {
+        todo.push_back({id, true});
+        sym::forEachOperand(n, [&](sym::ExprId o) {
+          if (!done_.count(o.index))
+            todo.push_back({o, false});
+        });
+        continue;
+      }
+      done_[id.index] = finish(id, n);
+    }
+    return done_.at(root.index).id;
+  }
+
+  Done finish(sym::ExprId id, const sym::Node &n) {
+    if (n.op == sym::Op::Const)
+      return {id, false};
+    if (n.op == sym::Op::Symbol)
+      return {id, ctx_.symbol(n.symbol).kind != sym::SymbolKind::Parameter};
+    int arity = sym::arity(n.op);
+    const sym::ExprId ops[3] = {n.lhs, n.rhs, n.third};
+    sym::ExprId out[3];
+    bool varies = false;
+    for (int k = 0; k < arity; ++k) {
+      const Done &d = done_.at(ops[k].index);
+      varies = varies || d.varies;
+      out[k] = n.op == sym::Op::Select && k == 0 ? ops[k] : d.id;
+    }
+    if (!isKinkOp(n.op) || !varies)
+      return {ctx_.make(n.op, out[0], out[1], out[2]), varies};
+    sym::ExprId u = out[0], v = out[1];
+    sym::ExprId c = n.op == sym::Op::Min ? ctx_.sub(v, u) : n.op == sym::Op::Max ? ctx_.sub(u, v) : u;
+    sym::ExprId b = ctx_.ref(branchOf(c, id));
+    switch (n.op) {
+    case sym::Op::Sign: return {b, false}; // fixed between events
+    case sym::Op::Abs: return {ctx_.mul(b, c), true};
+    default: {
+      sym::ExprId mean = ctx_.mul(ctx_.constant(0.5), ctx_.add(u, v));
+      return {ctx_.select(b, u, ctx_.select(ctx_.neg(b), v, mean)), true};
+    }
+    }
+  }
+
+  /// The branch of the kink with argument `c`, created on first use and
+  /// named after the call `call`.
+  sym::SymbolId branchOf(sym::ExprId c, sym::ExprId call) {
+    auto it = byArgument_.find(c.index);
+    if (it != byArgument_.end())
+      return sys_.kinks[it->second].branch;
+    std::size_t k = sys_.kinks.size();
+    auto slot = static_cast<std::uint32_t>(sys_.parameters.size() + sys_.numHeld + k);
+    Kink kink;
+    kink.text = ctx_.print(call);
+    const std::size_t kLongest = 72;
+    if (kink.text.size() > kLongest)
+      kink.text = kink.text.substr(0, kLongest - 3) + "...";
+    kink.argument = c;
+    kink.branch = ctx_.addSymbol("branch" + std::to_string(k), sym::SymbolKind::Parameter, slot);
+    sys_.kinks.push_back(std::move(kink));
+    byArgument_[c.index] = k;
+    return sys_.kinks.back().branch;
+  }
+
+  EquationSystem &sys_;
+  sym::ExprContext &ctx_;
+  std::unordered_map<std::uint32_t, Done> done_;
+  std::unordered_map<std::uint32_t, std::size_t> byArgument_;
+};
+
+} // namespace
+
+void extractKinks(EquationSystem &sys) {
+  KinkRewriter r(sys);
+  for (State &s : sys.states)
+    r.rewrite(s.derivative);
+  for (sym::ExprId &e : sys.residuals)
+    r.rewrite(e);
+  for (sym::ExprId &e : sys.jacobian)
+    r.rewrite(e);
+  for (DependentState &d : sys.dependent) {
+    r.rewrite(d.value);
+    for (sym::ExprId &e : d.impulse)
+      r.rewrite(e);
+  }
+  for (Output &o : sys.outputs)
+    r.rewrite(o.value);
+}
+
+} // namespace hbg::eq

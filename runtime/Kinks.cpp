@@ -1,0 +1,95 @@
+//===- runtime/Kinks.cpp - Branches of sign, abs, min and max --------------===//
+//
+// A kink's branch is held between events (Mode::numKinks). At the start
+// and at every event each branch is set from the sign of its argument.
+// An argument at zero, or so close to it that it moves further in a
+// billionth of a step, takes the branch the motion continues on: the one
+// under which the argument moves to that branch's own side. When both
+// branches turn the argument back (a sliding mode: Coulomb friction that
+// holds a velocity at zero) no branch is right and the run stops with an
+// error; when neither moves it, the branch is 0; when both let it leave,
+// the side it is on, or +1.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Run.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace hbg::runtime {
+
+namespace {
+const std::string kNoKink;
+double signOf(double c) { return c > 0 ? 1.0 : (c < 0 ? -1.0 : 0.0); }
+std::string branchText(double b) { return b > 0 ? "+1" : (b < 0 ? "-1" : "0"); }
+} // namespace
+
+const std::string &Mode::kinkText(std::size_t) const { return kNoKink; }
+bool Mode::kinkArguments(double, const double *, double *) { return true; }
+double Mode::branch(std::size_t) const { return 0; }
+void Mode::setBranch(std::size_t, double) {}
+
+std::vector<std::string> Run::chooseBranches(Mode &m) {
+  std::size_t nk = m.numKinks(), n = m.stateSlots().size();
+  if (nk == 0)
+    return {};
+  auto check = [&](bool ok, const char *what) {
+    if (!ok)
+      throw RunError{m.failure() + " (" + what + (m.name().empty() ? "" : ", mode " + m.name()) +
+                     ")"};
+  };
+  std::vector<double> x = gather(m), c(nk), before(nk);
+  for (std::size_t k = 0; k < nk; ++k)
+    before[k] = m.branch(k);
+  check(m.kinkArguments(t_, x.data(), c.data()), "kinks");
+  for (std::size_t k = 0; k < nk; ++k)
+    m.setBranch(k, signOf(c[k]));
+
+  // How far each argument moves in a short time delta along the flow
+  // with the branches as they are set: c(t + delta, x + delta x') - c.
+  double span = o_.tEnd - o_.tStart;
+  double h = lastStep_ > 0 ? lastStep_ : 1e-3 * (span > 0 ? span : std::max(1.0, std::abs(t_)));
+  double delta = 1e-6 * h;
+  std::vector<double> xdot(n), xp(n), cp(nk), move(nk), trial(nk);
+  auto drift = [&](std::vector<double> &d) {
+    check(m.rhs(t_, x.data(), xdot.data()), "right-hand side");
+    for (std::size_t i = 0; i < n; ++i)
+      xp[i] = x[i] + delta * xdot[i];
+    check(m.kinkArguments(t_ + delta, xp.data(), cp.data()), "kinks");
+    for (std::size_t k = 0; k < nk; ++k)
+      d[k] = cp[k] - c[k];
+  };
+  drift(move);
+  for (std::size_t k = 0; k < nk; ++k) {
+    // `delta` is a millionth of a step: |c| <= 1e-3 |move| is a billionth.
+    if (c[k] != 0 && std::abs(c[k]) > 1e-3 * std::abs(move[k]))
+      continue;
+    bool consistent[2], back[2];
+    for (int side = 0; side < 2; ++side) {
+      double b = side == 0 ? 1.0 : -1.0;
+      m.setBranch(k, b);
+      drift(trial);
+      consistent[side] = b * trial[k] > 0;
+      back[side] = b * trial[k] < 0;
+    }
+    if (back[0] && back[1])
+      throw RunError{"the argument of `" + m.kinkText(k) + "` is driven back to zero from both sides at t = " +
+                     timeText(t_) + (m.name().empty() ? "" : " in mode " + m.name()) +
+                     ": a sliding mode (Coulomb friction that sticks, a relay that chatters), "
+                     "which a kink cannot hold; model the sticking phase with a switched junction"};
+    double b = consistent[0] && consistent[1] ? (c[k] != 0 ? signOf(c[k]) : 1.0)
+               : consistent[0]               ? 1.0
+               : consistent[1]               ? -1.0
+                                             : 0.0;
+    m.setBranch(k, b);
+  }
+  std::vector<std::string> changes;
+  for (std::size_t k = 0; k < nk; ++k)
+    if (m.branch(k) != before[k])
+      changes.push_back(m.kinkText(k) + ": branch " + branchText(before[k]) + " -> " +
+                        branchText(m.branch(k)));
+  return changes;
+}
+
+} // namespace hbg::runtime
