@@ -188,6 +188,111 @@ double EventLocator::locate(const Stepper &s, Mode &mode, const Switching &sw,
 }
 
 
+double EventLocator::nextTimeEvent(Mode &mode, const Switching &sw,
+                                   const std::vector<std::uint32_t> &comparisons, double ta,
+                                   double tb, const std::vector<double> &x) {
+  if (comparisons.empty() || !(tb > ta))
+    return kNaN;
+  sw_ = &sw;
+  numGuardComparisons_ = sw.numComparisons();
+  numComparisons_ = numGuardComparisons_ + mode.numKinks();
+  box_.assign(x.size(), Interval::whole());
+  enclosure_.resize(3 * numComparisons_);
+  std::vector<double> &atA = pointA_, &at = pointB_;
+  atA.resize(2 * numComparisons_);
+  at.resize(2 * numComparisons_);
+  auto sides = [&](double tau, std::vector<double> &out) {
+    if (!mode.guards(tau, x.data(), out.data()))
+      throw RunError{mode.failure() + " (guards, mode " + mode.name() + ")"};
+  };
+  sides(ta, atA);
+  // Whether comparison k has changed, at a point, from its value at ta:
+  // reached or not (either way: a guard may negate it), or for an
+  // equality, reached or crossed.
+  auto changed = [&](std::uint32_t k, const std::vector<double> &v) {
+    CompareOp op = opOf(k);
+    bool reached = comparisonReached(op, v[2 * k], v[2 * k + 1]);
+    if (op == CompareOp::Equal)
+      return reached || (atA[2 * k] - atA[2 * k + 1] < 0) != (v[2 * k] - v[2 * k + 1] < 0);
+    return reached != comparisonReached(op, atA[2 * k], atA[2 * k + 1]);
+  };
+  // Earliest interval first: skip what is proven unchanged, split the rest
+  // down to a millionth of the window, and locate a change at its end by
+  // the Illinois method. This only chooses where a step ends: a change
+  // that comes and goes within such a sliver is left to locate(), which
+  // proves every step.
+  double tol = 1e-6 * (tb - ta);
+  stack_.clear();
+  stack_.push_back({ta, tb});
+  std::size_t budget = kMaxEnclosures;
+  while (!stack_.empty()) {
+    auto [a, b] = stack_.back();
+    stack_.pop_back();
+    if (!mode.encloseGuards({a, b}, box_.data(), enclosure_.data()))
+      return kNaN;
+    bool unchanged = true;
+    for (std::uint32_t k : comparisons) {
+      CompareOp op = opOf(k);
+      const Interval *e = &enclosure_[3 * k];
+      Truth tr = comparisonTruth(op, e[0], e[1], e[2]);
+      if (op == CompareOp::Equal)
+        unchanged = unchanged && tr == Truth::False && (e[2].lo > 0 || e[2].hi < 0);
+      else
+        unchanged = unchanged &&
+                    tr == (comparisonReached(op, atA[2 * k], atA[2 * k + 1]) ? Truth::True
+                                                                             : Truth::False);
+    }
+    if (unchanged)
+      continue;
+    double mid = 0.5 * (a + b);
+    if (b - a > tol && mid > a && mid < b && --budget > 0) {
+      stack_.push_back({mid, b});
+      stack_.push_back({a, mid});
+      continue;
+    }
+    sides(b, at);
+    bool any = false;
+    for (std::uint32_t k : comparisons)
+      any = any || changed(k, at);
+    if (!any)
+      continue;
+    // A change in (a, b]: the earliest comparison to change there, down to
+    // neighbouring doubles, on the margin with the side of ta negative.
+    double first = b;
+    std::vector<double> &atLo = refineSides_;
+    atLo.resize(2 * numComparisons_);
+    if (a == ta)
+      atLo = atA;
+    else
+      sides(a, atLo);
+    for (std::uint32_t k : comparisons) {
+      if (!changed(k, at) || changed(k, atLo))
+        continue;
+      // The margin's size, signed by whether the change has happened:
+      // continuous where the change is a crossing, so Illinois converges
+      // fast.
+      CompareOp op = opOf(k);
+      auto value = [&, k, op](const std::vector<double> &v) {
+        double size = std::max(std::abs(comparisonMargin(op, v[2 * k], v[2 * k + 1])),
+                               std::numeric_limits<double>::denorm_min());
+        return changed(k, v) ? size : -size;
+      };
+      auto f = [&](double tau) {
+        buffer_.resize(2 * numComparisons_);
+        sides(tau, buffer_);
+        return value(buffer_);
+      };
+      double fFirst = first == b ? value(at) : f(first);
+      if (!(fFirst > 0))
+        continue; // changed at b, but not yet where another one does
+      Bracket br = locateSignChange(f, a, value(atLo), first, fFirst, 0);
+      first = std::min(first, br.hi);
+    }
+    return first;
+  }
+  return kNaN;
+}
+
 double EventLocator::locateBySampling(const Stepper &s, Mode &mode,
                                       const std::vector<std::uint32_t> &enabled,
                                       const std::vector<double> &sidesA,

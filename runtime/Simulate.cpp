@@ -241,12 +241,39 @@ void Run::simulate() {
                         dense(x.size());
     bool event = false;
     std::size_t tinySteps = 0;
+    // Time events ahead: the enabled comparisons of time only, the next
+    // time one of them changes, and how far none is known to.
+    std::vector<std::uint32_t> timed;
+    for (std::uint32_t k : m.timeComparisons()) {
+      const std::vector<std::uint32_t> &en = enabledComparisons(m);
+      if (std::find(en.begin(), en.end(), k) != en.end())
+        timed.push_back(k);
+    }
+    double timeEvent = std::numeric_limits<double>::quiet_NaN(), clearTo = t_;
     while (!event) {
       if (r_.steps + r_.rejectedSteps + stepper->acceptedSteps() + stepper->rejectedSteps() >=
           io.maxSteps)
         throw RunError{"too many steps (" + std::to_string(io.maxSteps) + ") at t = " +
                        timeText(stepper->t())};
-      StepStatus st = stepper->step(adaptive ? o_.tEnd : std::min(next, o_.tEnd));
+      double limit = adaptive ? o_.tEnd : std::min(next, o_.tEnd);
+      if (adaptive && !timed.empty()) {
+        // Look a little beyond the step the integrator proposes, and end
+        // the step on the first time event there.
+        double t0 = stepper->t();
+        if (!(timeEvent > t0)) {
+          double h = std::min(stepper->proposedStep(), io.maxStep);
+          double reach = h > 0 ? std::min(o_.tEnd, t0 + 2 * h) : o_.tEnd;
+          double from = std::max(t0, clearTo);
+          if (reach > from) {
+            timeEvent = locator_.nextTimeEvent(m, sw_, timed, from, reach, x);
+            if (std::isnan(timeEvent))
+              clearTo = reach;
+          }
+        }
+        if (timeEvent > t0)
+          limit = std::min(limit, timeEvent);
+      }
+      StepStatus st = stepper->step(limit);
       if (st != StepStatus::Ok) {
         r_.steps += stepper->acceptedSteps();
         r_.rejectedSteps += stepper->rejectedSteps();

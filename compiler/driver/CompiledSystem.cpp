@@ -46,6 +46,9 @@ public:
     return true;
   }
   const std::vector<std::uint32_t> &guardStates() const override { return code_->guardStates; }
+  const std::vector<std::uint32_t> &timeComparisons() const override {
+    return code_->timeComparisons;
+  }
   bool held(double t, const double *x, double *values) override {
     return e_.call(code_->held, t, x, values);
   }

@@ -206,6 +206,17 @@ std::shared_ptr<ModeCode> compileMode(eq::EquationSystem equations,
     m->guardTape = codegen::buildTape(ctx, enclosed);
     if (m->guardTape)
       m->guardStates = m->guardTape->xRead();
+    auto ofTime = [&](sym::ExprId e) {
+      for (sym::SymbolId s : ctx.symbolsOf(e)) {
+        sym::SymbolKind kind = ctx.symbol(s).kind;
+        if (kind != sym::SymbolKind::Time && kind != sym::SymbolKind::Parameter)
+          return false;
+      }
+      return true;
+    };
+    for (std::size_t k = 0; k + 1 < guards.outputs.size(); k += 2)
+      if (ofTime(guards.outputs[k]) && ofTime(guards.outputs[k + 1]))
+        m->timeComparisons.push_back(static_cast<std::uint32_t>(k / 2));
     fns.push_back(std::move(guards));
     fns.push_back(std::move(kinks));
   }

@@ -43,6 +43,8 @@ struct ModeCode {
   /// none when a guard reads a Newton-solved unknown.
   std::optional<runtime::Tape> guardTape;
   std::vector<std::uint32_t> guardStates;
+  /// The comparisons (kinks after the guards') of time and parameters only.
+  std::vector<std::uint32_t> timeComparisons;
   /// The nonlinear loops' paths, for run-time errors.
   std::string nonlinearLoops;
   /// Switched models: the mode, `contact=on, valve=off`, for run-time errors.

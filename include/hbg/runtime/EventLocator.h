@@ -40,6 +40,16 @@ public:
                 const std::vector<double> &sidesA, const std::vector<double> &sidesB,
                 std::vector<double> &xEvent);
 
+  /// Time events: the first time in (ta, tb] at which one of `comparisons`
+  /// of `mode` (each a function of time and parameters only, numbered as
+  /// in locate()) becomes reached, or for an equality crosses; NaN when
+  /// none does. Proven with the guard enclosures like locate(), then
+  /// narrowed to neighbouring doubles: a step that ends there ends on the
+  /// event. `x` is any state of the mode (the comparisons do not read it).
+  double nextTimeEvent(Mode &mode, const Switching &sw,
+                       const std::vector<std::uint32_t> &comparisons, double ta, double tb,
+                       const std::vector<double> &x);
+
   /// Subdivisions allowed per step before falling back to sampling.
   static constexpr std::size_t kMaxEnclosures = 4096;
 

@@ -65,6 +65,9 @@ public:
   virtual bool encloseGuards(Interval t, const Interval *x, Interval *out) = 0;
   /// The independent states the guards read, sorted.
   virtual const std::vector<std::uint32_t> &guardStates() const = 0;
+  /// The comparisons (kinks numbered after the guards') that read only
+  /// time, parameters and held values: time events, which steps end on.
+  virtual const std::vector<std::uint32_t> &timeComparisons() const;
   /// The values `pre(...)` holds, in this mode.
   virtual bool held(double t, const double *x, double *values) = 0;
   /// Dependent storage from the independent states, and its Jacobian
