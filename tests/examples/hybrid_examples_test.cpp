@@ -424,3 +424,133 @@ TEST_CASE("ideal_switch: a model without states switches at the closed-form inst
   }
   CHECK(rows == 1001); // the output grid 0, 1e-4, ..., 0.1
 }
+
+TEST_CASE("stick_slip: every slip and stick instant, the positions there and the trajectory "
+          "against the closed form; the same events at default options") {
+  const double pi = 3.141592653589793, m = 0.5, k = 20, Fs = 2, Fk = 1.2, v0 = 0.2, tEnd = 5;
+  // Stuck from x = 0 until k x = Fs at t1; slipping, x = Fk / k + A cos(w s)
+  // + (v0 / w) sin(w s) until the mass is back at the belt's velocity at
+  // w s = 2 pi - 2 atan(A w / v0), at x = (2 Fk - Fs) / k; stuck again for
+  // 2 (Fs - Fk) / (k v0); periodic from there.
+  const double w = std::sqrt(k / m), A = (Fs - Fk) / k;
+  const double slipping = (2 * pi - 2 * std::atan(A * w / v0)) / w;
+  const double stuck = 2 * (Fs - Fk) / (k * v0), period = slipping + stuck;
+  const double t1 = Fs / (k * v0), xSlip = Fs / k, xStick = (2 * Fk - Fs) / k;
+  std::vector<double> expected; // slip, stick, slip, ...
+  for (int n = 0; t1 + n * period < tEnd; ++n) {
+    expected.push_back(t1 + n * period);
+    if (t1 + n * period + slipping < tEnd)
+      expected.push_back(t1 + n * period + slipping);
+  }
+  REQUIRE(expected.size() == 9); // four periods and the start of a fifth
+  struct Exact {
+    double x, v, force;
+    bool slips;
+  };
+  auto exact = [&](double t) -> Exact {
+    if (t < t1)
+      return {v0 * t, v0, k * v0 * t, false};
+    double s = t - t1 - std::floor((t - t1) / period) * period;
+    if (s < slipping) {
+      double x = Fk / k + A * std::cos(w * s) + v0 / w * std::sin(w * s);
+      return {x, v0 * std::cos(w * s) - A * w * std::sin(w * s), Fk, true};
+    }
+    double x = xStick + v0 * (s - slipping);
+    return {x, v0, k * x, false};
+  };
+
+  hbg::Result r = simulate("stick_slip.hbg", tight(tEnd, 0.01));
+  REQUIRE(r.events.size() == expected.size());
+  const std::size_t p = stateIndex(r, "mass.p"), q = stateIndex(r, "spring.q");
+  for (std::size_t n = 0; n < expected.size(); ++n) {
+    const hbg::Event &ev = r.events[n];
+    const bool slips = n % 2 == 0;
+    CAPTURE(n);
+    CHECK(std::abs(ev.time - expected[n]) < 1e-9);
+    // One transition of the junction per event: no kink of sign(vrel)
+    // switches on its own, neither where slipping starts from vrel = 0
+    // nor where vrel returns to 0 and the mass sticks.
+    REQUIRE(ev.transitions.size() == 1);
+    CHECK(ev.transitions[0].rfind(slips ? "slip: stuck -> slipping when"
+                                        : "slip: slipping -> stuck when",
+                                  0) == 0);
+    REQUIRE(ev.modes.size() == 2);
+    CHECK(ev.modes[0] == (slips ? "slip=stuck" : "slip=slipping"));
+    CHECK(ev.modes[1] == (slips ? "slip=slipping" : "slip=stuck"));
+    CHECK(ev.real[1]);
+    // The spring's extension at the limits, the mass at the belt's speed.
+    CHECK(std::abs(ev.before[q] - (slips ? xSlip : xStick)) < 1e-9);
+    CHECK(ev.after[q] == ev.before[q]);
+    CHECK(std::abs(ev.before[p] / m - v0) < 1e-9);
+    // Sticking remaps the momentum onto the belt's, m v0; it hardly jumps,
+    // since the mass arrives at the belt's speed.
+    if (!slips) {
+      CHECK(std::abs(ev.after[p] - m * v0) < 1e-15);
+      CHECK(std::abs(ev.after[p] - ev.before[p]) < 1e-12);
+    }
+  }
+
+  // Every output row off the events against the closed form. While
+  // slipping the friction is exactly +Fk: the branch of sign(vrel) taken
+  // from vrel = 0 is the one the motion takes, and it is held.
+  const std::vector<double> &time = r.at("time"), &x = r.at("x"), &v = r.at("v"),
+                            &force = r.at("force"), &vrel = r.at("vrel");
+  double worstX = 0, worstV = 0, worstForce = 0;
+  std::size_t slipRows = 0, stuckRows = 0;
+  for (std::size_t i = 0; i < time.size(); ++i) {
+    bool nearEvent = std::any_of(expected.begin(), expected.end(),
+                                 [&](double te) { return std::abs(time[i] - te) < 1e-8; });
+    if (nearEvent)
+      continue;
+    Exact e = exact(time[i]);
+    worstX = std::max(worstX, std::abs(x[i] - e.x));
+    worstV = std::max(worstV, std::abs(v[i] - e.v));
+    worstForce = std::max(worstForce, std::abs(force[i] - e.force));
+    CHECK(std::abs(vrel[i] - (v0 - v[i])) < 1e-15);
+    if (e.slips) {
+      ++slipRows;
+      CHECK(force[i] == Fk);
+      CHECK(vrel[i] > 0);
+    } else {
+      ++stuckRows;
+      CHECK(vrel[i] == 0);
+      CHECK(v[i] == v0);
+    }
+  }
+  CHECK(slipRows > 250);
+  CHECK(stuckRows > 200);
+  CHECK(worstX < 1e-9);
+  CHECK(worstV < 1e-9);
+  CHECK(worstForce < 1e-8);
+  // The event log lists only the junction's transitions.
+  std::ostringstream csv;
+  r.writeEventsCsv(csv);
+  CHECK(csv.str().find("sign(") == std::string::npos);
+
+  // Default options: the same events in the same order, at default accuracy.
+  hbg::SimulationOptions defaults;
+  defaults.tEnd = tEnd;
+  defaults.dtOut = 0.01;
+  hbg::Result d = simulate("stick_slip.hbg", defaults);
+  REQUIRE(d.events.size() == r.events.size());
+  for (std::size_t n = 0; n < d.events.size(); ++n) {
+    CAPTURE(n);
+    CHECK(d.events[n].modes == r.events[n].modes);
+    CHECK(std::abs(d.events[n].time - expected[n]) < 1e-5);
+  }
+
+  // The belt running the other way mirrors the motion: x -> -x, same
+  // instants (the guards hold in both directions).
+  hbg::Model model = hbg::Compiler().compileFile(kExamples + "stick_slip.hbg");
+  hbg::Simulation mirrored(model, tight(tEnd, 0.01));
+  mirrored.setParameter("v0", -v0);
+  hbg::Result b = mirrored.run();
+  REQUIRE_MESSAGE(b.ok(), b.error);
+  REQUIRE(b.events.size() == expected.size());
+  for (std::size_t n = 0; n < expected.size(); ++n) {
+    CAPTURE(n);
+    CHECK(b.events[n].modes == r.events[n].modes);
+    CHECK(std::abs(b.events[n].time - expected[n]) < 1e-9);
+    CHECK(std::abs(b.events[n].before[q] + (n % 2 == 0 ? xSlip : xStick)) < 1e-9);
+  }
+}
