@@ -313,14 +313,11 @@ double EventLocator::locateBySampling(const Stepper &s, Mode &mode,
   // The guards at a few points inside the step as well, so that a
   // comparison that goes and comes back within one step (a short flight of
   // a bouncing ball) is not missed.
-  // A comparison that starts the step on its threshold (just after an
-  // event: a ball leaving the floor) is also looked at very early in the
-  // step, where it has left the threshold in its direction of motion.
-  bool onThreshold = false;
-  for (std::uint32_t k : enabled) {
-    double lhs = sidesA[2 * k], rhs = sidesA[2 * k + 1];
-    onThreshold = onThreshold || std::abs(lhs - rhs) <= 2 * comparisonTolerance(lhs, rhs);
-  }
+  // Very early in the step too: a comparison that starts the step on or
+  // near its threshold (just after an event: a ball leaving the floor,
+  // located a few rounding errors beyond it) has left the threshold there
+  // in its direction of motion, so a crossing back later in the step is
+  // seen as one.
   static const double kEarly[] = {1e-9, 1e-7, 1e-5, 1e-3}, kInside[] = {0.25, 0.5, 0.75, 1.0};
   std::vector<double> &times = times_;
   std::vector<std::vector<double>> &sides = sides_;
@@ -334,7 +331,7 @@ double EventLocator::locateBySampling(const Stepper &s, Mode &mode,
   };
   probe(ta, sidesA);
   bool any = false;
-  for (int part = onThreshold ? 0 : 1; part < 2; ++part)
+  for (int part = 0; part < 2; ++part)
     for (double f : part == 0 ? kEarly : kInside) {
       double tau = f < 1 ? ta + (tb - ta) * f : tb;
       probe(tau, f < 1 ? sidesAt(tau) : sidesB);

@@ -34,18 +34,33 @@ bool Mode::kinkArguments(double, const double *, double *) { return true; }
 double Mode::branch(std::size_t) const { return 0; }
 void Mode::setBranch(std::size_t, double) {}
 
-std::vector<std::string> Run::chooseBranches(Mode &m) {
+std::vector<std::pair<std::string, double>> Run::branches(const Mode &m) {
+  std::vector<std::pair<std::string, double>> out;
+  for (std::size_t k = 0; k < m.numKinks(); ++k)
+    out.push_back({m.kinkText(k), m.branch(k)});
+  return out;
+}
+
+std::vector<std::string> Run::branchChanges(const std::vector<std::pair<std::string, double>> &before,
+                                            const Mode &m) {
+  std::vector<std::string> changes;
+  for (std::size_t k = 0; k < m.numKinks(); ++k)
+    for (const auto &[text, b] : before)
+      if (text == m.kinkText(k) && b != m.branch(k))
+        changes.push_back(text + ": branch " + branchText(b) + " -> " + branchText(m.branch(k)));
+  return changes;
+}
+
+void Run::chooseBranches(Mode &m) {
   std::size_t nk = m.numKinks(), n = m.stateSlots().size();
   if (nk == 0)
-    return {};
+    return;
   auto check = [&](bool ok, const char *what) {
     if (!ok)
       throw RunError{m.failure() + " (" + what + (m.name().empty() ? "" : ", mode " + m.name()) +
                      ")"};
   };
-  std::vector<double> x = gather(m), c(nk), before(nk);
-  for (std::size_t k = 0; k < nk; ++k)
-    before[k] = m.branch(k);
+  std::vector<double> x = gather(m), c(nk);
   check(m.kinkArguments(t_, x.data(), c.data()), "kinks");
   for (std::size_t k = 0; k < nk; ++k)
     m.setBranch(k, signOf(c[k]));
@@ -88,12 +103,6 @@ std::vector<std::string> Run::chooseBranches(Mode &m) {
                                              : 0.0;
     m.setBranch(k, b);
   }
-  std::vector<std::string> changes;
-  for (std::size_t k = 0; k < nk; ++k)
-    if (m.branch(k) != before[k])
-      changes.push_back(m.kinkText(k) + ": branch " + branchText(before[k]) + " -> " +
-                        branchText(m.branch(k)));
-  return changes;
 }
 
 } // namespace hbg::runtime

@@ -32,12 +32,16 @@ bool Run::iterateModes() {
   std::vector<std::uint32_t> qBefore = q_;
   // The a priori values of the event: what `pre(...)` holds from now on.
   holdValues(mode(q_));
+  std::vector<std::pair<std::string, double>> branchesBefore = branches(mode(q_));
   std::set<std::pair<std::vector<std::uint32_t>, std::vector<double>>> roundStarts;
   bool switched = false;
   for (int round = 0;; ++round) {
-    if (!roundStarts.insert({q_, X_}).second || round == 1000)
+    if (!roundStarts.insert({q_, X_}).second || round == 1000) {
+      // ev.modes ends with this round's start, which closes the cycle.
+      std::vector<std::string> modes(ev.modes.begin(), ev.modes.end() - 1);
       throw RunError{"the modes do not settle at t = " + timeText(t_) + ": " +
-                     cycleText(ev, ev.modes, sw_.modeText(q_))};
+                     cycleText(ev, modes, sw_.modeText(q_))};
+    }
     std::vector<double> minus = guardSides(mode(q_)), plus = minus;
     std::vector<std::uint32_t> cur = q_;
     std::set<std::vector<std::uint32_t>> visited{cur};
@@ -80,7 +84,8 @@ bool Run::iterateModes() {
   }
   // Kinks whose argument crossed (or that a new mode puts on another
   // side): an event of their own when nothing switched.
-  std::vector<std::string> kinks = chooseBranches(mode(q_));
+  chooseBranches(mode(q_));
+  std::vector<std::string> kinks = branchChanges(branchesBefore, mode(q_));
   if (!switched && kinks.empty())
     return false;
   ev.transitions.insert(ev.transitions.end(), kinks.begin(), kinks.end());

@@ -13,6 +13,8 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <string>
+#include <utility>
 
 namespace hbg::runtime {
 
@@ -41,9 +43,14 @@ private:
   /// Comparisons of the transitions enabled in the current FSM states,
   /// then the kinks of their mode `m`.
   const std::vector<std::uint32_t> &enabledComparisons(const Mode &m);
-  /// Sets the kinks' branches of `m` at t_ and X (Kinks.cpp); returns the
-  /// changes, as event-log transitions.
-  std::vector<std::string> chooseBranches(Mode &m);
+  /// Sets the kinks' branches of `m` at t_ and X (Kinks.cpp).
+  void chooseBranches(Mode &m);
+  /// The kinks of `m` with their branches, and, as event-log transitions,
+  /// how the branches of `m` differ from those of the same calls in
+  /// `before` (kinks of other modes are matched by their text).
+  static std::vector<std::pair<std::string, double>> branches(const Mode &m);
+  static std::vector<std::string>
+  branchChanges(const std::vector<std::pair<std::string, double>> &before, const Mode &m);
 
   /// Mode iteration at t_ from X (ModeIteration.cpp); returns true when
   /// the mode changed (and records the event).

@@ -131,3 +131,24 @@ TEST_CASE("Model::rhs outside a run takes each kink's branch from its argument")
   model.rhs(0, x.data(), p.data(), xdot.data());
   CHECK(xdot[0] == doctest::Approx(-0.5 - 0.1));
 }
+
+TEST_CASE("a kink that changes branch at a junction's event is in that event's log") {
+  // kCoulomb with a flag junction that turns on when the friction force
+  // first pushes forward: at the first reversal (t = pi) the junction
+  // switches and the kink changes branch in one event.
+  std::string model = kCoulomb;
+  model.replace(model.rfind("output"), 0,
+                "Se zero(0); R dummy(1);\n"
+                "    1 flag switched { off initial; on; off -> on when (fr.e > 0)-; }\n"
+                "    bond zero -> flag; bond flag -> dummy;\n    ");
+  hbg::Result r = run(model, options(7, 0.1, 1e-10, 1e-12));
+  REQUIRE_MESSAGE(r.ok(), r.error);
+  REQUIRE(r.events.size() == 2);
+  CHECK(r.events[0].time == doctest::Approx(kPi).epsilon(1e-8));
+  REQUIRE(r.events[0].transitions.size() == 2);
+  CHECK(r.events[0].transitions[0] == "flag: off -> on when (fr.e > 0)-");
+  CHECK(r.events[0].transitions[1] == "sign(mass.p): branch -1 -> +1");
+  CHECK(r.events[1].time == doctest::Approx(2 * kPi).epsilon(1e-8));
+  REQUIRE(r.events[1].transitions.size() == 1);
+  CHECK(r.events[1].transitions[0] == "sign(mass.p): branch +1 -> -1");
+}
