@@ -15,6 +15,7 @@
 #include "Run.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -26,6 +27,12 @@ std::string timeText(double t) {
   std::snprintf(buf, sizeof buf, "%.12g", t);
   return buf;
 }
+
+namespace {
+double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+} // namespace
 
 /// A mode's right-hand side as an ODE system. A failed loop solve yields
 /// NaN derivatives, which the integrator reports (after retrying shorter
@@ -265,7 +272,9 @@ void Run::simulate() {
           double reach = h > 0 ? std::min(o_.tEnd, t0 + 2 * h) : o_.tEnd;
           double from = std::max(t0, clearTo);
           if (reach > from) {
+            auto start = std::chrono::steady_clock::now();
             timeEvent = locator_.nextTimeEvent(m, sw_, timed, from, reach, x);
+            r_.eventSearchSeconds += secondsSince(start);
             if (std::isnan(timeEvent))
               clearTo = reach;
           }
@@ -314,7 +323,9 @@ void Run::simulate() {
       const std::vector<std::uint32_t> &enabled = enabledComparisons(m);
       if (!enabled.empty()) {
         call(m.guards(tEnd, stepper->x().data(), sidesB.data()), m, "guards");
+        auto start = std::chrono::steady_clock::now();
         tEvent = locator_.locate(*stepper, m, sw_, q_, enabled, sidesA, sidesB, xEvent);
+        r_.eventSearchSeconds += secondsSince(start);
       }
       if (!std::isnan(tEvent)) {
         tEnd = tEvent;

@@ -65,6 +65,7 @@ Result Simulation::run() const {
   r.rhsCalls = record.rhsCalls;
   r.modeIterations = record.modeIterations;
   r.remapSeconds = record.remapSeconds;
+  r.eventSearchSeconds = record.eventSearchSeconds;
   r.modesCompiled = system.modesCompiled;
   r.compileSeconds = system.compileSeconds;
   r.runSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -38,8 +38,8 @@ private:
   };
 
   /// Post-order over the DAG below `root`, iteratively (expressions can
-  /// be deep). A Select's condition is kept as it is: it picks a pivot,
-  /// and both of its choices give the same value.
+  /// be deep). A Select's condition is neither visited nor rewritten: it
+  /// picks a pivot, and both of its choices give the same value.
   sym::ExprId visit(sym::ExprId root) {
     std::vector<std::pair<sym::ExprId, bool>> todo{{root, false}};
     while (!todo.empty()) {
@@ -50,8 +50,10 @@ private:
       const sym::Node &n = ctx_.node(id);
       if (!expanded) {
         todo.push_back({id, true});
+        int k = 0;
         sym::forEachOperand(n, [&](sym::ExprId o) {
-          if (!done_.count(o.index))
+          bool condition = n.op == sym::Op::Select && k++ == 0;
+          if (!condition && !done_.count(o.index))
             todo.push_back({o, false});
         });
         continue;
@@ -71,9 +73,15 @@ private:
     sym::ExprId out[3];
     bool varies = false;
     for (int k = 0; k < arity; ++k) {
+      if (n.op == sym::Op::Select && k == 0) {
+        // Not visited: kept as it is.
+        varies = varies || !ctx_.isParametric(ops[k]);
+        out[k] = ops[k];
+        continue;
+      }
       const Done &d = done_.at(ops[k].index);
       varies = varies || d.varies;
-      out[k] = n.op == sym::Op::Select && k == 0 ? ops[k] : d.id;
+      out[k] = d.id;
     }
     if (!isKinkOp(n.op) || !varies)
       return {ctx_.make(n.op, out[0], out[1], out[2]), varies};

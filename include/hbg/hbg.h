@@ -157,8 +157,9 @@ public:
   /// versus the rest of the run.
   std::size_t modeIterations = 0, modesCompiled = 0;
   double compileSeconds = 0, runSeconds = 0;
-  /// Time spent remapping states at mode changes.
-  double remapSeconds = 0;
+  /// Time spent remapping states at mode changes, and proving steps
+  /// event-free and locating events.
+  double remapSeconds = 0, eventSearchSeconds = 0;
 
   bool ok() const { return error.empty(); }
   /// The column `name`; throws std::out_of_range naming close matches.

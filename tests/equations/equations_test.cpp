@@ -15,6 +15,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <map>
@@ -1373,4 +1374,42 @@ TEST_CASE("equations in another mode than the causality's are an internal error"
     if (m.g->elements[k].fsm)
       on.on[k] = true;
   CHECK_THROWS_AS(eq::buildEquations(*m.g, *m.ca, on, m.diags), InternalError);
+}
+
+TEST_CASE("extractKinks: kinks of changing values only, select conditions left alone") {
+  // dx/dt = (abs(x) - 1 > 0 ? x : 2 x) + abs(p) + min(x, time) + sign(x) * abs(x):
+  // the condition is a pivot choice (kept), abs(p) is of a parameter (kept),
+  // min gives one kink with argument time - x, and sign(x), abs(x) share one.
+  eq::EquationSystem s;
+  s.ctx = std::make_shared<sym::ExprContext>();
+  sym::ExprContext &c = *s.ctx;
+  sym::SymbolId x = c.addSymbol("x", sym::SymbolKind::State, 0);
+  sym::SymbolId p = c.addSymbol("p", sym::SymbolKind::Parameter, 0);
+  s.parameters.push_back({"p", p, c.constant(1)});
+  sym::ExprId X = c.ref(x), P = c.ref(p);
+  sym::ExprId pivot = c.select(c.sub(c.unary(sym::Op::Abs, X), c.constant(1)), X,
+                               c.mul(c.constant(2), X));
+  sym::ExprId d = c.add(c.add(pivot, c.unary(sym::Op::Abs, P)),
+                        c.add(c.min(X, c.time()),
+                              c.mul(c.unary(sym::Op::Sign, X), c.unary(sym::Op::Abs, X))));
+  s.states.push_back({"x", x, c.constant(0), d});
+  eq::extractKinks(s);
+  REQUIRE(s.kinks.size() == 2);
+  std::vector<std::string> texts = {s.kinks[0].text, s.kinks[1].text};
+  std::sort(texts.begin(), texts.end());
+  CHECK(texts[0] == "min(x, time)");
+  bool signOrAbs = texts[1] == "sign(x)" || texts[1] == "abs(x)";
+  CHECK(signOrAbs);
+  CHECK(s.verify().empty());
+  // Evaluated with branches +1 (x < time, x > 0) it is the original at
+  // x = 0.5, t = 2: pivot 2 x = 1, abs(p) = 1, min = 0.5, sign * abs = 0.5.
+  auto value = [&](sym::SymbolId sy) -> double {
+    const sym::Symbol &info = c.symbol(sy);
+    if (info.kind == sym::SymbolKind::State)
+      return 0.5;
+    if (info.kind == sym::SymbolKind::Time)
+      return 2;
+    return 1.0; // p, and every branch
+  };
+  CHECK(c.evaluate(s.states[0].derivative, value) == doctest::Approx(3));
 }

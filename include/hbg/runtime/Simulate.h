@@ -73,6 +73,9 @@ struct RunRecord {
   std::size_t modeIterations = 0;
   /// Time spent remapping states at mode changes.
   double remapSeconds = 0;
+  /// Time spent proving steps event-free and locating events (guards and
+  /// kinks), time events ahead of steps included.
+  double eventSearchSeconds = 0;
 };
 
 /// Runs `system` from the full state `x0` at opts.tStart to opts.tEnd.
