@@ -14,6 +14,28 @@ namespace {
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 } // namespace
 
+namespace {
+/// comparisonMargin() with a zero moved to the side comparisonReached()
+/// puts it on (equalities keep it): a function whose sign change is where
+/// the comparison becomes reached.
+double sidedMargin(CompareOp op, double lhs, double rhs) {
+  double m = comparisonMargin(op, lhs, rhs);
+  if (m == 0 && op != CompareOp::Equal)
+    m = (comparisonReached(op, lhs, rhs) ? 1 : -1) * std::numeric_limits<double>::denorm_min();
+  return m;
+}
+} // namespace
+
+double EventLocator::eventAt(const Stepper &s, double te, std::vector<double> &xEvent) {
+  ++stats.provenSteps;
+  xEvent.resize(s.x().size());
+  if (te == s.t())
+    xEvent = s.x();
+  else
+    s.interpolate(te, xEvent.data());
+  return te;
+}
+
 CompareOp EventLocator::opOf(std::uint32_t k) const {
   return k < numGuardComparisons_ ? sw_->op(k) : CompareOp::LessEqual;
 }
@@ -67,12 +89,7 @@ double EventLocator::refine(const Stepper &s, Mode &mode,
       continue;
     auto f = [&, k, op](double tau) {
       sidesAt(s, mode, tau, refineSides_);
-      double m = comparisonMargin(op, refineSides_[2 * k], refineSides_[2 * k + 1]);
-      // Zero belongs to the side comparisonReached() puts it on.
-      if (m == 0 && !equality)
-        m = (comparisonReached(op, refineSides_[2 * k], refineSides_[2 * k + 1]) ? 1 : -1) *
-            std::numeric_limits<double>::denorm_min();
-      return m;
+      return sidedMargin(op, refineSides_[2 * k], refineSides_[2 * k + 1]);
     };
     Bracket br = locateSignChange(f, a, fa, b, fb, 0);
     if (br.hi < best) {
@@ -119,6 +136,7 @@ double EventLocator::locate(const Stepper &s, Mode &mode, const Switching &sw,
   stack_.clear();
   stack_.push_back({ta, tb});
   std::size_t budget = kMaxEnclosures;
+  bool slopes = true;
   while (!stack_.empty()) {
     auto [a, b] = stack_.back();
     stack_.pop_back();
@@ -136,6 +154,21 @@ double EventLocator::locate(const Stepper &s, Mode &mode, const Switching &sw,
                                    enclosure_[3 * k + 2]);
     if (anyEvent(truths_.data()) == Truth::False)
       continue;
+    if (slopes) {
+      double te = kNaN;
+      switch (certify(s, mode, enabled, a, b, sidesA, sidesB, te)) {
+      case Certified::Free:
+        ++stats.certified;
+        continue;
+      case Certified::Event:
+        ++stats.certified;
+        return eventAt(s, te, xEvent);
+      case Certified::NoSlopes:
+        slopes = false;
+        break;
+      case Certified::Unknown: break;
+      }
+    }
     double mid = 0.5 * (a + b);
     if (b - a > tol && mid > a && mid < b) {
       if (--budget == 0) {
@@ -172,21 +205,106 @@ double EventLocator::locate(const Stepper &s, Mode &mode, const Switching &sw,
         reached = reached || (pointA_[2 * k] - pointA_[2 * k + 1] < 0) != (B[2 * k] - B[2 * k + 1] < 0);
       truths_[k] = reached ? Truth::True : Truth::False;
     }
-    if (anyEvent(truths_.data()) == Truth::True) {
-      ++stats.provenSteps;
-      double te = refine(s, mode, enabled, a, b, sidesA, *atB);
-      xEvent.resize(n);
-      if (te == tb)
-        xEvent = s.x();
-      else
-        s.interpolate(te, xEvent.data());
-      return te;
-    }
+    if (anyEvent(truths_.data()) == Truth::True)
+      return eventAt(s, refine(s, mode, enabled, a, b, sidesA, *atB), xEvent);
   }
   ++stats.provenSteps;
   return kNaN;
 }
 
+
+EventLocator::Certified EventLocator::certify(const Stepper &s, Mode &mode,
+                                              const std::vector<std::uint32_t> &enabled,
+                                              double a, double b,
+                                              const std::vector<double> &sidesA,
+                                              const std::vector<double> &sidesB, double &te) {
+  // Derivative enclosures over [a, b]: each comparison whose truth the
+  // enclosures leave open must have a margin that is strictly monotone
+  // there, so that it changes at most once, where its end values say.
+  slopeBox_.assign(box_.size(), Interval::whole());
+  for (std::uint32_t i : mode.guardStates())
+    s.encloseSlope(i, a, b, slopeBox_[i].lo, slopeBox_[i].hi);
+  values_.resize(3 * numComparisons_);
+  slope_.resize(3 * numComparisons_);
+  if (!mode.encloseGuardSlopes({a, b}, box_.data(), slopeBox_.data(), values_.data(),
+                               slope_.data()))
+    return Certified::NoSlopes;
+  auto magnitude = [](Interval v) { return std::max(std::abs(v.lo), std::abs(v.hi)); };
+  for (std::uint32_t k : enabled) {
+    if (truths_[k] != Truth::Unknown)
+      continue;
+    CompareOp op = opOf(k);
+    Interval d = slope_[3 * k + 2];
+    // A strict comparison's margin also moves with its tolerance.
+    double drift = op == CompareOp::Less || op == CompareOp::Greater
+                       ? 1e-11 * (magnitude(slope_[3 * k]) + magnitude(slope_[3 * k + 1]))
+                       : 0;
+    if (!(d.lo > drift || d.hi < -drift))
+      return Certified::Unknown;
+  }
+  // The ends: where no guard may hold at a, the changes in between, in
+  // order, decide.
+  const std::vector<double> *atA = &sidesA, *atB = &sidesB;
+  if (a != s.tPrev()) {
+    sidesAt(s, mode, a, pointA_);
+    atA = &pointA_;
+  }
+  if (b != s.t()) {
+    sidesAt(s, mode, b, pointB_);
+    atB = &pointB_;
+  }
+  certTruths_ = truths_;
+  for (std::uint32_t k : enabled)
+    if (truths_[k] == Truth::Unknown)
+      certTruths_[k] = comparisonReached(opOf(k), (*atA)[2 * k], (*atA)[2 * k + 1]) ? Truth::True
+                                                                                   : Truth::False;
+  if (anyEvent(certTruths_.data()) != Truth::False)
+    return Certified::Unknown;
+  changes_.clear();
+  for (std::uint32_t k : enabled) {
+    if (truths_[k] != Truth::Unknown)
+      continue;
+    CompareOp op = opOf(k);
+    bool equality = op == CompareOp::Equal;
+    const std::vector<double> &A = *atA, &B = *atB;
+    double fa = sidedMargin(op, A[2 * k], A[2 * k + 1]);
+    double fb = sidedMargin(op, B[2 * k], B[2 * k + 1]);
+    bool changes = equality ? (fa < 0) != (fb < 0) || fb == 0
+                            : comparisonReached(op, A[2 * k], A[2 * k + 1]) !=
+                                  comparisonReached(op, B[2 * k], B[2 * k + 1]);
+    if (!changes)
+      continue;
+    auto f = [&, k, op](double tau) {
+      sidesAt(s, mode, tau, refineSides_);
+      return sidedMargin(op, refineSides_[2 * k], refineSides_[2 * k + 1]);
+    };
+    double at = b;
+    if (fb != 0 && (fa < 0) != (fb < 0))
+      at = locateSignChange(f, a, fa, b, fb, 0).hi;
+    changes_.push_back({at, k});
+  }
+  std::sort(changes_.begin(), changes_.end());
+  for (std::size_t i = 0; i < changes_.size();) {
+    double at = changes_[i].first;
+    std::size_t j = i;
+    for (; j < changes_.size() && changes_[j].first == at; ++j) {
+      std::uint32_t k = changes_[j].second;
+      certTruths_[k] = opOf(k) == CompareOp::Equal ||
+                               comparisonReached(opOf(k), (*atB)[2 * k], (*atB)[2 * k + 1])
+                           ? Truth::True
+                           : Truth::False;
+    }
+    if (anyEvent(certTruths_.data()) == Truth::True) {
+      te = at;
+      return Certified::Event;
+    }
+    for (std::size_t m = i; m < j; ++m)
+      if (opOf(changes_[m].second) == CompareOp::Equal)
+        certTruths_[changes_[m].second] = Truth::False; // crossed, no longer equal
+    i = j;
+  }
+  return Certified::Free;
+}
 
 double EventLocator::nextTimeEvent(Mode &mode, const Switching &sw,
                                    const std::vector<std::uint32_t> &comparisons, double ta,

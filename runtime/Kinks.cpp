@@ -26,6 +26,10 @@ std::string branchText(double b) { return b > 0 ? "+1" : (b < 0 ? "-1" : "0"); }
 } // namespace
 
 const std::string &Mode::kinkText(std::size_t) const { return kNoKink; }
+bool Mode::encloseGuardSlopes(Interval, const Interval *, const Interval *, Interval *,
+                              Interval *) {
+  return false;
+}
 const std::vector<std::uint32_t> &Mode::timeComparisons() const {
   static const std::vector<std::uint32_t> none;
   return none;

@@ -60,11 +60,10 @@ void hermitePolynomial(std::size_t i, double h, const std::vector<double> &x0,
   c[4] = 0;
 }
 
-void Stepper::enclose(std::size_t i, double ta, double tb, double &lo, double &hi) const {
-  double c[5];
-  densePolynomial(i, c);
-  double h = t_ - tPrev_;
-  double sa = h > 0 ? (ta - tPrev_) / h : 0, sb = h > 0 ? (tb - tPrev_) / h : 0;
+namespace {
+/// Bounds of c[0] + c[1] s + ... + c[4] s^4 over s in [sa, sb], widened
+/// by far more than the rounding of evaluating it either way.
+void enclosePolynomial(const double c[5], double sa, double sb, double &lo, double &hi) {
   // The Taylor coefficients at the middle m of [sa, sb]: p(m + u) =
   // sum d_k u^k with |u| <= r. Odd powers of u range over [-r^k, r^k],
   // even ones over [0, r^k]; the result overestimates the range by O(r^2).
@@ -94,6 +93,29 @@ void Stepper::enclose(std::size_t i, double ta, double tb, double &lo, double &h
   double widen = 1e-14 * size + std::numeric_limits<double>::denorm_min();
   lo -= widen;
   hi += widen;
+}
+} // namespace
+
+void Stepper::enclose(std::size_t i, double ta, double tb, double &lo, double &hi) const {
+  double c[5];
+  densePolynomial(i, c);
+  double h = t_ - tPrev_;
+  double sa = h > 0 ? (ta - tPrev_) / h : 0, sb = h > 0 ? (tb - tPrev_) / h : 0;
+  enclosePolynomial(c, sa, sb, lo, hi);
+}
+
+void Stepper::encloseSlope(std::size_t i, double ta, double tb, double &lo, double &hi) const {
+  double c[5];
+  densePolynomial(i, c);
+  double h = t_ - tPrev_;
+  if (!(h > 0)) {
+    lo = -std::numeric_limits<double>::infinity();
+    hi = std::numeric_limits<double>::infinity();
+    return;
+  }
+  // d/dtau p((tau - tPrev) / h) = p'(s) / h.
+  double dc[5] = {c[1] / h, 2 * c[2] / h, 3 * c[3] / h, 4 * c[4] / h, 0};
+  enclosePolynomial(dc, (ta - tPrev_) / h, (tb - tPrev_) / h, lo, hi);
 }
 
 } // namespace hbg::runtime

@@ -219,8 +219,88 @@ void Tape::evaluate(Interval t, const Interval *x, const double *p, Interval *ou
     }
     v[i] = r;
   }
-  for (std::size_t i = 0; i < results.size(); ++i)
+  for (std::size_t i = 0; out && i < results.size(); ++i)
     out[i] = v[results[i]];
+}
+
+void Tape::evaluateSlope(Interval t, const Interval *x, const Interval *xdot, const double *p,
+                         Interval *out, Interval *outDot, std::vector<Interval> &scratch,
+                         std::vector<Interval> &slopes) const {
+  // Values as evaluate() encloses them, then derivatives by the chain rule
+  // on the same instructions (forward mode, one direction: time).
+  evaluate(t, x, p, nullptr, scratch);
+  slopes.resize(code.size());
+  const Interval *v = scratch.data();
+  Interval *d = slopes.data();
+  const Interval kZero{0, 0}, kWhole = Interval::whole();
+  for (std::size_t i = 0; i < code.size(); ++i) {
+    const TapeInstr &in = code[i];
+    Interval r = v[i], da = kZero, db = kZero, dr = kWhole;
+    int n = arity(in.op);
+    if (n >= 1)
+      da = d[in.a];
+    if (n >= 2)
+      db = d[in.b];
+    switch (in.op) {
+    case TapeOp::Const:
+    case TapeOp::P: dr = kZero; break;
+    case TapeOp::Time: dr = Interval{1, 1}; break;
+    case TapeOp::X: dr = xdot[in.a]; break;
+    case TapeOp::Neg: dr = neg(da); break;
+    case TapeOp::Sin: dr = mul(cos(v[in.a]), da); break;
+    case TapeOp::Cos: dr = neg(mul(sin(v[in.a]), da)); break;
+    case TapeOp::Tan: dr = mul(add(Interval{1, 1}, square(r)), da); break;
+    case TapeOp::Exp: dr = mul(r, da); break;
+    case TapeOp::Log: dr = div(da, v[in.a]); break;
+    case TapeOp::Sqrt: dr = div(da, mul(Interval{2, 2}, r)); break;
+    case TapeOp::Tanh: dr = mul(sub(Interval{1, 1}, square(r)), da); break;
+    case TapeOp::Abs:
+      dr = v[in.a].lo > 0 ? da : v[in.a].hi < 0 ? neg(da) : hull(da, neg(da));
+      break;
+    case TapeOp::Sign: dr = v[in.a].lo > 0 || v[in.a].hi < 0 ? kZero : kWhole; break;
+    case TapeOp::Add: dr = add(da, db); break;
+    case TapeOp::Sub: dr = in.a == in.b ? kZero : sub(da, db); break;
+    case TapeOp::Mul:
+      dr = in.a == in.b ? mul(Interval{2, 2}, mul(v[in.a], da))
+                        : add(mul(da, v[in.b]), mul(v[in.a], db));
+      break;
+    case TapeOp::Div: dr = div(sub(da, mul(r, db)), v[in.b]); break;
+    case TapeOp::Pow: {
+      double k = 0;
+      switch (powForm(code, in, k)) {
+      case PowForm::Powi:
+        dr = k == 0 ? kZero
+                    : mul(mul(Interval{k, k}, powi(v[in.a], static_cast<int>(k) - 1)), da);
+        break;
+      case PowForm::Sqrt: dr = div(da, mul(Interval{2, 2}, r)); break;
+      case PowForm::Exp2: // d exp2(k y) = exp2(k y) ln 2 k dy
+        dr = mul(mul(r, mul(Interval{0.6931471805599452, 0.6931471805599454}, Interval{k, k})), db);
+        break;
+      case PowForm::Pow:
+        dr = mul(r, add(mul(db, log(v[in.a])), div(mul(v[in.b], da), v[in.a])));
+        break;
+      }
+      break;
+    }
+    case TapeOp::Min:
+    case TapeOp::Max: {
+      bool aSide = in.op == TapeOp::Min ? v[in.a].hi < v[in.b].lo : v[in.a].lo > v[in.b].hi;
+      bool bSide = in.op == TapeOp::Min ? v[in.b].hi < v[in.a].lo : v[in.b].lo > v[in.a].hi;
+      dr = aSide ? da : bSide ? db : hull(da, db);
+      break;
+    }
+    case TapeOp::Select:
+      dr = v[in.a].lo > 0 ? db : v[in.a].hi <= 0 ? d[in.c] : kWhole;
+      break;
+    }
+    if (r.isWhole())
+      dr = kWhole;
+    d[i] = dr;
+  }
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    out[i] = v[results[i]];
+    outDot[i] = d[results[i]];
+  }
 }
 
 std::vector<std::uint32_t> Tape::xRead() const {

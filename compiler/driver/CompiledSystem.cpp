@@ -45,6 +45,14 @@ public:
     code_->guardTape->evaluate(t, x, p_.data(), out, scratch_);
     return true;
   }
+  bool encloseGuardSlopes(runtime::Interval t, const runtime::Interval *x,
+                          const runtime::Interval *xdot, runtime::Interval *out,
+                          runtime::Interval *outDot) override {
+    if (!code_->guardTape)
+      return false;
+    code_->guardTape->evaluateSlope(t, x, xdot, p_.data(), out, outDot, scratch_, slopes_);
+    return true;
+  }
   const std::vector<std::uint32_t> &guardStates() const override { return code_->guardStates; }
   const std::vector<std::uint32_t> &timeComparisons() const override {
     return code_->timeComparisons;
@@ -102,7 +110,7 @@ private:
   /// Parameters, held values, kink branches.
   std::vector<double> p_;
   Evaluator e_;
-  std::vector<runtime::Interval> scratch_;
+  std::vector<runtime::Interval> scratch_, slopes_;
   std::string name_;
   std::vector<std::uint32_t> stateSlots_, dependentSlots_;
 };

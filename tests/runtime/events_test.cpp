@@ -76,6 +76,15 @@ public:
     tape_.evaluate(t, x, nullptr, out, intervalScratch_);
     return true;
   }
+  bool encloseGuardSlopes(Interval t, const Interval *x, const Interval *xdot, Interval *out,
+                          Interval *outDot) override {
+    if (!slopes)
+      return false;
+    tape_.evaluateSlope(t, x, xdot, nullptr, out, outDot, intervalScratch_, slopeScratch_);
+    return true;
+  }
+  /// Whether encloseGuardSlopes() gives derivative enclosures.
+  bool slopes = true;
   const std::vector<std::uint32_t> &guardStates() const override { return reads_; }
   bool held(double, const double *, double *) override { return true; }
   bool dependent(double, const double *, double *) override { return true; }
@@ -89,7 +98,7 @@ private:
   std::string name_;
   std::vector<std::uint32_t> slots_, none_, reads_;
   std::vector<double> values_, scratch_;
-  std::vector<Interval> intervalScratch_;
+  std::vector<Interval> intervalScratch_, slopeScratch_;
 };
 
 class Ode final : public OdeSystem {
@@ -126,6 +135,9 @@ Switching oneJunction(std::vector<CompareOp> ops) {
 /// Steps `mode` from x0 with `opts` until the locator finds an event or
 /// tEnd; returns the event time (NaN if none). `check(stepper)` runs after
 /// every step before the locator.
+/// How the last firstEvent() call examined its steps.
+EventLocator::Stats lastStats;
+
 double firstEvent(Mode &mode, const Switching &sw, std::vector<double> x0, double tEnd,
                   const IntegratorOptions &opts,
                   const std::function<void(const Stepper &, double tEvent)> &check = {}) {
@@ -133,6 +145,10 @@ double firstEvent(Mode &mode, const Switching &sw, std::vector<double> x0, doubl
   std::unique_ptr<Stepper> s = makeStepper(ode, opts);
   s->reset(0, x0.data());
   EventLocator locator;
+  struct Keep {
+    EventLocator &l;
+    ~Keep() { lastStats = l.stats; }
+  } keep{locator};
   std::vector<std::uint32_t> q = {0}, enabled = sw.comparisonsFrom(q);
   std::vector<double> sidesA(2 * sw.numComparisons()), sidesB(sidesA.size()), xEvent;
   mode.guards(0, x0.data(), sidesA.data());
@@ -226,18 +242,21 @@ TEST_CASE("an equality guard fires where its sides cross") {
   CHECK(firstEvent(mode, sw, {0}, 1, loose()) == doctest::Approx(0.25).epsilon(1e-10));
 }
 
-TEST_CASE("random guards: no event a fine grid sees is missed or found late") {
-  // 600 guards g(t, x) > 0 of sums of sines in time, polynomials in the
-  // states and products of time and states, on a damped oscillator
-  // integrated with large steps; each step's dense output is also sampled
-  // on a grid of 4000 points. The first event must come no later than the
-  // grid's first enabled point, and nothing on the grid may hold before it.
+/// 600 guards g(t, x) > 0 of sums of sines in time, polynomials in the
+/// states and products of time and states, on a damped oscillator
+/// integrated with large steps; each step's dense output is also sampled
+/// on a grid of 4000 points. The first event must come no later than the
+/// grid's first enabled point, and nothing on the grid may hold before it.
+/// `slopes`: whether the locator may decide intervals by derivative
+/// enclosures, or only halves them.
+static void randomGuards(bool slopes) {
   std::uint64_t seed = 12345;
   auto uniform = [&seed](double lo, double hi) {
     seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
     return lo + (hi - lo) * static_cast<double>(seed >> 11) * 0x1.0p-53;
   };
   int events = 0;
+  std::size_t certified = 0;
   for (int trial = 0; trial < 600; ++trial) {
     TapeBuilder b;
     std::uint32_t t = b.time(), x0 = b.x(0), x1 = b.x(1);
@@ -271,6 +290,7 @@ TEST_CASE("random guards: no event a fine grid sees is missed or found late") {
                     xdot[1] = -omega * omega * x[0] - 2 * zeta * omega * x[1];
                   },
                   b.tape);
+    mode.slopes = slopes;
     Switching sw = oneJunction({CompareOp::Greater});
     IntegratorOptions opts = loose();
     opts.step = 0.5;
@@ -289,7 +309,64 @@ TEST_CASE("random guards: no event a fine grid sees is missed or found late") {
       }
     });
     events += !std::isnan(te);
+    certified += lastStats.certified;
   }
   // Most guards do fire: the test is about events.
   CHECK(events > 400);
+  // The derivative enclosures decide many intervals when allowed to.
+  if (slopes)
+    CHECK(certified > 600);
+  else
+    CHECK(certified == 0);
+}
+
+TEST_CASE("random guards, halving only: no event a fine grid sees is missed or found late") {
+  randomGuards(false);
+}
+
+TEST_CASE("random guards, with derivative enclosures: none missed or found late either") {
+  randomGuards(true);
+}
+
+TEST_CASE("Tape::evaluateSlope encloses the time derivative along a trajectory") {
+  // g(t, x) = sin(3 t) x0 + x0^3 - exp(t) / (1 + x1^2) + sqrt(2 + cos(x1)) * tanh(t)
+  // - |x0 - t| along x0 = cos(t), x1 = 1 + t^2 / 2: on small boxes around
+  // points of the trajectory, the enclosure of dg/dt holds the central
+  // difference quotient of g(t, x(t)).
+  TapeBuilder b;
+  std::uint32_t t = b.time(), x0 = b.x(0), x1 = b.x(1);
+  std::uint32_t g = b.mul(b.sin(b.mul(b.constant(3), t)), x0);
+  g = b.add(g, b.mul(x0, b.mul(x0, x0)));
+  g = b.sub(g, b.emit(TapeOp::Div, b.emit(TapeOp::Exp, t),
+                      b.add(b.constant(1), b.mul(x1, x1))));
+  g = b.add(g, b.mul(b.emit(TapeOp::Sqrt, b.add(b.constant(2), b.emit(TapeOp::Cos, x1))),
+                     b.emit(TapeOp::Tanh, t)));
+  g = b.sub(g, b.emit(TapeOp::Abs, b.sub(x0, t)));
+  b.tape.results = {g};
+  auto point = [&](double tau) {
+    double x[2] = {std::cos(tau), 1 + tau * tau / 2};
+    std::vector<double> scratch, out(1);
+    b.tape.evaluate(tau, x, nullptr, out.data(), scratch);
+    return out[0];
+  };
+  std::vector<Interval> scratch, slopes;
+  int checked = 0;
+  for (double tau = 0.05; tau < 3; tau += 0.173) {
+    double r = 1e-3, h = 1e-6;
+    Interval box[2] = {{std::cos(tau + r), std::cos(tau - r)}, {1 + (tau - r) * (tau - r) / 2, 1 + (tau + r) * (tau + r) / 2}};
+    Interval slope[2] = {{-std::sin(tau + r), -std::sin(tau - r)}, {tau - r, tau + r}};
+    if (box[0].lo > box[0].hi)
+      std::swap(box[0].lo, box[0].hi);
+    Interval value, dot;
+    b.tape.evaluateSlope({tau - r, tau + r}, box, slope, nullptr, &value, &dot, scratch, slopes);
+    double fd = (point(tau + h) - point(tau - h)) / (2 * h);
+    CHECK(value.contains(point(tau)));
+    CHECK(dot.lo <= fd + 1e-6);
+    CHECK(dot.hi >= fd - 1e-6);
+    // Tight enough to prove monotonicity where |dg/dt| is not small.
+    if (!dot.isWhole())
+      CHECK(dot.hi - dot.lo < 0.2 + 0.1 * std::abs(fd));
+    ++checked;
+  }
+  CHECK(checked == 18);
 }

@@ -27,6 +27,9 @@ public:
   struct Stats {
     std::size_t provenSteps = 0, sampledSteps = 0, unprovenSteps = 0;
     std::size_t enclosures = 0, leaves = 0;
+    /// Intervals decided whole by derivative enclosures (at most one
+    /// change of each open comparison, located by the Illinois method).
+    std::size_t certified = 0;
   } stats;
 
   /// The first event in the stepper's last step [tPrev, t] of `mode`, in
@@ -65,6 +68,17 @@ private:
   double refine(const Stepper &s, Mode &mode, const std::vector<std::uint32_t> &enabled,
                 double a, double b, const std::vector<double> &sidesA,
                 const std::vector<double> &atB);
+  /// Deciding an interval [a, b] of the last step whose enclosures leave
+  /// some comparisons open, without halving it: when derivative
+  /// enclosures prove each open comparison's margin strictly monotone
+  /// there, each changes at most once, and its end values say whether;
+  /// the changes are located and taken in order.
+  enum class Certified { Free, Event, Unknown, NoSlopes };
+  Certified certify(const Stepper &s, Mode &mode, const std::vector<std::uint32_t> &enabled,
+                    double a, double b, const std::vector<double> &sidesA,
+                    const std::vector<double> &sidesB, double &te);
+  /// The event at `te` in the last step: the state there in `xEvent`.
+  double eventAt(const Stepper &s, double te, std::vector<double> &xEvent);
   /// Both sides of every comparison at `tau` on the dense output.
   void sidesAt(const Stepper &s, Mode &mode, double tau, std::vector<double> &out);
 
@@ -82,7 +96,9 @@ private:
   /// Buffers kept between calls: this runs after every step.
   std::vector<double> times_, x_, buffer_, pointA_, pointB_, refineSides_;
   std::vector<std::vector<double>> sides_;
-  std::vector<Interval> box_, enclosure_;
+  std::vector<Interval> box_, enclosure_, slopeBox_, values_, slope_;
+  std::vector<Truth> certTruths_;
+  std::vector<std::pair<double, std::uint32_t>> changes_;
   std::vector<Truth> truths_, refineTruths_;
   std::vector<std::pair<double, double>> stack_;
 };

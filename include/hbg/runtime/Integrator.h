@@ -92,6 +92,9 @@ public:
   /// interpolate(): every interpolate(tau)[i] with tau in [ta, tb] lies in
   /// them. Overestimates by O((tb - ta)^2), so subdividing tightens them.
   void enclose(std::size_t i, double ta, double tb, double &lo, double &hi) const;
+  /// Bounds of the time derivative of the same polynomial over [ta, tb]
+  /// (not of the right-hand side: of the curve interpolate() follows).
+  void encloseSlope(std::size_t i, double ta, double tb, double &lo, double &hi) const;
   /// Accepted and rejected steps and right-hand-side evaluations so far.
   std::size_t acceptedSteps() const { return accepted_; }
   std::size_t rejectedSteps() const { return rejected_; }

@@ -63,6 +63,12 @@ public:
   /// False when the mode cannot enclose its guards (they read values that
   /// only a run-time solve gives): its events are then found by sampling.
   virtual bool encloseGuards(Interval t, const Interval *x, Interval *out) = 0;
+  /// As encloseGuards(), and outDot[3k + j] encloses the time derivative
+  /// of out[3k + j] along any trajectory through the box whose states'
+  /// derivatives lie in `xdot`. False when the mode cannot (then only the
+  /// enclosures are used).
+  virtual bool encloseGuardSlopes(Interval t, const Interval *x, const Interval *xdot,
+                                  Interval *out, Interval *outDot);
   /// The independent states the guards read, sorted.
   virtual const std::vector<std::uint32_t> &guardStates() const = 0;
   /// The comparisons (kinks numbered after the guards') that read only

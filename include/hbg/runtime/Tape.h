@@ -84,9 +84,20 @@ public:
                 std::vector<double> &scratch) const;
   /// Evaluates on intervals: out[i] encloses every value evaluate() can
   /// give for t and x inside the given intervals (the whole line when a
-  /// value may be NaN). Parameters are exact.
+  /// value may be NaN). Parameters are exact. `out` may be null (the
+  /// values stay in `scratch`, one per instruction).
   void evaluate(Interval t, const Interval *x, const double *p, Interval *out,
                 std::vector<Interval> &scratch) const;
+
+  /// Evaluates on intervals with the time derivative along a trajectory:
+  /// for t in `t`, x in `x` and dx/dt in `xdot`, out[i] encloses the value
+  /// as evaluate() does and outDot[i] the derivative d/dt of output i,
+  /// or the whole line where it may not exist (a jump of sign or select,
+  /// a kink of abs, min or max inside the box widens it to the hull of
+  /// its sides' derivatives).
+  void evaluateSlope(Interval t, const Interval *x, const Interval *xdot, const double *p,
+                     Interval *out, Interval *outDot, std::vector<Interval> &scratch,
+                     std::vector<Interval> &slopes) const;
 
   /// The distinct indices of x the tape reads, increasing.
   std::vector<std::uint32_t> xRead() const;
