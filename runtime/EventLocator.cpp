@@ -260,6 +260,12 @@ EventLocator::Certified EventLocator::certify(const Stepper &s, Mode &mode,
                                                                                    : Truth::False;
   if (anyEvent(certTruths_.data()) != Truth::False)
     return Certified::Unknown;
+  // An equality that holds at a stops holding right after it, which the
+  // halving decides (at its first leaf).
+  for (std::uint32_t k : enabled)
+    if (truths_[k] == Truth::Unknown && opOf(k) == CompareOp::Equal &&
+        certTruths_[k] == Truth::True)
+      return Certified::Unknown;
   changes_.clear();
   for (std::uint32_t k : enabled) {
     if (truths_[k] != Truth::Unknown)
@@ -319,6 +325,10 @@ double EventLocator::nextTimeEvent(Mode &mode, const Switching &sw,
   std::vector<double> &atA = pointA_, &at = pointB_;
   atA.resize(2 * numComparisons_);
   at.resize(2 * numComparisons_);
+  // Guards that read Newton-solved values cannot be enclosed: no lookahead
+  // (and no point evaluation at a state that is not the trajectory's).
+  if (!mode.encloseGuards({ta, tb}, box_.data(), enclosure_.data()))
+    return kNaN;
   auto sides = [&](double tau, std::vector<double> &out) {
     if (!mode.guards(tau, x.data(), out.data()))
       throw RunError{mode.failure() + " (guards, mode " + mode.name() + ")"};
@@ -363,7 +373,8 @@ double EventLocator::nextTimeEvent(Mode &mode, const Switching &sw,
     if (unchanged)
       continue;
     double mid = 0.5 * (a + b);
-    if (b - a > tol && mid > a && mid < b && --budget > 0) {
+    if (b - a > tol && mid > a && mid < b && budget > 0) {
+      --budget;
       stack_.push_back({mid, b});
       stack_.push_back({a, mid});
       continue;

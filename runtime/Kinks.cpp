@@ -2,8 +2,8 @@
 //
 // A kink's branch is held between events (Mode::numKinks). At the start
 // and at every event each branch is set from the sign of its argument.
-// An argument at zero, or so close to it that it moves further in a
-// billionth of a step, takes the branch the motion continues on: the one
+// An argument at zero, or so close to it that it moves further in 1e-12
+// of a step, takes the branch the motion continues on: the one
 // under which the argument moves to that branch's own side. When both
 // branches turn the argument back (a sliding mode: Coulomb friction that
 // holds a velocity at zero) no branch is right and the run stops with an
@@ -85,8 +85,10 @@ void Run::chooseBranches(Mode &m) {
   };
   drift(move);
   for (std::size_t k = 0; k < nk; ++k) {
-    // `delta` is a millionth of a step: |c| <= 1e-3 |move| is a billionth.
-    if (c[k] != 0 && std::abs(c[k]) > 1e-3 * std::abs(move[k]))
+    // `delta` is a millionth of a step: |c| <= 1e-6 |move| is what c moves
+    // in 1e-12 of a step, the event locator's resolution, so a branch
+    // chosen here against c's side is on it by the first point examined.
+    if (c[k] != 0 && std::abs(c[k]) > 1e-6 * std::abs(move[k]))
       continue;
     bool consistent[2], back[2];
     for (int side = 0; side < 2; ++side) {

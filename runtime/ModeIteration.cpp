@@ -84,8 +84,14 @@ bool Run::iterateModes() {
   }
   // Kinks whose argument crossed (or that a new mode puts on another
   // side): an event of their own when nothing switched.
-  chooseBranches(mode(q_));
-  std::vector<std::string> kinks = branchChanges(branchesBefore, mode(q_));
+  Mode &now = mode(q_);
+  chooseBranches(now);
+  std::vector<std::string> kinks = branchChanges(branchesBefore, now);
+  if (!kinks.empty() && !now.dependentSlots().empty()) {
+    // Dependent storage may read the kinks that changed.
+    std::vector<double> x = gather(now);
+    complete(now, x.data());
+  }
   if (!switched && kinks.empty())
     return false;
   ev.transitions.insert(ev.transitions.end(), kinks.begin(), kinks.end());

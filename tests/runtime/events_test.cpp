@@ -370,3 +370,19 @@ TEST_CASE("Tape::evaluateSlope encloses the time derivative along a trajectory")
   }
   CHECK(checked == 18);
 }
+
+TEST_CASE("an equality that holds only at the step's start does not hold after it") {
+  // x = t from x(0) = 0: x = 0 holds at t = 0 only, so `x = 0 and time >=
+  // 0.5` never fires (an equality left true would fire it at 0.5).
+  TapeBuilder b;
+  b.compareWithZero(b.x(0));
+  b.compareWithZero(b.sub(b.time(), b.constant(0.5)));
+  for (bool slopes : {false, true}) {
+    TapeMode mode(1, [](double, const double *, double *xdot) { xdot[0] = 1; }, b.tape);
+    mode.slopes = slopes;
+    Switching sw = oneJunction({CompareOp::Equal, CompareOp::GreaterEqual});
+    IntegratorOptions opts = loose();
+    opts.step = 2.0;
+    CHECK(std::isnan(firstEvent(mode, sw, {0}, 2, opts)));
+  }
+}
