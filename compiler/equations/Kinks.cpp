@@ -63,7 +63,8 @@ private:
     return done_.at(root.index).id;
   }
 
-  Done finish(sym::ExprId id, const sym::Node &n) {
+  /// `n` by value: building nodes may move the context's node storage.
+  Done finish(sym::ExprId id, const sym::Node n) {
     if (n.op == sym::Op::Const)
       return {id, false};
     if (n.op == sym::Op::Symbol)
