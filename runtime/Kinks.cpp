@@ -59,13 +59,8 @@ void Run::chooseBranches(Mode &m) {
   std::size_t nk = m.numKinks(), n = m.stateSlots().size();
   if (nk == 0)
     return;
-  auto check = [&](bool ok, const char *what) {
-    if (!ok)
-      throw RunError{m.failure() + " (" + what + (m.name().empty() ? "" : ", mode " + m.name()) +
-                     ")"};
-  };
   std::vector<double> x = gather(m), c(nk);
-  check(m.kinkArguments(t_, x.data(), c.data()), "kinks");
+  call(m.kinkArguments(t_, x.data(), c.data()), m, "kinks");
   for (std::size_t k = 0; k < nk; ++k)
     m.setBranch(k, signOf(c[k]));
 
@@ -76,10 +71,10 @@ void Run::chooseBranches(Mode &m) {
   double delta = 1e-6 * h;
   std::vector<double> xdot(n), xp(n), cp(nk), move(nk), trial(nk);
   auto drift = [&](std::vector<double> &d) {
-    check(m.rhs(t_, x.data(), xdot.data()), "right-hand side");
+    call(m.rhs(t_, x.data(), xdot.data()), m, "right-hand side");
     for (std::size_t i = 0; i < n; ++i)
       xp[i] = x[i] + delta * xdot[i];
-    check(m.kinkArguments(t_ + delta, xp.data(), cp.data()), "kinks");
+    call(m.kinkArguments(t_ + delta, xp.data(), cp.data()), m, "kinks");
     for (std::size_t k = 0; k < nk; ++k)
       d[k] = cp[k] - c[k];
   };

@@ -18,6 +18,10 @@
 
 namespace hbg::runtime {
 
+/// Throws the RunError for a call of one of `m`'s functions (`what`:
+/// "guards", "outputs", ...) that returned false (Simulate.cpp).
+void call(bool ok, Mode &m, const char *what);
+
 class Run {
 public:
   Run(System &system, const std::vector<double> &x0, const SimulateOptions &opts,

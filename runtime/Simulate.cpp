@@ -100,13 +100,11 @@ std::vector<double> Run::gather(const Mode &m) const {
   return x;
 }
 
-namespace {
 void call(bool ok, Mode &m, const char *what) {
   if (!ok)
     throw RunError{m.failure() + " (" + what + (m.name().empty() ? "" : ", mode " + m.name()) +
                    ")"};
 }
-} // namespace
 
 void Run::complete(Mode &m, const double *x) {
   for (std::size_t i = 0; i < m.stateSlots().size(); ++i)
