@@ -137,6 +137,7 @@ int main(int argc, char **argv) {
   int repeat = 3;
   double tEnd = 20;
   std::vector<int> sizes = {10, 40};
+  std::string parts = "events,buck,modes,remap";
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--repeat" && i + 1 < argc) {
@@ -148,14 +149,25 @@ int main(int argc, char **argv) {
       std::stringstream ss(argv[++i]);
       for (std::string item; std::getline(ss, item, ',');)
         sizes.push_back(std::stoi(item));
+    } else if (a == "--parts" && i + 1 < argc) {
+      parts = argv[++i];
     } else {
-      std::fprintf(stderr, "usage: hbg_bench_events [--repeat K] [--t-end T] [--sizes N,...]\n");
+      std::fprintf(stderr, "usage: hbg_bench_events [--repeat K] [--t-end T] [--sizes N,...] "
+                           "[--parts events,buck,modes,remap]\n");
       return 2;
     }
   }
 
+  auto part = [&](const char *name) {
+    std::stringstream ss(parts);
+    for (std::string item; std::getline(ss, item, ',');)
+      if (item == name)
+        return true;
+    return false;
+  };
+
   // 1. Time per event.
-  {
+  if (part("events")) {
     hbg::Model model = hbg::Compiler().compileString(kBall, "ball.hbg");
     hbg::SimulationOptions opts;
     opts.tEnd = tEnd;
@@ -207,7 +219,7 @@ int main(int argc, char **argv) {
   // periods have a few more: the coil current starts at zero), and the output's average
   // over the last 100 periods at D Vin to 1 % (the ripple averages out;
   // the diode's drop is ideal).
-  {
+  if (part("buck")) {
     hbg::Model model =
         hbg::Compiler().compileFile(std::string(HBG_SOURCE_DIR) + "/examples/buck.hbg");
     model.compileMode("switch=closed, diode=blocking");
@@ -256,7 +268,7 @@ int main(int argc, char **argv) {
   }
 
   // 3. Compile time of a newly visited mode.
-  for (int n : sizes) {
+  for (int n : part("modes") ? sizes : std::vector<int>{}) {
     std::vector<double> perMode, first;
     for (int k = 0; k < repeat; ++k) {
       auto t0 = std::chrono::steady_clock::now();
@@ -277,7 +289,7 @@ int main(int argc, char **argv) {
   }
 
   // 4. Exact against iterative remapping.
-  {
+  if (part("remap")) {
     hbg::Model model =
         hbg::Compiler().compileFile(std::string(HBG_SOURCE_DIR) + "/examples/collision_inelastic.hbg");
     model.compileMode("contact=on"); // not timed: the runs measure the remap

@@ -112,7 +112,8 @@ double EventLocator::locate(const Stepper &s, Mode &mode, const Switching &sw,
                             const std::vector<std::uint32_t> &q,
                             const std::vector<std::uint32_t> &enabled,
                             const std::vector<double> &sidesA, const std::vector<double> &sidesB,
-                            std::vector<double> &xEvent) {
+                            std::vector<double> &xEvent,
+                            const std::vector<std::uint32_t> &steady) {
   sw_ = &sw;
   q_ = &q;
   numGuardComparisons_ = sw.numComparisons();
@@ -124,6 +125,43 @@ double EventLocator::locate(const Stepper &s, Mode &mode, const Switching &sw,
   box_.assign(n, Interval::whole());
   enclosure_.resize(3 * numComparisons_);
   truths_.assign(numComparisons_, Truth::False);
+
+  // Comparisons proven to keep their values at ta over [ta, tb): those
+  // values inside the step, and the change at tb seen at the end. An
+  // equality that holds at ta is not steady (it stops holding).
+  steadyTruth_.assign(numComparisons_, Truth::Unknown);
+  for (std::uint32_t k : steady) {
+    bool reached = comparisonReached(opOf(k), sidesA[2 * k], sidesA[2 * k + 1]);
+    if (!(reached && opOf(k) == CompareOp::Equal))
+      steadyTruth_[k] = reached ? Truth::True : Truth::False;
+  }
+  auto atEnd = [&]() {
+    // No event in [ta, tb) with the steady comparisons steady: the event,
+    // if any, is at tb, where they may have changed.
+    if (steady.empty()) {
+      ++stats.provenSteps;
+      return kNaN;
+    }
+    for (std::uint32_t k : enabled) {
+      CompareOp op = opOf(k);
+      bool reached = comparisonReached(op, sidesB[2 * k], sidesB[2 * k + 1]);
+      if (op == CompareOp::Equal && steadyTruth_[k] != Truth::Unknown)
+        reached = reached ||
+                  (sidesA[2 * k] - sidesA[2 * k + 1] < 0) != (sidesB[2 * k] - sidesB[2 * k + 1] < 0);
+      truths_[k] = reached ? Truth::True : Truth::False;
+    }
+    if (anyEvent(truths_.data()) == Truth::True)
+      return eventAt(s, tb, xEvent);
+    ++stats.provenSteps;
+    return kNaN;
+  };
+  if (!steady.empty()) {
+    // Often the steady comparisons alone rule every guard out.
+    for (std::uint32_t k : enabled)
+      truths_[k] = steadyTruth_[k];
+    if (anyEvent(truths_.data()) == Truth::False)
+      return atEnd();
+  }
 
   // Depth first, earliest interval first: each interval is either proven
   // to hold no enabled guard (every comparison keeps one truth over it and
@@ -150,8 +188,10 @@ double EventLocator::locate(const Stepper &s, Mode &mode, const Switching &sw,
       return locateBySampling(s, mode, enabled, sidesA, sidesB, xEvent);
     ++stats.enclosures;
     for (std::uint32_t k : enabled)
-      truths_[k] = comparisonTruth(opOf(k), enclosure_[3 * k], enclosure_[3 * k + 1],
-                                   enclosure_[3 * k + 2]);
+      truths_[k] = steadyTruth_[k] != Truth::Unknown
+                       ? steadyTruth_[k]
+                       : comparisonTruth(opOf(k), enclosure_[3 * k], enclosure_[3 * k + 1],
+                                         enclosure_[3 * k + 2]);
     if (anyEvent(truths_.data()) == Truth::False)
       continue;
     if (slopes) {
@@ -208,8 +248,7 @@ double EventLocator::locate(const Stepper &s, Mode &mode, const Switching &sw,
     if (anyEvent(truths_.data()) == Truth::True)
       return eventAt(s, refine(s, mode, enabled, a, b, sidesA, *atB), xEvent);
   }
-  ++stats.provenSteps;
-  return kNaN;
+  return atEnd();
 }
 
 
@@ -229,19 +268,9 @@ EventLocator::Certified EventLocator::certify(const Stepper &s, Mode &mode,
   if (!mode.encloseGuardSlopes({a, b}, box_.data(), slopeBox_.data(), values_.data(),
                                slope_.data()))
     return Certified::NoSlopes;
-  auto magnitude = [](Interval v) { return std::max(std::abs(v.lo), std::abs(v.hi)); };
-  for (std::uint32_t k : enabled) {
-    if (truths_[k] != Truth::Unknown)
-      continue;
-    CompareOp op = opOf(k);
-    Interval d = slope_[3 * k + 2];
-    // A strict comparison's margin also moves with its tolerance.
-    double drift = op == CompareOp::Less || op == CompareOp::Greater
-                       ? 1e-11 * (magnitude(slope_[3 * k]) + magnitude(slope_[3 * k + 1]))
-                       : 0;
-    if (!(d.lo > drift || d.hi < -drift))
+  for (std::uint32_t k : enabled)
+    if (truths_[k] == Truth::Unknown && !monotone(k))
       return Certified::Unknown;
-  }
   // The ends: where no guard may hold at a, the changes in between, in
   // order, decide.
   const std::vector<double> *atA = &sidesA, *atB = &sidesB;
@@ -312,22 +341,48 @@ EventLocator::Certified EventLocator::certify(const Stepper &s, Mode &mode,
   return Certified::Free;
 }
 
+bool EventLocator::monotone(std::uint32_t k) const {
+  auto magnitude = [](Interval v) { return std::max(std::abs(v.lo), std::abs(v.hi)); };
+  CompareOp op = opOf(k);
+  Interval d = slope_[3 * k + 2];
+  // A strict comparison's margin also moves with its tolerance.
+  double drift = op == CompareOp::Less || op == CompareOp::Greater
+                     ? 1e-11 * (magnitude(slope_[3 * k]) + magnitude(slope_[3 * k + 1]))
+                     : 0;
+  return d.lo > drift || d.hi < -drift;
+}
+
 double EventLocator::nextTimeEvent(Mode &mode, const Switching &sw,
                                    const std::vector<std::uint32_t> &comparisons, double ta,
-                                   double tb, const std::vector<double> &x) {
+                                   double tb, const std::vector<double> &x, double &clearTo) {
+  clearTo = ta;
   if (comparisons.empty() || !(tb > ta))
     return kNaN;
   sw_ = &sw;
   numGuardComparisons_ = sw.numComparisons();
   numComparisons_ = numGuardComparisons_ + mode.numKinks();
   box_.assign(x.size(), Interval::whole());
+  slopeBox_.assign(x.size(), Interval::whole());
   enclosure_.resize(3 * numComparisons_);
+  slope_.resize(3 * numComparisons_);
   std::vector<double> &atA = pointA_, &at = pointB_;
   atA.resize(2 * numComparisons_);
   at.resize(2 * numComparisons_);
-  // Guards that read Newton-solved values cannot be enclosed: no lookahead
-  // (and no point evaluation at a state that is not the trajectory's).
-  if (!mode.encloseGuards({ta, tb}, box_.data(), enclosure_.data()))
+  // Values and derivatives in one pass where the mode has both. Guards
+  // that read Newton-solved values cannot be enclosed: no lookahead (and
+  // no point evaluation at a state that is not the trajectory's).
+  auto enclose = [&](double a, double b, bool &slopes) {
+    if (slopes)
+      slopes = mode.encloseGuardSlopes({a, b}, box_.data(), slopeBox_.data(), enclosure_.data(),
+                                       slope_.data());
+    return slopes || mode.encloseGuards({a, b}, box_.data(), enclosure_.data());
+  };
+  // The march below starts with the width of the last interval decided in
+  // the previous search.
+  double width = marchWidth_ > 0 && marchWidth_ < tb - ta ? marchWidth_ : tb - ta;
+  double b0 = width < tb - ta ? ta + width : tb;
+  bool slopes = true;
+  if (!enclose(ta, b0, slopes))
     return kNaN;
   auto sides = [&](double tau, std::vector<double> &out) {
     if (!mode.guards(tau, x.data(), out.data()))
@@ -344,57 +399,76 @@ double EventLocator::nextTimeEvent(Mode &mode, const Switching &sw,
       return reached || (atA[2 * k] - atA[2 * k + 1] < 0) != (v[2 * k] - v[2 * k + 1] < 0);
     return reached != comparisonReached(op, atA[2 * k], atA[2 * k + 1]);
   };
-  // Earliest interval first: skip what is proven unchanged, split the rest
-  // down to a millionth of the window, and locate a change at its end by
-  // the Illinois method. This only chooses where a step ends: a change
-  // that comes and goes within such a sliver is left to locate(), which
-  // proves every step.
+  // March from ta, earliest interval first: skip what the enclosures
+  // prove unchanged; where each comparison they leave open has a strictly
+  // monotone margin (by derivative enclosures), it changes at most once,
+  // and the value at the interval's end says whether; halve the rest in
+  // place. Each interval decided, the next one is twice as wide. An
+  // interval that cannot be halved further (a millionth of the window, or
+  // the budget spent) is decided by its end alone: a change that comes
+  // and goes inside it is left to locate(), and the proof ends at its
+  // start.
   double tol = 1e-6 * (tb - ta);
-  stack_.clear();
-  stack_.push_back({ta, tb});
+  bool proven = true;
   std::size_t budget = kMaxEnclosures;
-  while (!stack_.empty()) {
-    auto [a, b] = stack_.back();
-    stack_.pop_back();
-    if (!mode.encloseGuards({a, b}, box_.data(), enclosure_.data()))
-      return kNaN;
-    bool unchanged = true;
+  for (double a = ta, b = b0; a < tb; a = b, width *= 2, b = width < tb - a ? a + width : tb) {
+    // The first interval's enclosures are those computed above.
+    if (a != ta || b != b0) {
+      if (!enclose(a, b, slopes))
+        return kNaN;
+    }
+    ++stats.enclosures;
+    open_.clear();
     for (std::uint32_t k : comparisons) {
       CompareOp op = opOf(k);
       const Interval *e = &enclosure_[3 * k];
       Truth tr = comparisonTruth(op, e[0], e[1], e[2]);
-      if (op == CompareOp::Equal)
-        unchanged = unchanged && tr == Truth::False && (e[2].lo > 0 || e[2].hi < 0);
-      else
-        unchanged = unchanged &&
-                    tr == (comparisonReached(op, atA[2 * k], atA[2 * k + 1]) ? Truth::True
-                                                                             : Truth::False);
+      bool unchanged =
+          op == CompareOp::Equal
+              ? tr == Truth::False && (e[2].lo > 0 || e[2].hi < 0)
+              : tr == (comparisonReached(op, atA[2 * k], atA[2 * k + 1]) ? Truth::True
+                                                                         : Truth::False);
+      if (!unchanged)
+        open_.push_back(k);
     }
-    if (unchanged)
+    marchWidth_ = b - a;
+    if (open_.empty()) {
+      if (proven)
+        clearTo = b;
       continue;
-    double mid = 0.5 * (a + b);
-    if (b - a > tol && mid > a && mid < b && budget > 0) {
-      --budget;
-      stack_.push_back({mid, b});
-      stack_.push_back({a, mid});
-      continue;
+    }
+    if (!(slopes && std::all_of(open_.begin(), open_.end(),
+                                [&](std::uint32_t k) { return monotone(k); }))) {
+      double mid = 0.5 * (a + b);
+      if (b - a > tol && mid > a && mid < b && budget > 0) {
+        --budget;
+        width = 0.25 * (b - a); // doubled by the loop: [a, mid] next
+        b = a;
+        continue;
+      }
+      proven = false;
     }
     sides(b, at);
     bool any = false;
-    for (std::uint32_t k : comparisons)
+    for (std::uint32_t k : open_)
       any = any || changed(k, at);
-    if (!any)
+    if (!any) {
+      if (proven)
+        clearTo = b;
       continue;
+    }
     // A change in (a, b]: the earliest comparison to change there, down to
     // neighbouring doubles, on the margin with the side of ta negative.
-    double first = b;
+    // The earliest change so far lies in (firstLo, first]: a comparison
+    // that changes there too (`x >= 0` and `x < 0`) needs no new search.
+    double first = b, firstLo = a;
     std::vector<double> &atLo = refineSides_;
     atLo.resize(2 * numComparisons_);
     if (a == ta)
       atLo = atA;
     else
       sides(a, atLo);
-    for (std::uint32_t k : comparisons) {
+    for (std::uint32_t k : open_) {
       if (!changed(k, at) || changed(k, atLo))
         continue;
       // The margin's size, signed by whether the change has happened:
@@ -414,9 +488,23 @@ double EventLocator::nextTimeEvent(Mode &mode, const Switching &sw,
       double fFirst = first == b ? value(at) : f(first);
       if (!(fFirst > 0))
         continue; // changed at b, but not yet where another one does
-      Bracket br = locateSignChange(f, a, value(atLo), first, fFirst, 0);
-      first = std::min(first, br.hi);
+      double lo = a, fLo = value(atLo);
+      if (firstLo > a) {
+        double fl = f(firstLo);
+        if (fl > 0) {
+          first = firstLo;
+          fFirst = fl;
+        } else {
+          lo = firstLo;
+          fLo = fl;
+        }
+      }
+      Bracket br = locateSignChange(f, lo, fLo, first, fFirst, 0);
+      first = br.hi;
+      firstLo = br.lo;
     }
+    if (proven)
+      clearTo = first;
     return first;
   }
   return kNaN;

@@ -254,7 +254,12 @@ void Run::simulate() {
       if (std::find(en.begin(), en.end(), k) != en.end())
         timed.push_back(k);
     }
-    double timeEvent = std::numeric_limits<double>::quiet_NaN(), clearTo = t_;
+    double timeEvent = std::numeric_limits<double>::quiet_NaN(), searchedTo = t_;
+    // The time comparisons keep their values at steadyFrom over
+    // [steadyFrom, steadyTo), and at steadyTo too when steadyClosed.
+    double steadyFrom = t_, steadyTo = t_;
+    bool steadyClosed = false;
+    const std::vector<std::uint32_t> none;
     while (!event) {
       if (r_.steps + r_.rejectedSteps + stepper->acceptedSteps() + stepper->rejectedSteps() >=
           io.maxSteps)
@@ -268,13 +273,18 @@ void Run::simulate() {
         if (!(timeEvent > t0)) {
           double h = std::min(stepper->proposedStep(), io.maxStep);
           double reach = h > 0 ? std::min(o_.tEnd, t0 + 2 * h) : o_.tEnd;
-          double from = std::max(t0, clearTo);
+          double from = std::max(t0, searchedTo);
           if (reach > from) {
             auto start = std::chrono::steady_clock::now();
-            timeEvent = locator_.nextTimeEvent(m, sw_, timed, from, reach, x);
+            double clearTo = from;
+            timeEvent = locator_.nextTimeEvent(m, sw_, timed, from, reach, x, clearTo);
             r_.eventSearchSeconds += secondsSince(start);
             if (std::isnan(timeEvent))
-              clearTo = reach;
+              searchedTo = reach;
+            if (!(steadyClosed && from == steadyTo))
+              steadyFrom = from;
+            steadyTo = clearTo;
+            steadyClosed = std::isnan(timeEvent) || clearTo < timeEvent;
           }
         }
         if (timeEvent > t0)
@@ -322,7 +332,9 @@ void Run::simulate() {
       if (!enabled.empty()) {
         call(m.guards(tEnd, stepper->x().data(), sidesB.data()), m, "guards");
         auto start = std::chrono::steady_clock::now();
-        tEvent = locator_.locate(*stepper, m, sw_, q_, enabled, sidesA, sidesB, xEvent);
+        bool steady = !timed.empty() && steadyFrom <= stepper->tPrev() && tEnd <= steadyTo;
+        tEvent = locator_.locate(*stepper, m, sw_, q_, enabled, sidesA, sidesB, xEvent,
+                                 steady ? timed : none);
         r_.eventSearchSeconds += secondsSince(start);
       }
       if (!std::isnan(tEvent)) {

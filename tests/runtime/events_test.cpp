@@ -386,3 +386,116 @@ TEST_CASE("an equality that holds only at the step's start does not hold after i
     CHECK(std::isnan(firstEvent(mode, sw, {0}, 2, opts)));
   }
 }
+
+/// Time events: 300 pairs of comparisons of time alone (sums of sines and
+/// a slope, with every operator), looked ahead over windows of random
+/// width as the simulation loop does. Each change nextTimeEvent() reports
+/// is the first one a grid of 1000 points per window sees (nothing on the
+/// grid before it differs from the window's start, and a comparison
+/// differs at it); a window with none has none on the grid. Steps that
+/// end on those changes are then examined with the comparisons steady
+/// and without: the same events.
+TEST_CASE("time events ahead are the first changes, and steady comparisons agree") {
+  std::uint64_t seed = 987654321;
+  auto uniform = [&seed](double lo, double hi) {
+    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+    return lo + (hi - lo) * static_cast<double>(seed >> 11) * 0x1.0p-53;
+  };
+  const CompareOp ops[] = {CompareOp::Less, CompareOp::LessEqual, CompareOp::Greater,
+                           CompareOp::GreaterEqual};
+  int changes = 0, stepEvents = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    TapeBuilder b;
+    std::uint32_t t = b.time();
+    for (int c = 0; c < 2; ++c) {
+      std::uint32_t g = b.mul(b.constant(uniform(-0.3, 0.3)), t);
+      for (int i = 0; i < 2; ++i) {
+        double amp = uniform(-1, 1), freq = uniform(0.5, 40), phase = uniform(0, 6.3);
+        g = b.add(g, b.mul(b.constant(amp), b.sin(b.add(b.mul(b.constant(freq), t),
+                                                         b.constant(phase)))));
+      }
+      b.compareWithZero(b.sub(g, b.constant(uniform(-0.5, 0.5))));
+    }
+    // A state comparison too: the guards are `c0 and c1` and `c2`, where
+    // c2 is x0 > 2 on x0' = 1 (at t = 2, after the windows).
+    b.compareWithZero(b.sub(b.x(0), b.constant(2)));
+    TapeMode mode(1, [](double, const double *, double *xdot) { xdot[0] = 1; }, b.tape);
+    std::vector<CompareOp> cmp = {ops[trial % 4], ops[(trial / 4) % 4], CompareOp::Greater};
+    Junction j;
+    j.name = "j";
+    j.stateNames = {"off", "on"};
+    Transition both;
+    both.guard.kind = trial % 2 ? GuardNode::And : GuardNode::Or;
+    for (std::uint32_t k = 0; k < 2; ++k) {
+      GuardNode n;
+      n.comparison = k;
+      n.op = cmp[k];
+      both.guard.children.push_back(n);
+    }
+    Transition state;
+    state.guard.comparison = 2;
+    state.guard.op = CompareOp::Greater;
+    j.transitions = {both, state};
+    for (Transition &tr : j.transitions)
+      tr.to = 1;
+    Switching sw({j}, cmp);
+    const std::vector<std::uint32_t> timed = {0, 1}, q = {0}, enabled = {0, 1, 2};
+
+    EventLocator ahead, steadyLocator, plainLocator;
+    double x = 0;
+    std::vector<double> xs = {x}, at(6), ref(6), sidesA(6), sidesB(6), xEvent;
+    auto changedFrom = [&](const std::vector<double> &a, const std::vector<double> &v) {
+      for (std::uint32_t k : timed)
+        if (comparisonReached(cmp[k], a[2 * k], a[2 * k + 1]) !=
+            comparisonReached(cmp[k], v[2 * k], v[2 * k + 1]))
+          return true;
+      return false;
+    };
+    // Windows from 0 to 1.5, each starting where the last change was.
+    for (double from = 0; from < 1.5;) {
+      double reach = std::min(1.5, from + uniform(0.01, 0.5)), clearTo = 0;
+      double te = ahead.nextTimeEvent(mode, sw, timed, from, reach, xs, clearTo);
+      mode.guards(from, xs.data(), ref.data());
+      double end = std::isnan(te) ? reach : te;
+      for (int i = 0; i < 1000; ++i) {
+        double tau = from + (end - from) * i / 1000;
+        mode.guards(tau, xs.data(), at.data());
+        if (changedFrom(ref, at)) {
+          FAIL_CHECK("trial " << trial << ": a change at " << tau << " before " << end);
+          break;
+        }
+      }
+      if (std::isnan(te)) {
+        CHECK(clearTo == reach);
+        from = reach;
+        continue;
+      }
+      mode.guards(te, xs.data(), at.data());
+      CHECK(changedFrom(ref, at));
+      CHECK(clearTo == te);
+      ++changes;
+
+      // A step from `from` that ends on te: steady or not, the same event.
+      Ode ode(mode);
+      IntegratorOptions opts = loose();
+      opts.step = te - from;
+      std::unique_ptr<Stepper> s = makeStepper(ode, opts);
+      double x0 = from;
+      s->reset(from, &x0);
+      REQUIRE(s->step(te) == StepStatus::Ok);
+      if (s->t() == te) {
+        mode.guards(from, &x0, sidesA.data());
+        mode.guards(te, s->x().data(), sidesB.data());
+        double e1 = steadyLocator.locate(*s, mode, sw, q, enabled, sidesA, sidesB, xEvent, timed);
+        double e2 = plainLocator.locate(*s, mode, sw, q, enabled, sidesA, sidesB, xEvent);
+        CHECK(std::isnan(e1) == std::isnan(e2));
+        if (!std::isnan(e1))
+          CHECK(std::abs(e1 - e2) <= 1e-12 * (te - from));
+        stepEvents += !std::isnan(e1);
+      }
+      from = te;
+    }
+  }
+  CHECK(changes > 1000);
+  CHECK(stepEvents > 300);
+}

@@ -36,22 +36,30 @@ public:
   /// FSM states `q` whose transitions read comparisons `enabled` (with the
   /// mode's kinks, numbered after the comparisons); `sidesA` and `sidesB`
   /// are the comparison sides at the step's start and end.
+  /// `steady` comparisons (time events proven ahead by nextTimeEvent())
+  /// keep their values at tPrev over [tPrev, t) and are not examined
+  /// inside the step.
   /// Returns NaN when there is none; otherwise its time, with the state
   /// there in `xEvent`. Throws RunError when the guards cannot be evaluated.
   double locate(const Stepper &s, Mode &mode, const Switching &sw,
                 const std::vector<std::uint32_t> &q, const std::vector<std::uint32_t> &enabled,
                 const std::vector<double> &sidesA, const std::vector<double> &sidesB,
-                std::vector<double> &xEvent);
+                std::vector<double> &xEvent, const std::vector<std::uint32_t> &steady = {});
 
   /// Time events: the first time in (ta, tb] at which one of `comparisons`
   /// of `mode` (each a function of time and parameters only, numbered as
-  /// in locate()) becomes reached, or for an equality crosses; NaN when
-  /// none does. Proven with the guard enclosures like locate(), then
-  /// narrowed to neighbouring doubles: a step that ends there ends on the
-  /// event. `x` is any state of the mode (the comparisons do not read it).
+  /// in locate()) changes from its value at ta (becomes reached or stops
+  /// being reached; for an equality, is reached or crosses); NaN when none
+  /// does. Proven with enclosures and derivative enclosures like locate(),
+  /// then narrowed to neighbouring doubles: a step that ends there ends on
+  /// the event. `clearTo` is how far the comparisons are proven to keep
+  /// their values at ta: over [ta, clearTo], or [ta, clearTo) when that is
+  /// the event; less only where an interval a millionth of the window wide
+  /// could not be decided. `x` is any state of the mode (the comparisons
+  /// do not read it).
   double nextTimeEvent(Mode &mode, const Switching &sw,
                        const std::vector<std::uint32_t> &comparisons, double ta, double tb,
-                       const std::vector<double> &x);
+                       const std::vector<double> &x, double &clearTo);
 
   /// Subdivisions allowed per step before falling back to sampling.
   static constexpr std::size_t kMaxEnclosures = 4096;
@@ -77,6 +85,9 @@ private:
   Certified certify(const Stepper &s, Mode &mode, const std::vector<std::uint32_t> &enabled,
                     double a, double b, const std::vector<double> &sidesA,
                     const std::vector<double> &sidesB, double &te);
+  /// Whether comparison k's margin is strictly monotone where `slope_`
+  /// holds derivative enclosures of the comparisons.
+  bool monotone(std::uint32_t k) const;
   /// The event at `te` in the last step: the state there in `xEvent`.
   double eventAt(const Stepper &s, double te, std::vector<double> &xEvent);
   /// Both sides of every comparison at `tau` on the dense output.
@@ -99,8 +110,11 @@ private:
   std::vector<Interval> box_, enclosure_, slopeBox_, values_, slope_;
   std::vector<Truth> certTruths_;
   std::vector<std::pair<double, std::uint32_t>> changes_;
-  std::vector<Truth> truths_, refineTruths_;
+  std::vector<Truth> truths_, refineTruths_, steadyTruth_;
   std::vector<std::pair<double, double>> stack_;
+  std::vector<std::uint32_t> open_;
+  /// nextTimeEvent(): the width of the last interval it decided.
+  double marchWidth_ = 0;
 };
 
 } // namespace hbg::runtime
