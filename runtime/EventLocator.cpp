@@ -163,21 +163,21 @@ double EventLocator::locate(const Stepper &s, Mode &mode, const Switching &sw,
       return atEnd();
   }
 
-  // Depth first, earliest interval first: each interval is either proven
-  // to hold no enabled guard (every comparison keeps one truth over it and
-  // no transition leaving q can be enabled with those truths), or split;
-  // an interval no wider than the tolerance is decided by the guards'
-  // point values at its end. The first such end where a guard holds is the
-  // event: everything before it was proven event-free.
+  // Earliest interval first: each interval is either proven to hold no
+  // enabled guard (every comparison keeps one truth over it and no
+  // transition leaving q can be enabled with those truths), or halved in
+  // place; an interval no wider than the tolerance is decided by the
+  // guards' point values at its end. The first such end where a guard
+  // holds is the event: everything before it was proven event-free. The
+  // whole step comes first; if it is not decided, the march from tPrev
+  // starts with the width decided last (in this step or an earlier one),
+  // and each interval decided makes the next one twice as wide.
   double tol = 1e-12 * (tb - ta);
   const std::vector<std::uint32_t> &read = mode.guardStates();
-  stack_.clear();
-  stack_.push_back({ta, tb});
   std::size_t budget = kMaxEnclosures;
   bool slopes = true;
-  while (!stack_.empty()) {
-    auto [a, b] = stack_.back();
-    stack_.pop_back();
+  double width = tb - ta;
+  for (double a = ta, b = tb; a < tb; a = b, width *= 2, b = width < tb - a ? a + width : tb) {
     for (std::uint32_t i : read) {
       Interval &xi = box_[i];
       s.enclose(i, a, b, xi.lo, xi.hi);
@@ -192,16 +192,20 @@ double EventLocator::locate(const Stepper &s, Mode &mode, const Switching &sw,
                        ? steadyTruth_[k]
                        : comparisonTruth(opOf(k), enclosure_[3 * k], enclosure_[3 * k + 1],
                                          enclosure_[3 * k + 2]);
-    if (anyEvent(truths_.data()) == Truth::False)
+    if (anyEvent(truths_.data()) == Truth::False) {
+      locateWidth_ = b - a;
       continue;
+    }
     if (slopes) {
       double te = kNaN;
       switch (certify(s, mode, enabled, a, b, sidesA, sidesB, te)) {
       case Certified::Free:
         ++stats.certified;
+        locateWidth_ = b - a;
         continue;
       case Certified::Event:
         ++stats.certified;
+        locateWidth_ = b - a;
         return eventAt(s, te, xEvent);
       case Certified::NoSlopes:
         slopes = false;
@@ -217,8 +221,11 @@ double EventLocator::locate(const Stepper &s, Mode &mode, const Switching &sw,
         ++stats.unprovenSteps;
         return locateBySampling(s, mode, enabled, sidesA, sidesB, xEvent);
       }
-      stack_.push_back({mid, b});
-      stack_.push_back({a, mid});
+      double next = 0.5 * (b - a);
+      if (a == ta && b == tb && locateWidth_ > 0 && locateWidth_ < next)
+        next = locateWidth_;
+      width = 0.5 * next; // doubled by the loop: [a, a + next] next
+      b = a;
       continue;
     }
     // A leaf: the guards at its end decide. An equality whose two sides

@@ -171,12 +171,6 @@ Interval powNonnegative(Interval a, Interval b) {
 
 } // namespace
 
-Interval Interval::whole() { return {-kInf, kInf}; }
-
-Interval Interval::point(double v) { return std::isnan(v) ? whole() : Interval{v, v}; }
-
-bool Interval::isWhole() const { return !(lo <= hi) || (lo == -kInf && hi == kInf); }
-
 bool Interval::contains(double v) const {
   if (isWhole())
     return true;

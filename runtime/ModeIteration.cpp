@@ -18,7 +18,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <set>
 
 namespace hbg::runtime {
 
@@ -26,50 +25,65 @@ bool Run::iterateModes() {
   Event ev;
   ev.time = t_;
   ev.before = X_;
-  ev.modes.push_back(sw_.modeText(q_));
+  ev.modes.push_back(modeText(q_));
   ev.real.push_back(true);
   ev.states.push_back(X_);
   std::vector<std::uint32_t> qBefore = q_;
   // The a priori values of the event: what `pre(...)` holds from now on.
   holdValues(mode(q_));
   std::vector<std::pair<std::string, double>> branchesBefore = branches(mode(q_));
-  std::set<std::pair<std::vector<std::uint32_t>, std::vector<double>>> roundStarts;
+  // Rounds and the modes of a round are few: cycles are found by looking
+  // back through them.
+  auto &roundStarts = buf_.roundStarts;
+  roundStarts.clear();
+  std::vector<double> &minus = buf_.minus, &plus = buf_.plus;
+  std::vector<std::uint32_t> &cur = buf_.cur, &next = buf_.next;
+  std::vector<std::vector<std::uint32_t>> &path = buf_.path;
+  auto texts = [&](std::size_t from) {
+    std::vector<std::string> out;
+    for (std::size_t i = from; i < path.size(); ++i)
+      out.push_back(modeText(path[i]));
+    return out;
+  };
   bool switched = false;
   for (int round = 0;; ++round) {
-    if (!roundStarts.insert({q_, X_}).second || round == 1000) {
+    bool again = std::any_of(roundStarts.begin(), roundStarts.end(), [&](const auto &start) {
+      return start.first == q_ && start.second == X_;
+    });
+    if (again || round == 1000) {
       // ev.modes ends with this round's start, which closes the cycle.
       std::vector<std::string> modes(ev.modes.begin(), ev.modes.end() - 1);
       throw RunError{"the modes do not settle at t = " + timeText(t_) + ": " +
-                     cycleText(ev, modes, sw_.modeText(q_))};
+                     cycleText(ev, modes, modeText(q_))};
     }
-    std::vector<double> minus = guardSides(mode(q_)), plus = minus;
-    std::vector<std::uint32_t> cur = q_;
-    std::set<std::vector<std::uint32_t>> visited{cur};
-    std::vector<std::string> seen{sw_.modeText(cur)};
+    roundStarts.emplace_back(q_, X_);
+    guardSides(mode(q_), minus);
+    plus = minus;
+    cur = q_;
+    path.assign(1, cur);
     for (;;) {
-      std::vector<std::uint32_t> next = cur;
+      next = cur;
       bool any = false;
       for (std::size_t j = 0; j < sw_.junctions().size(); ++j) {
         int i = sw_.enabledTransition(j, cur[j], plus.data(), minus.data());
         if (i < 0)
           continue;
-        const Transition &t = sw_.junctions()[j].transitions[i];
-        next[j] = t.to;
-        ev.transitions.push_back(sw_.junctions()[j].name + ": " + t.text);
+        next[j] = sw_.junctions()[j].transitions[i].to;
+        ev.transitions.push_back(labels_[j][i]);
         any = true;
       }
       ++r_.modeIterations;
       if (!any)
         break;
-      cur = next;
-      if (!visited.insert(cur).second)
+      std::swap(cur, next);
+      if (std::find(path.begin(), path.end(), cur) != path.end())
         throw RunError{"the modes do not settle at t = " + timeText(t_) + ": " +
-                       cycleText(ev, seen, sw_.modeText(cur))};
-      seen.push_back(sw_.modeText(cur));
-      ev.modes.push_back(sw_.modeText(cur));
+                       cycleText(ev, texts(0), modeText(cur))};
+      path.push_back(cur);
+      ev.modes.push_back(modeText(cur));
       ev.real.push_back(false);
       ev.states.push_back(X_);
-      plus = guardSides(mode(cur));
+      guardSides(mode(cur), plus);
     }
     if (cur == q_)
       break;
@@ -130,7 +144,7 @@ void Run::remap(Mode &to, Event &ev) {
     for (std::size_t k = 0; k < ds.size(); ++k)
       X_[to.dependentSlots()[k]] = ds[k];
   };
-  std::string text = sw_.modeText(q_);
+  const std::string &text = modeText(q_);
   if (o_.remap == SimulateOptions::Remap::Iterative) {
     remapIterative(to, text, t_, o_.remapFactor, o_.remapTolerance, x, d,
                    [&](const std::vector<double> &xs, const std::vector<double> &ds) {

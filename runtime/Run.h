@@ -32,17 +32,20 @@ public:
 private:
   /// The mode of FSM states `q`, compiled on first use.
   Mode &mode(const std::vector<std::uint32_t> &q);
+  /// Switching::modeText(q), kept for the run.
+  const std::string &modeText(const std::vector<std::uint32_t> &q);
   /// The mode's ODE and stepper, kept for the run.
   struct Integration;
   Integration &integration(Mode &m);
   /// The mode's independent states out of X.
   std::vector<double> gather(const Mode &m) const;
+  void gather(const Mode &m, std::vector<double> &x) const;
   /// Stores a mode's states into X and computes its dependent storage.
   void complete(Mode &m, const double *x);
   /// Evaluates the held values (`pre`) in `m` at X.
   void holdValues(Mode &m);
   /// Both sides of every guard comparison, in `m` at X.
-  std::vector<double> guardSides(Mode &m);
+  void guardSides(Mode &m, std::vector<double> &sides);
   void sample(Mode &m, double t, const double *x);
   /// Comparisons of the transitions enabled in the current FSM states,
   /// then the kinks of their mode `m`.
@@ -82,7 +85,25 @@ private:
   /// noise of the one before.
   double lastEventTime_ = -std::numeric_limits<double>::infinity();
   std::size_t crawl_ = 0;
-  std::map<std::vector<std::uint32_t>, Mode *> modes_;
+  /// Modes by FSM states: compiled on first entry (null until then), and
+  /// their text.
+  struct ModeEntry {
+    Mode *mode = nullptr;
+    std::string text;
+  };
+  std::map<std::vector<std::uint32_t>, ModeEntry> modes_;
+  ModeEntry &entry(const std::vector<std::uint32_t> &q);
+  /// `junction: transition` of junction j's transition i, for the event log.
+  std::vector<std::vector<std::string>> labels_;
+  /// Buffers kept between events: the loop's, and those of the steps
+  /// above (one each, as they call each other).
+  struct Buffers {
+    std::vector<double> x, sidesA, sidesB, xEvent, dense, y, held, heldX, guardX, dependent,
+        minus, plus;
+    std::vector<std::uint32_t> timed, cur, next;
+    std::vector<std::vector<std::uint32_t>> path;
+    std::vector<std::pair<std::vector<std::uint32_t>, std::vector<double>>> roundStarts;
+  } buf_;
   std::map<const Mode *, std::unique_ptr<Integration>> integrations_;
   EventLocator locator_;
   /// enabledComparisons() for the FSM states `enabledFor_`.

@@ -64,21 +64,38 @@ struct Run::Integration {
 Run::Run(System &system, const std::vector<double> &x0, const SimulateOptions &opts,
          RunRecord &record)
     : sys_(system), sw_(system.switching()), o_(opts), r_(record), X_(x0),
-      q_(sw_.initialStates()) {}
+      q_(sw_.initialStates()) {
+  for (const Junction &j : sw_.junctions()) {
+    labels_.emplace_back();
+    for (const Transition &t : j.transitions)
+      labels_.back().push_back(j.name + ": " + t.text);
+  }
+}
 
-Mode &Run::mode(const std::vector<std::uint32_t> &q) {
+Run::ModeEntry &Run::entry(const std::vector<std::uint32_t> &q) {
   auto known = modes_.find(q);
   if (known != modes_.end())
-    return *known->second;
+    return known->second;
+  ModeEntry &e = modes_[q];
+  e.text = sw_.modeText(q);
+  return e;
+}
+
+const std::string &Run::modeText(const std::vector<std::uint32_t> &q) { return entry(q).text; }
+
+Mode &Run::mode(const std::vector<std::uint32_t> &q) {
+  ModeEntry &e = entry(q);
+  if (e.mode)
+    return *e.mode;
   std::string why;
   Mode *m = sys_.mode(q, why);
   if (!m) {
     while (!why.empty() && why.back() == '\n')
       why.pop_back();
-    throw RunError{"entering mode " + sw_.modeText(q) + " at t = " + timeText(t_) +
+    throw RunError{"entering mode " + e.text + " at t = " + timeText(t_) +
                    ", which cannot be analysed:\n" + why};
   }
-  modes_.emplace(q, m);
+  e.mode = m;
   return *m;
 }
 
@@ -94,10 +111,14 @@ Run::Integration &Run::integration(Mode &m) {
 
 std::vector<double> Run::gather(const Mode &m) const {
   std::vector<double> x;
-  x.reserve(m.stateSlots().size());
+  gather(m, x);
+  return x;
+}
+
+void Run::gather(const Mode &m, std::vector<double> &x) const {
+  x.clear();
   for (std::uint32_t s : m.stateSlots())
     x.push_back(X_[s]);
-  return x;
 }
 
 void call(bool ok, Mode &m, const char *what) {
@@ -111,7 +132,8 @@ void Run::complete(Mode &m, const double *x) {
     X_[m.stateSlots()[i]] = x[i];
   if (m.dependentSlots().empty())
     return;
-  std::vector<double> d(m.dependentSlots().size());
+  std::vector<double> &d = buf_.dependent;
+  d.resize(m.dependentSlots().size());
   call(m.dependent(t_, x, d.data()), m, "dependent storage");
   for (std::size_t k = 0; k < d.size(); ++k)
     X_[m.dependentSlots()[k]] = d[k];
@@ -120,23 +142,24 @@ void Run::complete(Mode &m, const double *x) {
 void Run::holdValues(Mode &m) {
   if (sys_.numHeld() == 0)
     return;
-  std::vector<double> x = gather(m), h(sys_.numHeld());
-  call(m.held(t_, x.data(), h.data()), m, "held values");
-  sys_.setHeld(h.data());
+  gather(m, buf_.heldX);
+  buf_.held.resize(sys_.numHeld());
+  call(m.held(t_, buf_.heldX.data(), buf_.held.data()), m, "held values");
+  sys_.setHeld(buf_.held.data());
 }
 
-std::vector<double> Run::guardSides(Mode &m) {
-  std::vector<double> sides(2 * (sw_.numComparisons() + m.numKinks()));
+void Run::guardSides(Mode &m, std::vector<double> &sides) {
+  sides.resize(2 * (sw_.numComparisons() + m.numKinks()));
   if (sides.empty())
-    return sides;
-  std::vector<double> x = gather(m);
-  call(m.guards(t_, x.data(), sides.data()), m, "guards");
-  return sides;
+    return;
+  gather(m, buf_.guardX);
+  call(m.guards(t_, buf_.guardX.data(), sides.data()), m, "guards");
 }
 
 void Run::sample(Mode &m, double t, const double *x) {
   std::size_t ny = sys_.numOutputs();
-  std::vector<double> y(ny);
+  std::vector<double> &y = buf_.y;
+  y.resize(ny);
   call(m.outputs(t, x, y.data()), m, "outputs");
   for (std::size_t i = 0; i < ny; ++i)
     if (!std::isfinite(y[i]))
@@ -224,7 +247,8 @@ void Run::simulate() {
 
   for (;;) {
     Mode &m = mode(q_);
-    std::vector<double> x = gather(m);
+    std::vector<double> &x = buf_.x;
+    gather(m, x);
     // The mode's ODE and stepper, kept for the next time the run enters it.
     Integration &in = integration(m);
     ModeOde &ode = *in.ode;
@@ -242,13 +266,18 @@ void Run::simulate() {
     stepper->reset(t_, x.data());
     // After an event, go on with the step size reached before it.
     stepper->proposeStep(lastStep_);
-    std::vector<double> sidesA = guardSides(m), sidesB(sidesA.size()), xEvent(x.size()),
-                        dense(x.size());
+    std::vector<double> &sidesA = buf_.sidesA, &sidesB = buf_.sidesB, &xEvent = buf_.xEvent,
+                        &dense = buf_.dense;
+    guardSides(m, sidesA);
+    sidesB.resize(sidesA.size());
+    xEvent.resize(x.size());
+    dense.resize(x.size());
     bool event = false;
     std::size_t tinySteps = 0;
     // Time events ahead: the enabled comparisons of time only, the next
     // time one of them changes, and how far none is known to.
-    std::vector<std::uint32_t> timed;
+    std::vector<std::uint32_t> &timed = buf_.timed;
+    timed.clear();
     for (std::uint32_t k : m.timeComparisons()) {
       const std::vector<std::uint32_t> &en = enabledComparisons(m);
       if (std::find(en.begin(), en.end(), k) != en.end())
@@ -295,7 +324,7 @@ void Run::simulate() {
         r_.steps += stepper->acceptedSteps();
         r_.rejectedSteps += stepper->rejectedSteps();
         r_.rhsCalls += stepper->rhsCalls();
-        std::string inMode = m.name().empty() ? "" : " in mode " + sw_.modeText(q_);
+        std::string inMode = m.name().empty() ? "" : " in mode " + modeText(q_);
         if (!ode.failure().empty())
           throw RunError{ode.failure() + (m.name().empty() ? "" : " (mode " + m.name() + ")")};
         if (st == StepStatus::StepSizeUnderflow) {
@@ -322,7 +351,7 @@ void Run::simulate() {
       if (tinySteps >= kTinySteps) {
         std::size_t i = stepper->errorLeader();
         throw RunError{"the time step collapsed at t = " + timeText(tEnd) +
-                       (m.name().empty() ? "" : " in mode " + sw_.modeText(q_)) + ": " +
+                       (m.name().empty() ? "" : " in mode " + modeText(q_)) + ": " +
                        std::to_string(kTinySteps) + " steps in a row shorter than 1e-12 of t" +
                        (i < x.size() ? ", driven by the error of state `" + m.stateName(i) + "`"
                                      : std::string())};

@@ -171,10 +171,10 @@ void Tape::evaluate(double t, const double *x, const double *p, double *out,
 }
 
 void Tape::evaluate(Interval t, const Interval *x, const double *p, Interval *out,
-                    std::vector<Interval> &scratch) const {
+                    std::vector<Interval> &scratch, const std::vector<std::uint32_t> *only) const {
   scratch.resize(code.size());
   Interval *v = scratch.data();
-  for (std::size_t i = 0; i < code.size(); ++i) {
+  auto one = [&](std::size_t i) {
     const TapeInstr &in = code[i];
     Interval r{0, 0};
     switch (in.op) {
@@ -218,6 +218,13 @@ void Tape::evaluate(Interval t, const Interval *x, const double *p, Interval *ou
     case TapeOp::Select: r = select(v[in.a], v[in.b], v[in.c]); break;
     }
     v[i] = r;
+  };
+  if (only) {
+    for (std::uint32_t i : *only)
+      one(i);
+  } else {
+    for (std::size_t i = 0; i < code.size(); ++i)
+      one(i);
   }
   for (std::size_t i = 0; out && i < results.size(); ++i)
     out[i] = v[results[i]];
@@ -225,15 +232,18 @@ void Tape::evaluate(Interval t, const Interval *x, const double *p, Interval *ou
 
 void Tape::evaluateSlope(Interval t, const Interval *x, const Interval *xdot, const double *p,
                          Interval *out, Interval *outDot, std::vector<Interval> &scratch,
-                         std::vector<Interval> &slopes) const {
+                         std::vector<Interval> &slopes,
+                         const std::vector<std::uint32_t> *only) const {
   // Values as evaluate() encloses them, then derivatives by the chain rule
   // on the same instructions (forward mode, one direction: time).
-  evaluate(t, x, p, nullptr, scratch);
+  evaluate(t, x, p, nullptr, scratch, only);
   slopes.resize(code.size());
   const Interval *v = scratch.data();
   Interval *d = slopes.data();
   const Interval kZero{0, 0}, kWhole = Interval::whole();
-  for (std::size_t i = 0; i < code.size(); ++i) {
+  std::size_t count = only ? only->size() : code.size();
+  for (std::size_t j = 0; j < count; ++j) {
+    std::size_t i = only ? (*only)[j] : j;
     const TapeInstr &in = code[i];
     Interval r = v[i], da = kZero, db = kZero, dr = kWhole;
     int n = arity(in.op);
@@ -301,6 +311,20 @@ void Tape::evaluateSlope(Interval t, const Interval *x, const Interval *xdot, co
     out[i] = v[results[i]];
     outDot[i] = d[results[i]];
   }
+}
+
+std::vector<std::uint32_t> Tape::varying() const {
+  std::vector<std::uint32_t> out;
+  std::vector<bool> depends(code.size(), false);
+  for (std::size_t i = 0; i < code.size(); ++i) {
+    const TapeInstr &in = code[i];
+    int n = arity(in.op);
+    depends[i] = in.op == TapeOp::Time || in.op == TapeOp::X || (n >= 1 && depends[in.a]) ||
+                 (n >= 2 && depends[in.b]) || (n >= 3 && depends[in.c]);
+    if (depends[i])
+      out.push_back(static_cast<std::uint32_t>(i));
+  }
+  return out;
 }
 
 std::vector<std::uint32_t> Tape::xRead() const {

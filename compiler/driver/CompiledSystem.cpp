@@ -16,6 +16,8 @@ public:
       : code_(std::move(code)), p_(p.size() + code_->equations.kinks.size(), 0.0),
         e_(*code_, p_.data()) {
     setParameters(p);
+    if (code_->guardTape)
+      varying_ = code_->guardTape->varying();
     const eq::EquationSystem &eqs = code_->equations;
     if (switched) {
       name_ = code_->modeName;
@@ -38,11 +40,15 @@ public:
   bool guards(double t, const double *x, double *sides) override {
     return e_.call(code_->guards, t, x, sides);
   }
+  // The tape's instructions of parameters alone are evaluated once per
+  // change of p_ (parameters, held values, branches) and kept in the
+  // scratch arrays; each call evaluates the varying ones.
   bool encloseGuards(runtime::Interval t, const runtime::Interval *x,
                      runtime::Interval *out) override {
     if (!code_->guardTape)
       return false;
-    code_->guardTape->evaluate(t, x, p_.data(), out, scratch_);
+    code_->guardTape->evaluate(t, x, p_.data(), out, scratch_, valuesKept_ ? &varying_ : nullptr);
+    valuesKept_ = true;
     return true;
   }
   bool encloseGuardSlopes(runtime::Interval t, const runtime::Interval *x,
@@ -50,7 +56,10 @@ public:
                           runtime::Interval *outDot) override {
     if (!code_->guardTape)
       return false;
-    code_->guardTape->evaluateSlope(t, x, xdot, p_.data(), out, outDot, scratch_, slopes_);
+    bool kept = valuesKept_ && slopesKept_;
+    code_->guardTape->evaluateSlope(t, x, xdot, p_.data(), out, outDot, scratch_, slopes_,
+                                    kept ? &varying_ : nullptr);
+    valuesKept_ = slopesKept_ = true;
     return true;
   }
   const std::vector<std::uint32_t> &guardStates() const override { return code_->guardStates; }
@@ -98,10 +107,16 @@ public:
     return e_.call(code_->kinks, t, x, c);
   }
   double branch(std::size_t k) const override { return p_[firstBranch() + k]; }
-  void setBranch(std::size_t k, double b) override { p_[firstBranch() + k] = b; }
+  void setBranch(std::size_t k, double b) override {
+    p_[firstBranch() + k] = b;
+    valuesKept_ = slopesKept_ = false;
+  }
 
   /// Parameters and held values, as the system holds them.
-  void setParameters(const std::vector<double> &p) { std::copy(p.begin(), p.end(), p_.begin()); }
+  void setParameters(const std::vector<double> &p) {
+    std::copy(p.begin(), p.end(), p_.begin());
+    valuesKept_ = slopesKept_ = false;
+  }
 
 private:
   std::size_t firstBranch() const { return p_.size() - numKinks(); }
@@ -111,6 +126,10 @@ private:
   std::vector<double> p_;
   Evaluator e_;
   std::vector<runtime::Interval> scratch_, slopes_;
+  /// The guard tape's instructions that read time or states, and whether
+  /// the others' values and slopes in scratch_ and slopes_ are current.
+  std::vector<std::uint32_t> varying_;
+  bool valuesKept_ = false, slopesKept_ = false;
   std::string name_;
   std::vector<std::uint32_t> stateSlots_, dependentSlots_;
 };

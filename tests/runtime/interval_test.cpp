@@ -717,6 +717,60 @@ TEST_CASE("xRead and readsX") {
   CHECK_FALSE(Tape{}.readsX());
 }
 
+TEST_CASE("varying instructions, and evaluation of them alone") {
+  // sin(t * (2 p0)) * x0 - cos(p1): 2 p0 and cos(p1) depend on p alone.
+  TapeInstr two{TapeOp::Const};
+  two.value = 2;
+  Tape tape{{{TapeOp::P, 0},
+             two,
+             {TapeOp::Mul, 0, 1},
+             {TapeOp::Time},
+             {TapeOp::Mul, 3, 2},
+             {TapeOp::Sin, 4},
+             {TapeOp::X, 0},
+             {TapeOp::Mul, 5, 6},
+             {TapeOp::P, 1},
+             {TapeOp::Cos, 8},
+             {TapeOp::Sub, 7, 9}},
+            {10, 9}};
+  REQUIRE(tape.verify() == "");
+  const std::vector<std::uint32_t> varying = tape.varying();
+  CHECK(varying == std::vector<std::uint32_t>{3, 4, 5, 6, 7, 10});
+  CHECK(Tape{{{TapeOp::P, 0}, {TapeOp::Cos, 0}}, {1}}.varying().empty());
+
+  // After a full evaluation, the varying instructions alone give the
+  // same enclosures and slopes as a full one, box after box.
+  const double p[] = {1.5, 0.3};
+  std::vector<Interval> full, part, fullSlopes, partSlopes;
+  Interval outFull[2], outPart[2], dFull[2], dPart[2];
+  const Interval x0[] = {{1, 2}}, xdot0[] = {{-1, 1}};
+  tape.evaluateSlope(Interval{0, 0.1}, x0, xdot0, p, outPart, dPart, part, partSlopes);
+  for (double a : {0.2, 0.7, 1.3, 2.9}) {
+    const Interval x[] = {{a, a + 0.5}}, xdot[] = {{-a, 2 * a}};
+    Interval t{a, a + 0.25};
+    tape.evaluateSlope(t, x, xdot, p, outFull, dFull, full, fullSlopes);
+    tape.evaluateSlope(t, x, xdot, p, outPart, dPart, part, partSlopes, &varying);
+    for (int i = 0; i < 2; ++i) {
+      CHECK(outPart[i].lo == outFull[i].lo);
+      CHECK(outPart[i].hi == outFull[i].hi);
+      CHECK(dPart[i].lo == dFull[i].lo);
+      CHECK(dPart[i].hi == dFull[i].hi);
+    }
+    tape.evaluate(t, x, p, outFull, full);
+    tape.evaluate(t, x, p, outPart, part, &varying);
+    CHECK(outPart[0].lo == outFull[0].lo);
+    CHECK(outPart[0].hi == outFull[0].hi);
+  }
+  // The cos(p1) result is kept, not recomputed: a changed p1 shows only
+  // after a full evaluation.
+  const double q[] = {1.5, 2.0};
+  tape.evaluate(Interval{0, 1}, x0, q, outPart, part, &varying);
+  CHECK(outPart[1].lo <= std::cos(0.3));
+  CHECK(outPart[1].hi >= std::cos(0.3));
+  tape.evaluate(Interval{0, 1}, x0, q, outPart, part);
+  CHECK(outPart[1].hi < 0);
+}
+
 TEST_CASE("verify") {
   CHECK(guardTape().verify() == "");
   CHECK(Tape{}.verify() == "");

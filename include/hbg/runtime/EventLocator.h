@@ -111,10 +111,10 @@ private:
   std::vector<Truth> certTruths_;
   std::vector<std::pair<double, std::uint32_t>> changes_;
   std::vector<Truth> truths_, refineTruths_, steadyTruth_;
-  std::vector<std::pair<double, double>> stack_;
   std::vector<std::uint32_t> open_;
-  /// nextTimeEvent(): the width of the last interval it decided.
-  double marchWidth_ = 0;
+  /// The width of the last interval decided by nextTimeEvent(), and by
+  /// locate(): where their next march starts.
+  double marchWidth_ = 0, locateWidth_ = 0;
 };
 
 } // namespace hbg::runtime

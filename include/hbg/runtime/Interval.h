@@ -29,6 +29,9 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include <cmath>
+#include <limits>
+
 namespace hbg::runtime {
 
 /// The closed interval [lo, hi], lo <= hi, bounds possibly infinite.
@@ -39,11 +42,16 @@ struct Interval {
   double lo, hi;
 
   /// [-inf, inf]: anything, NaN included.
-  static Interval whole();
+  static Interval whole() {
+    return {-std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity()};
+  }
   /// [v, v]; the whole line for a NaN v.
-  static Interval point(double v);
+  static Interval point(double v) { return std::isnan(v) ? whole() : Interval{v, v}; }
   /// The whole line, or an invalid interval (treated as the whole line).
-  bool isWhole() const;
+  bool isWhole() const {
+    return !(lo <= hi) || (lo == -std::numeric_limits<double>::infinity() &&
+                           hi == std::numeric_limits<double>::infinity());
+  }
   /// Whether v is enclosed; NaN is enclosed only by the whole line.
   bool contains(double v) const;
 };

@@ -85,9 +85,12 @@ public:
   /// Evaluates on intervals: out[i] encloses every value evaluate() can
   /// give for t and x inside the given intervals (the whole line when a
   /// value may be NaN). Parameters are exact. `out` may be null (the
-  /// values stay in `scratch`, one per instruction).
+  /// values stay in `scratch`, one per instruction). With `only` (the
+  /// instructions of varying()), the others are taken as `scratch` holds
+  /// them from an earlier call with the same p: they depend on p alone.
   void evaluate(Interval t, const Interval *x, const double *p, Interval *out,
-                std::vector<Interval> &scratch) const;
+                std::vector<Interval> &scratch,
+                const std::vector<std::uint32_t> *only = nullptr) const;
 
   /// Evaluates on intervals with the time derivative along a trajectory:
   /// for t in `t`, x in `x` and dx/dt in `xdot`, out[i] encloses the value
@@ -95,9 +98,15 @@ public:
   /// or the whole line where it may not exist (a jump of sign or select,
   /// a kink of abs, min or max inside the box widens it to the hull of
   /// its sides' derivatives).
+  /// `only` as for evaluate(), `slopes` also kept from an earlier call.
   void evaluateSlope(Interval t, const Interval *x, const Interval *xdot, const double *p,
                      Interval *out, Interval *outDot, std::vector<Interval> &scratch,
-                     std::vector<Interval> &slopes) const;
+                     std::vector<Interval> &slopes,
+                     const std::vector<std::uint32_t> *only = nullptr) const;
+
+  /// The instructions that read t or x, directly or through others,
+  /// increasing: the rest depend on p alone.
+  std::vector<std::uint32_t> varying() const;
 
   /// The distinct indices of x the tape reads, increasing.
   std::vector<std::uint32_t> xRead() const;
