@@ -24,6 +24,10 @@ namespace hbg::runtime {
 bool Run::iterateModes() {
   Event ev;
   ev.time = t_;
+  // An event passes through a few modes: room for them up front.
+  ev.modes.reserve(4);
+  ev.states.reserve(4);
+  ev.transitions.reserve(4);
   ev.before = X_;
   ev.modes.push_back(modeText(q_));
   ev.real.push_back(true);
