@@ -35,6 +35,7 @@ const std::vector<std::uint32_t> &Mode::timeComparisons() const {
   return none;
 }
 bool Mode::kinkArguments(double, const double *, double *) { return true; }
+bool Mode::guardImpulses(double, const double *, double *) { return false; }
 double Mode::branch(std::size_t) const { return 0; }
 void Mode::setBranch(std::size_t, double) {}
 

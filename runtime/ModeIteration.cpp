@@ -88,6 +88,7 @@ bool Run::iterateModes() {
       ev.real.push_back(false);
       ev.states.push_back(X_);
       guardSides(mode(cur), plus);
+      judgeImpulses(mode(cur), plus);
     }
     if (cur == q_)
       break;
@@ -135,6 +136,50 @@ bool Run::iterateModes() {
   r_.events.push_back(std::move(ev));
   checkZeno();
   return true;
+}
+
+void Run::judgeImpulses(Mode &m, std::vector<double> &plus) {
+  // Entering `m` from X would make its dependent storage jump; during the
+  // jump the sides that the jump's impulses reach carry Dirac parts,
+  // which dominate their finite values. A comparison whose sides' Dirac
+  // strengths differ is judged on them (scaled to the terms that form
+  // them); one whose strengths cancel, to rounding, on its finite values.
+  const std::vector<std::uint32_t> &slots = m.dependentSlots();
+  std::size_t nd = slots.size(), nc = sw_.numComparisons();
+  if (nd == 0 || nc == 0)
+    return;
+  std::vector<double> &x = buf_.impulseX, &coef = buf_.impulseCoef;
+  gather(m, x);
+  coef.assign(2 * nc * nd, 0.0);
+  if (!m.guardImpulses(t_, x.data(), coef.data()) ||
+      std::all_of(coef.begin(), coef.end(), [](double c) { return c == 0; }))
+    return;
+  // The jump: the exact remap from X, on copies.
+  std::vector<double> &d = buf_.impulseD, &jump = buf_.impulseJump;
+  d.resize(nd);
+  for (std::size_t k = 0; k < nd; ++k)
+    d[k] = X_[slots[k]];
+  jump = d;
+  try {
+    remapExact(m, m.name(), t_, x, d);
+  } catch (const RunError &) {
+    return; // no jump into m is defined: judged as before, and an error if m becomes real
+  }
+  for (std::size_t k = 0; k < nd; ++k)
+    jump[k] = d[k] - jump[k];
+  for (std::size_t c = 0; c < nc; ++c) {
+    double strength[2] = {0, 0}, scale = 0;
+    for (int side = 0; side < 2; ++side)
+      for (std::size_t k = 0; k < nd; ++k) {
+        double term = coef[(2 * c + side) * nd + k] * jump[k];
+        strength[side] += term;
+        scale += std::abs(term);
+      }
+    if (scale > 0 && std::abs(strength[0] - strength[1]) > 1e-9 * scale) {
+      plus[2 * c] = strength[0] / scale;
+      plus[2 * c + 1] = strength[1] / scale;
+    }
+  }
 }
 
 void Run::remap(Mode &to, Event &ev) {

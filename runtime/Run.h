@@ -63,6 +63,10 @@ private:
   /// the mode changed (and records the event).
   bool iterateModes();
   void remap(Mode &to, Event &ev);
+  /// `plus` holds the guard sides of candidate mode `m` at X: comparisons
+  /// whose sides carry the impulses of the jump into `m` are rewritten to
+  /// be judged on them (ModeIteration.cpp).
+  void judgeImpulses(Mode &m, std::vector<double> &plus);
   std::string cycleText(const Event &ev, const std::vector<std::string> &modes,
                         const std::string &again) const;
   /// Stops the run on too many events or Zeno behaviour (Zeno.cpp).
@@ -99,7 +103,7 @@ private:
   /// above (one each, as they call each other).
   struct Buffers {
     std::vector<double> x, sidesA, sidesB, xEvent, dense, y, held, heldX, guardX, dependent,
-        minus, plus;
+        minus, plus, impulseX, impulseCoef, impulseD, impulseJump;
     std::vector<std::uint32_t> timed, cur, next;
     std::vector<std::vector<std::uint32_t>> path;
     std::vector<std::pair<std::vector<std::uint32_t>, std::vector<double>>> roundStarts;

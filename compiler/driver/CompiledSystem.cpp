@@ -97,6 +97,9 @@ public:
   bool impulse(double t, const double *x, double *b) override {
     return e_.call(code_->impulse, t, x, b);
   }
+  bool guardImpulses(double t, const double *x, double *out) override {
+    return code_->guardImpulse && e_.call(code_->guardImpulse, t, x, out);
+  }
   const std::string &failure() const override { return e_.failure(); }
 
   std::size_t numKinks() const override { return code_->equations.kinks.size(); }

@@ -235,6 +235,8 @@ std::shared_ptr<ModeCode> compileMode(eq::EquationSystem equations,
     fns.push_back(std::move(dep));
     fns.push_back(std::move(depJac));
     fns.push_back(std::move(imp));
+    if (!equations.guardImpulse.empty())
+      fns.push_back({"guardImpulse", equations.guardImpulse});
   }
   codegen::CodeGenerator gen(opts);
   m->code = gen.compile(*equations.ctx, fns);
@@ -260,6 +262,8 @@ std::shared_ptr<ModeCode> compileMode(eq::EquationSystem equations,
     m->dependent = need("dependent");
     m->dependentJacobian = need("dependentJacobian");
     m->impulse = need("impulse");
+    if (!equations.guardImpulse.empty())
+      m->guardImpulse = need("guardImpulse");
   }
   m->equations = std::move(equations);
   return m;

@@ -38,6 +38,10 @@ struct ModeCode {
   codegen::CompiledFn dependent = nullptr;
   codegen::CompiledFn dependentJacobian = nullptr;
   codegen::CompiledFn impulse = nullptr;
+  /// Switched modes with dependent storage and guards: each guard side's
+  /// impulse per unit jump of each dependent storage (row-major: side x
+  /// dependent); null otherwise.
+  codegen::CompiledFn guardImpulse = nullptr;
   /// Switched models: the guards as a tape for interval enclosures (lhs,
   /// rhs and lhs - rhs of every comparison), and the states it reads;
   /// none when a guard reads a Newton-solved unknown.

@@ -88,6 +88,11 @@ std::string EquationSystem::verify() const {
   for (const Kink &k : kinks)
     if (auto m = check(k.argument, "argument of `" + k.text + "`", false); !m.empty())
       return m;
+  if (!guardImpulse.empty() && guardImpulse.size() != guards.size() * dependent.size())
+    return "guard impulses need one entry per guard side and dependent state";
+  for (const sym::ExprId &g : guardImpulse)
+    if (auto m = check(g, "guard impulse", false); !m.empty())
+      return m;
   return "";
 }
 

@@ -350,6 +350,8 @@ private:
   void tearInvertedLaws();
   void bindDependentStates();
   bool closeDependentStorage(const std::vector<sym::ExprId> &derivatives);
+  /// Fills EquationSystem::guardImpulse from the resolved guard sides.
+  void guardImpulses();
   std::string loopUsedBy(sym::ExprId e, sym::ExprId except);
   bool differentiable(const Dependent &d, sym::ExprId x, const char *what, sym::ExprId own = {});
 
@@ -537,6 +539,30 @@ bool Builder::closeDependentStorage(const std::vector<sym::ExprId> &derivatives)
   return true;
 }
 
+void Builder::guardImpulses() {
+  // A jump of dependent storage k's stored quantity by D is the Dirac
+  // D delta(t) in the rate of it, which its tearing variable z_k carries
+  // (I: the port effort, dp/dt; C: the port flow, the bond's sign times
+  // dq/dt). The junction structure is linear in z_k, so a guard side's
+  // Dirac strength is d side / d z_k times that (the same sensitivity
+  // that gives DependentState::impulse).
+  if (sys_.dependent.empty() || sys_.guards.empty())
+    return;
+  std::vector<const Dependent *> byState;
+  for (const DependentState &ds : sys_.dependent)
+    for (const Dependent &d : dependent_)
+      if (ctx_.symbol(g_.element(d.element).state).name == ds.name)
+        byState.push_back(&d);
+  if (byState.size() != sys_.dependent.size())
+    throw InternalError("guard impulses: a dependent state without its element");
+  for (sym::ExprId side : sys_.guards)
+    for (const Dependent *d : byState) {
+      sym::ExprId di = ctx_.derivative(side, ctx_.node(d->output).symbol);
+      bool isC = g_.element(d->element).kind == ElementKind::C;
+      sys_.guardImpulse.push_back(isC ? r_.sign(d->bond, d->element, di) : di);
+    }
+}
+
 void Builder::bindDependentStates() {
   for (Dependent &d : dependent_) {
     const Element &e = g_.element(d.element);
@@ -619,6 +645,7 @@ std::optional<EquationSystem> Builder::run() {
     sys_.guards.push_back(r_.resolve(c->lhs));
     sys_.guards.push_back(r_.resolve(c->rhs));
   }
+  guardImpulses();
   for (const bg::Held &h : g_.held)
     sys_.heldValues.push_back(r_.resolve(h.value));
   sys_.numHeld = g_.held.size();
@@ -665,6 +692,8 @@ std::optional<EquationSystem> Builder::run() {
       finish(i);
   }
   for (sym::ExprId &e : sys_.guards)
+    finish(e);
+  for (sym::ExprId &e : sys_.guardImpulse)
     finish(e);
   for (sym::ExprId &e : sys_.heldValues)
     finish(e);

@@ -115,6 +115,13 @@ struct EquationSystem {
   /// guardComparisons order) as two entries, its left and right side,
   /// resolved in this mode.
   std::vector<sym::ExprId> guards;
+  /// The impulse each guard side carries when the state jumps into this
+  /// mode: entry (side s, dependent k), row-major guards.size() by
+  /// dependent.size(), is the side's Dirac strength per unit jump of
+  /// dependent storage k's stored quantity (d side / d rate of it, through
+  /// the junction structure), of time, states and parameters. Empty when
+  /// the mode has no dependent storage or no guards.
+  std::vector<sym::ExprId> guardImpulse;
   /// Each `pre(expr)` of the graph (bg::BondGraph::held order): `expr`
   /// resolved in this mode, to be held at events.
   std::vector<sym::ExprId> heldValues;

@@ -83,6 +83,12 @@ public:
   /// The impulse matrix B (row-major, state x dependent): how the
   /// independent states change per unit of impulse into dependent storage.
   virtual bool impulse(double t, const double *x, double *b) = 0;
+  /// The impulse each guard side carries when the state jumps into this
+  /// mode: out[s * nd + k] is side s's Dirac strength per unit jump of
+  /// dependent storage k (nd = dependentSlots().size(); the guards' sides
+  /// only, not the kinks'). False when none can (no dependent storage, or
+  /// no side reads it): the default.
+  virtual bool guardImpulses(double t, const double *x, double *out);
   virtual const std::string &failure() const = 0;
 
   /// Kinks: `sign`, `abs`, `min` and `max` of values that change in time.
