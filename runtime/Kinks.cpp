@@ -26,6 +26,10 @@ std::string branchText(double b) { return b > 0 ? "+1" : (b < 0 ? "-1" : "0"); }
 } // namespace
 
 const std::string &Mode::kinkText(std::size_t) const { return kNoKink; }
+const std::string &Mode::shortCircuit() const {
+  static const std::string none;
+  return none;
+}
 bool Mode::encloseGuardSlopes(Interval, const Interval *, const Interval *, Interval *,
                               Interval *) {
   return false;

@@ -95,6 +95,10 @@ bool Run::iterateModes() {
     switched = true;
     ev.real.back() = true;
     Mode &to = mode(cur);
+    if (!to.shortCircuit().empty())
+      throw RunError{"entering mode " + modeText(cur) + " at t = " + timeText(t_) +
+                     ", in which sources short-circuit each other, and no junction's guard "
+                     "leaves it on the short circuit's impulse:\n" + to.shortCircuit()};
     q_ = cur;
     chooseBranches(to);
     if (!to.dependentSlots().empty())
@@ -144,6 +148,8 @@ void Run::judgeImpulses(Mode &m, std::vector<double> &plus) {
   // which dominate their finite values. A comparison whose sides' Dirac
   // strengths differ is judged on them (scaled to the terms that form
   // them); one whose strengths cancel, to rounding, on its finite values.
+  // In a short-circuited mode the stand-ins' impulses are unbounded and
+  // dominate those of real storage.
   const std::vector<std::uint32_t> &slots = m.dependentSlots();
   std::size_t nd = slots.size(), nc = sw_.numComparisons();
   if (nd == 0 || nc == 0)
@@ -154,32 +160,46 @@ void Run::judgeImpulses(Mode &m, std::vector<double> &plus) {
   if (!m.guardImpulses(t_, x.data(), coef.data()) ||
       std::all_of(coef.begin(), coef.end(), [](double c) { return c == 0; }))
     return;
-  // The jump: the exact remap from X, on copies.
+  // The jump: the exact remap from X, on copies; a stand-in's from zero.
   std::vector<double> &d = buf_.impulseD, &jump = buf_.impulseJump;
   d.resize(nd);
   for (std::size_t k = 0; k < nd; ++k)
-    d[k] = X_[slots[k]];
+    d[k] = slots[k] == kNoSlot ? 0.0 : X_[slots[k]];
   jump = d;
-  try {
-    remapExact(m, m.name(), t_, x, d);
-  } catch (const RunError &) {
-    return; // no jump into m is defined: judged as before, and an error if m becomes real
+  bool shorted = !m.shortCircuit().empty();
+  if (shorted) {
+    // The short circuit's impulses come first and need no remap (the
+    // mode is never real); real storage is judged at the unchanged state.
+    if (!m.dependent(t_, x.data(), d.data()))
+      return;
+  } else {
+    try {
+      remapExact(m, m.name(), t_, x, d);
+    } catch (const RunError &) {
+      return; // no jump into m is defined: judged as before, and an error if m becomes real
+    }
   }
   for (std::size_t k = 0; k < nd; ++k)
     jump[k] = d[k] - jump[k];
-  for (std::size_t c = 0; c < nc; ++c) {
-    double strength[2] = {0, 0}, scale = 0;
-    for (int side = 0; side < 2; ++side)
-      for (std::size_t k = 0; k < nd; ++k) {
-        double term = coef[(2 * c + side) * nd + k] * jump[k];
-        strength[side] += term;
-        scale += std::abs(term);
+  for (std::size_t c = 0; c < nc; ++c)
+    for (bool unbounded : {true, false}) {
+      if (unbounded && !shorted)
+        continue;
+      double strength[2] = {0, 0}, scale = 0;
+      for (int side = 0; side < 2; ++side)
+        for (std::size_t k = 0; k < nd; ++k) {
+          if ((slots[k] == kNoSlot) != unbounded)
+            continue;
+          double term = coef[(2 * c + side) * nd + k] * jump[k];
+          strength[side] += term;
+          scale += std::abs(term);
+        }
+      if (scale > 0 && std::abs(strength[0] - strength[1]) > 1e-9 * scale) {
+        plus[2 * c] = strength[0] / scale;
+        plus[2 * c + 1] = strength[1] / scale;
+        break;
       }
-    if (scale > 0 && std::abs(strength[0] - strength[1]) > 1e-9 * scale) {
-      plus[2 * c] = strength[0] / scale;
-      plus[2 * c + 1] = strength[1] / scale;
     }
-  }
 }
 
 void Run::remap(Mode &to, Event &ev) {

@@ -29,6 +29,8 @@ public:
   }
 
   std::optional<CausalAssignment> run();
+  /// The source whose fixed causality met a conflict, if one did.
+  ElementId conflictingSource() const { return conflictSource_; }
 
 private:
   /// Assigns `b` so that `setter` sets its effort, then propagates.
@@ -76,6 +78,7 @@ private:
   /// The last conflict found: where, and what rule failed.
   ElementId conflictAt_;
   std::string conflictWhy_;
+  ElementId conflictSource_;
 };
 
 bool Scap::tryWave(BondId b, ElementId setter, ElementId origin) {
@@ -279,8 +282,10 @@ std::optional<CausalAssignment> Scap::run() {
     bool wantSets = sourceSetsEffort(e.kind);
     if (!assigned(b)) {
       assignAndPropagate(b, wantSets ? id : g_.otherEnd(b, id), id);
-      if (conflict_) // sources' causality is fixed: nothing to retract
+      if (conflict_) { // sources' causality is fixed: nothing to retract
+        conflictSource_ = id;
         reportConflict();
+      }
       continue;
     }
     if (sets(b, id) == wantSets)
@@ -302,6 +307,7 @@ std::optional<CausalAssignment> Scap::run() {
       noteMode();
     }
     conflict_ = true;
+    conflictSource_ = id;
   }
   if (conflict_)
     return std::nullopt;
@@ -464,9 +470,12 @@ std::string CausalAssignment::dump(const BondGraph &g) const {
 }
 
 std::optional<CausalAssignment> assignCausality(const BondGraph &g, const Mode &mode,
-                                                DiagnosticEngine &diags) {
+                                                DiagnosticEngine &diags, ElementId *source) {
   Scap scap(g, mode, diags);
-  return scap.run();
+  std::optional<CausalAssignment> ca = scap.run();
+  if (source)
+    *source = ca ? ElementId{} : scap.conflictingSource();
+  return ca;
 }
 
 std::optional<CausalAssignment> assignCausality(const BondGraph &g, DiagnosticEngine &diags) {

@@ -32,6 +32,7 @@ public:
   const std::string &name() const override { return name_; }
   const std::vector<std::uint32_t> &stateSlots() const override { return stateSlots_; }
   const std::vector<std::uint32_t> &dependentSlots() const override { return dependentSlots_; }
+  const std::string &shortCircuit() const override { return code_->shortCircuit; }
   const std::string &stateName(std::size_t i) const override {
     return code_->equations.states[i].name;
   }

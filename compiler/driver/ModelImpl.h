@@ -56,6 +56,12 @@ struct ModeCode {
   /// Switched models: where this mode's states and dependent storage sit
   /// in the model's full state vector.
   std::vector<std::uint32_t> stateSlots, dependentSlots;
+  /// Modes in which sources short-circuit each other through ON junctions:
+  /// the conflict's diagnostics, and the names of the stand-in storage
+  /// that replaced the sources (dependent storage outside the state, at
+  /// runtime::kNoSlot). Empty for every other mode.
+  std::string shortCircuit;
+  std::vector<std::string> standIns;
 };
 
 struct Model::Impl {
@@ -84,6 +90,12 @@ struct Model::Impl {
   /// CompileError (diagnostics of that mode) when the mode cannot be
   /// analysed.
   std::shared_ptr<ModeCode> modeCode(const bg::Mode &mode) const;
+  /// A mode in which `source` conflicts with another source or an OFF
+  /// junction through ON junctions, analysed with stand-ins for the
+  /// conflicting sources; null when stand-ins do not resolve the conflict.
+  /// `why`: the conflict's diagnostics.
+  std::shared_ptr<ModeCode> shortedMode(const bg::Mode &mode, bg::ElementId source,
+                                        std::string why) const;
   std::size_t modesCompiled() const;
 
   mutable std::mutex cacheMutex;

@@ -64,6 +64,30 @@ runtime::GuardNode guardNode(const bg::Guard &g, std::vector<CompareOp> &ops) {
   return n;
 }
 
+/// Replaces source `id` by storage that stands in for it: an Se by a C
+/// whose effort is its charge plus the source's effort, an Sf by an I
+/// whose port flow is its momentum plus the source's flow. At zero
+/// charge (momentum) it is the source; forced into derivative causality,
+/// its stored quantity is how far the rest of the network pushes it from
+/// the source's value. Returns the stand-in's state name.
+std::string standIn(bg::BondGraph &g, bg::ElementId id) {
+  bg::Element &e = g.elements[id.index];
+  sym::ExprContext &ctx = *g.ctx;
+  bool effort = e.kind == bg::ElementKind::Se || e.kind == bg::ElementKind::MSe;
+  std::string name = e.name + (effort ? ".q" : ".p");
+  e.state = g.addVariable(name, {bg::VariableInfo::State, id.index});
+  e.lawArg = e.state;
+  e.initial = ctx.constant(0);
+  // An Sf's value is its bond's flow whatever the bond's direction; an
+  // I's law gives its port flow, which is the bond's flow times its sign.
+  sym::ExprId value =
+      effort || g.sign(e.bonds[0], id) > 0 ? e.value : ctx.neg(e.value);
+  e.lawExpr = ctx.add(ctx.ref(e.state), value);
+  e.kind = effort ? bg::ElementKind::C : bg::ElementKind::I;
+  e.law = effort ? bg::LawForm::EffortLaw : bg::LawForm::FlowLaw;
+  return name;
+}
+
 } // namespace
 
 std::shared_ptr<ModeCode> Model::Impl::modeCode(const bg::Mode &mode) const {
@@ -73,24 +97,73 @@ std::shared_ptr<ModeCode> Model::Impl::modeCode(const bg::Mode &mode) const {
   if (it != cache.end())
     return it->second;
   DiagnosticEngine diags(*sources);
-  std::optional<causality::CausalAssignment> ca = causality::assignCausality(*graph, mode, diags);
-  std::optional<eq::EquationSystem> sys;
-  if (ca && !diags.hasErrors())
-    sys = eq::buildEquations(*graph, *ca, mode, diags);
-  if (!sys || diags.hasErrors())
-    throw CompileError(diags.renderAll());
-  std::shared_ptr<ModeCode> m = hbg::compileMode(std::move(*sys), codegen, true);
+  bg::ElementId source;
+  std::optional<causality::CausalAssignment> ca =
+      causality::assignCausality(*graph, mode, diags, &source);
+  std::shared_ptr<ModeCode> m;
+  if (!ca && source.valid())
+    m = shortedMode(mode, source, diags.renderAll());
+  if (!m) {
+    std::optional<eq::EquationSystem> sys;
+    if (ca && !diags.hasErrors())
+      sys = eq::buildEquations(*graph, *ca, mode, diags);
+    if (!sys || diags.hasErrors())
+      throw CompileError(diags.renderAll());
+    m = hbg::compileMode(std::move(*sys), codegen, true);
+  }
   m->modeName = bg::modeText(*graph, mode);
   placeInState(*m);
   cache.emplace(std::move(key), m);
   return m;
 }
 
+std::shared_ptr<ModeCode> Model::Impl::shortedMode(const bg::Mode &mode, bg::ElementId source,
+                                                   std::string why) const {
+  // Sources joined through ON junctions alone (an Se across an ON path to
+  // another Se or to an OFF 0-junction): the mode would carry an unbounded
+  // flow between them, so it can only be passed through. Each conflicting
+  // source becomes a stand-in storage element in turn until the mode is
+  // causal; the stand-ins' jumps are the short circuit's impulses, which
+  // the guards see (runtime::Run::judgeImpulses).
+  while (!why.empty() && why.back() == '\n')
+    why.pop_back();
+  bg::BondGraph g = *graph;
+  std::vector<bg::ElementId> replaced;
+  std::vector<std::string> names;
+  while (source.valid() && bg::isSource(g.element(source).kind) &&
+         g.element(source).bonds.size() == 1) {
+    names.push_back(standIn(g, source));
+    replaced.push_back(source);
+    DiagnosticEngine diags(*sources);
+    std::optional<causality::CausalAssignment> ca =
+        causality::assignCausality(g, mode, diags, &source);
+    if (!ca)
+      continue;
+    // Every stand-in must be driven by the rest of the network, or the
+    // conflict was not a short circuit.
+    for (bg::ElementId r : replaced)
+      if (std::none_of(ca->derivative.begin(), ca->derivative.end(),
+                       [&](const causality::DerivativeStorage &d) { return d.element == r; }))
+        return nullptr;
+    std::optional<eq::EquationSystem> sys = eq::buildEquations(g, *ca, mode, diags);
+    if (!sys || diags.hasErrors())
+      return nullptr;
+    std::shared_ptr<ModeCode> m = hbg::compileMode(std::move(*sys), codegen, true);
+    m->shortCircuit = std::move(why);
+    m->standIns = std::move(names);
+    return m;
+  }
+  return nullptr;
+}
+
 void Model::Impl::placeInState(ModeCode &m) const {
   for (const eq::State &s : m.equations.states)
     m.stateSlots.push_back(stateIndex.at(s.name));
   for (const eq::DependentState &d : m.equations.dependent)
-    m.dependentSlots.push_back(stateIndex.at(d.name));
+    m.dependentSlots.push_back(
+        std::find(m.standIns.begin(), m.standIns.end(), d.name) != m.standIns.end()
+            ? runtime::kNoSlot
+            : stateIndex.at(d.name));
 }
 
 std::size_t Model::Impl::modesCompiled() const {

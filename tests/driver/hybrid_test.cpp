@@ -130,7 +130,51 @@ TEST_CASE("Zeno behaviour is reported, never a hang") {
   CHECK(r.events.back().time == doctest::Approx(3 * t1).epsilon(1e-6));
 }
 
-TEST_CASE("a mode that cannot be analysed is a run-time error naming it and the time") {
+TEST_CASE("diode-OR: a short circuit between two sources is passed through on its impulse") {
+  // Two ideal diodes, each reading only its own voltage and current, feed
+  // a load from a 1 V source and from a ramp 2t. When the ramp passes 1 V
+  // at t = 0.5, its diode's guard fires; the mode with both conducting
+  // puts the sources in parallel, and the short circuit's impulse, from
+  // the ramp into the 1 V source, reverses the first diode, which blocks.
+  // Closed form: v = max(1, 2t), carried by one diode at a time.
+  hbg::SimulationOptions opts;
+  opts.dtOut = 0.01;
+  hbg::Result r = run(R"(model Or {
+    parameter R = 2;
+    Se a(1);
+    MSe b(2 * time);
+    0 node; R load(R);
+    1 da switched { off blocking; on conducting initial;
+        blocking -> conducting when (ina.e - node.e > 0)+;
+        conducting -> blocking when (da.f < 0)+; }
+    1 db switched { off blocking initial; on conducting;
+        blocking -> conducting when (inb.e - node.e > 0)+;
+        conducting -> blocking when (db.f < 0)+; }
+    bond ina: a -> da; bond da -> node;
+    bond inb: b -> db; bond db -> node;
+    bond node -> load;
+    output v = node.e, ia = da.f, ib = db.f;
+  })", 1, opts);
+  REQUIRE(r.ok());
+  REQUIRE(r.events.size() == 1);
+  const hbg::Event &ev = r.events[0];
+  CHECK(ev.time == doctest::Approx(0.5).epsilon(1e-12));
+  REQUIRE(ev.modes.size() == 3);
+  CHECK(ev.modes[1] == "da=conducting, db=conducting");
+  CHECK_FALSE(ev.real[1]);
+  CHECK(ev.modes[2] == "da=blocking, db=conducting");
+  const std::vector<double> &t = r.at("time");
+  for (std::size_t k = 0; k < t.size(); ++k) {
+    // At the event, two rows: before it, then after.
+    bool before = k + 1 < t.size() && t[k + 1] == t[k];
+    bool after = !before && t[k] > 0.5;
+    CHECK(r.at("v")[k] == doctest::Approx(std::max(1.0, 2 * t[k])).epsilon(1e-12));
+    CHECK(r.at("ia")[k] == doctest::Approx(after ? 0.0 : 0.5).epsilon(1e-12));
+    CHECK(r.at("ib")[k] == doctest::Approx(after ? t[k] : 0.0).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("sources short-circuited in a mode no guard leaves: an error naming it and the time") {
   hbg::Result r = run(R"(model Short {
     Se a(1); Se b(2); 0 node; R load(1);
     1 j switched { off initial; on; off -> on when (time >= 0.5)+; }

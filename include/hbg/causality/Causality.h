@@ -84,8 +84,12 @@ struct CausalAssignment {
 /// flow. Causal conflicts (two sources or OFF junctions imposing one
 /// variable) are reported to `diags` naming both and, when the graph has
 /// switched junctions, the mode; the result is then empty.
+/// When the conflict is a source's (its fixed causality contradicts what
+/// another source or an OFF junction already imposed), `source`, if given,
+/// is set to that source.
 std::optional<CausalAssignment> assignCausality(const bg::BondGraph &g, const bg::Mode &mode,
-                                                DiagnosticEngine &diags);
+                                                DiagnosticEngine &diags,
+                                                bg::ElementId *source = nullptr);
 /// assignCausality in the initial mode (every junction ON unless switched).
 std::optional<CausalAssignment> assignCausality(const bg::BondGraph &g, DiagnosticEngine &diags);
 

@@ -35,6 +35,10 @@ struct RunError {
 /// `%.12g`: how run-time errors print times.
 std::string timeText(double t);
 
+/// The slot of dependent storage that has no place in the full state: the
+/// stand-ins for short-circuited sources (Mode::shortCircuit()).
+inline constexpr std::uint32_t kNoSlot = UINT32_MAX;
+
 /// One mode's functions. Every function reads the parameter array the
 /// System was given (parameters, then held values) and returns false when
 /// it could not be evaluated (a loop that did not converge); failure()
@@ -48,6 +52,12 @@ public:
   /// full state.
   virtual const std::vector<std::uint32_t> &stateSlots() const = 0;
   virtual const std::vector<std::uint32_t> &dependentSlots() const = 0;
+  /// Non-empty for a mode in which sources short-circuit each other
+  /// through ON junctions: why (the causal conflict's diagnostics). Such a
+  /// mode carries an unbounded flow (effort) and can only be passed
+  /// through; its dependent storage at kNoSlot stands in for the sources,
+  /// and its jump, measured from zero, is the short circuit's impulse.
+  virtual const std::string &shortCircuit() const;
   /// Names of the independent states, in the order of x.
   virtual const std::string &stateName(std::size_t i) const = 0;
 
