@@ -208,22 +208,85 @@ std::vector<ElementId> Scap::pathTo(BondId b, ElementId end) const {
 }
 
 void Scap::findIsolated() {
-  // A 0-junction between OFF 1-junctions has its flow imposed (zero) on every
-  // bond and no bond to take its effort from; its effort is undetermined
-  // and, like an OFF junction's, taken as zero. Dually for a 1-junction.
-  // Only this exact neighbourhood counts: any other neighbour could give
-  // the junction its effort (flow) or take it.
-  ca_.isolated.assign(g_.elements.size(), false);
-  for (std::uint32_t i = 0; i < g_.elements.size(); ++i) {
-    ElementId id{i};
-    const Element &e = g_.elements[i];
-    if (!isJunction(e.kind) || !ca_.mode.isOn(id) || e.bonds.empty())
+  // OFF junctions cut the network into connected parts. In a part, the
+  // nodes are the 0-junctions bonded to nothing but junctions and flow
+  // sources. The part floats when an OFF 1-junction cuts one of its nodes
+  // off and adding one constant to the effort of every node breaks no
+  // law: no node is bonded to an OFF 0-junction or to a 0-junction that
+  // is not a node, and every ON 1-junction has as many bonds from nodes
+  // pointing in as out. Nothing then sets that constant: the first node
+  // by name (so the choice does not depend on declaration order) is
+  // isolated and takes effort 0 like an OFF 0-junction; the part's other
+  // efforts follow from it. Dually for flows, 1-junctions, effort sources
+  // and OFF 0-junctions. A single 0-junction between OFF 1-junctions is
+  // the smallest such part.
+  std::size_t n = g_.elements.size();
+  ca_.isolated.assign(n, false);
+  auto cutOff = [&](ElementId e) { return isJunction(g_.element(e).kind) && !ca_.mode.isOn(e); };
+  std::vector<bool> seen(n, false), node(n, false);
+  std::vector<ElementId> part, todo;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (seen[i] || cutOff(ElementId{i}))
       continue;
-    ca_.isolated[i] = std::all_of(e.bonds.begin(), e.bonds.end(), [&](BondId b) {
-      ElementId other = g_.otherEnd(b, id);
-      ElementKind k = g_.element(other).kind;
-      return isJunction(k) && k != e.kind && !ca_.mode.isOn(other);
-    });
+    part.clear();
+    todo.assign(1, ElementId{i});
+    seen[i] = true;
+    while (!todo.empty()) {
+      ElementId e = todo.back();
+      todo.pop_back();
+      part.push_back(e);
+      for (BondId b : g_.element(e).bonds) {
+        ElementId o = g_.otherEnd(b, e);
+        if (!seen[o.index] && !cutOff(o)) {
+          seen[o.index] = true;
+          todo.push_back(o);
+        }
+      }
+    }
+    for (bool zero : {true, false}) {
+      ElementKind own = zero ? ElementKind::Zero : ElementKind::One;
+      ElementKind dual = zero ? ElementKind::One : ElementKind::Zero;
+      auto passive = [&](ElementKind k) {
+        return isJunction(k) || (zero ? k == ElementKind::Sf || k == ElementKind::MSf
+                                      : k == ElementKind::Se || k == ElementKind::MSe);
+      };
+      for (ElementId e : part) {
+        const Element &el = g_.element(e);
+        node[e.index] = el.kind == own && !el.bonds.empty() &&
+                        std::all_of(el.bonds.begin(), el.bonds.end(), [&](BondId b) {
+                          return passive(g_.element(g_.otherEnd(b, e)).kind);
+                        });
+      }
+      bool cut = false, floats = true;
+      ElementId first;
+      for (ElementId e : part) {
+        const Element &el = g_.element(e);
+        if (node[e.index]) {
+          if (!first.valid() || el.name < g_.element(first).name)
+            first = e;
+          for (BondId b : el.bonds) {
+            ElementId o = g_.otherEnd(b, e);
+            ElementKind k = g_.element(o).kind;
+            if (cutOff(o) && k == dual)
+              cut = true;
+            else if (k == own && (cutOff(o) || !node[o.index]))
+              floats = false;
+          }
+        } else if (el.kind == dual) {
+          int balance = 0;
+          for (BondId b : el.bonds) {
+            ElementId o = g_.otherEnd(b, e);
+            if (!cutOff(o) && node[o.index])
+              balance += g_.sign(b, e);
+          }
+          floats = floats && balance == 0;
+        }
+      }
+      for (ElementId e : part)
+        node[e.index] = false;
+      if (first.valid() && cut && floats)
+        ca_.isolated[first.index] = true;
+    }
   }
 }
 

@@ -11,6 +11,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <map>
 
 using namespace hbg;
 using namespace hbg::bg;
@@ -984,4 +985,78 @@ TEST_CASE("with every junction ON, or one valve open, no junction is isolated") 
   // zero flow back.
   CHECK(t.h.effortBy(t.intoPipe) == "valve1");
   CHECK(t.h.effortBy(t.outOfPipe) == "pipe");
+}
+
+namespace {
+/// A rectifier's DC side: nodes P and M joined by the 1-junction dc, which
+/// feeds a capacitor and a load through the 0-junction out, and cut off by
+/// two OFF diodes from a node A that a source sets. `reversed` declares
+/// everything in the opposite order.
+struct DcSide {
+  Hand h;
+  ElementId p, m, out, dc;
+  explicit DcSide(bool reversed) {
+    auto add = [&](ElementKind k, const char *name) { return h.add(k, name); };
+    std::vector<std::pair<ElementKind, const char *>> decl = {
+        {ElementKind::Se, "src"},  {ElementKind::Zero, "A"}, {ElementKind::One, "d1"},
+        {ElementKind::One, "d4"},  {ElementKind::Zero, "P"}, {ElementKind::Zero, "M"},
+        {ElementKind::One, "dc"},  {ElementKind::Zero, "out"}, {ElementKind::C, "cap"},
+        {ElementKind::R, "load"}};
+    if (reversed)
+      std::reverse(decl.begin(), decl.end());
+    std::map<std::string, ElementId> id;
+    for (auto [k, name] : decl)
+      id[name] = add(k, name);
+    std::vector<std::pair<const char *, const char *>> bonds = {
+        {"src", "A"}, {"A", "d1"}, {"d1", "P"}, {"M", "d4"}, {"d4", "A"},
+        {"P", "dc"},  {"dc", "M"}, {"dc", "out"}, {"out", "cap"}, {"out", "load"}};
+    if (reversed)
+      std::reverse(bonds.begin(), bonds.end());
+    for (auto [from, to] : bonds)
+      h.bond(id[from], id[to]);
+    makeSwitched(h, id["d1"]);
+    makeSwitched(h, id["d4"]);
+    p = id["P"];
+    m = id["M"];
+    out = id["out"];
+    dc = id["dc"];
+  }
+};
+} // namespace
+
+TEST_CASE("a part that OFF junctions cut off floats: its first node by name takes effort 0") {
+  // With both diodes OFF nothing sets the common potential of P and M:
+  // the capacitor fixes only their difference. M, first by name, is
+  // isolated whatever the order of declarations; out, whose effort is the
+  // capacitor's, is not a node of the part.
+  for (bool reversed : {false, true}) {
+    CAPTURE(reversed);
+    DcSide s(reversed);
+    const CausalAssignment &ca = s.h.run();
+    CHECK(ca.isolated[s.m.index]);
+    CHECK(std::count(ca.isolated.begin(), ca.isolated.end(), true) == 1);
+    CHECK(ca.derivative.empty()); // the capacitor keeps integral causality
+    CHECK(ca.dump(s.h.g).find("\n  0 M: isolated by OFF junctions (effort 0)\n") !=
+          std::string::npos);
+  }
+  // With d1 ON, A sets P's potential and nothing floats.
+  DcSide s(false);
+  ElementId d1;
+  for (std::uint32_t i = 0; i < s.h.g.elements.size(); ++i)
+    if (s.h.g.elements[i].name == "d1")
+      d1 = ElementId{i};
+  s.h.ca = assignCausality(s.h.g, modeWith(s.h, d1, true), s.h.diags);
+  INFO(s.h.diags.renderAll());
+  REQUIRE(s.h.ca);
+  CHECK(std::none_of(s.h.ca->isolated.begin(), s.h.ca->isolated.end(), [](bool b) { return b; }));
+}
+
+TEST_CASE("a part with an element on one of its nodes does not float") {
+  // A resistor from P to A's side would fix P's potential: here a C on P
+  // itself makes P no node, and the part, whose only node is then M, is
+  // unbalanced at dc (M's bond points out, nothing points in).
+  DcSide s(false);
+  s.h.bond(s.p, s.h.add(ElementKind::C, "stray"));
+  const CausalAssignment &ca = s.h.run();
+  CHECK(std::none_of(ca.isolated.begin(), ca.isolated.end(), [](bool b) { return b; }));
 }
