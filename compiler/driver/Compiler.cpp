@@ -187,25 +187,6 @@ std::shared_ptr<ModeCode> compileMode(eq::EquationSystem equations,
     // runtime::Mode::numKinks): b c <= -0 for b = +-1, -|c| <= -denorm
     // (c != 0) for b = 0; and the same as a tape for enclosures.
     sym::ExprContext &ctx = *equations.ctx;
-    codegen::FunctionSpec guards{"guards", equations.guards}, kinks{"kinks", {}};
-    for (const eq::Kink &k : equations.kinks) {
-      sym::ExprId b = ctx.ref(k.branch), c = k.argument;
-      sym::ExprId off = ctx.sub(ctx.constant(1), ctx.mul(b, b)); // 1 where b = 0
-      guards.outputs.push_back(
-          ctx.sub(ctx.mul(b, c), ctx.mul(off, ctx.unary(sym::Op::Abs, c))));
-      guards.outputs.push_back(
-          ctx.mul(off, ctx.constant(-std::numeric_limits<double>::denorm_min())));
-      kinks.outputs.push_back(c);
-    }
-    std::vector<sym::ExprId> enclosed;
-    for (std::size_t k = 0; k + 1 < guards.outputs.size(); k += 2) {
-      enclosed.push_back(guards.outputs[k]);
-      enclosed.push_back(guards.outputs[k + 1]);
-      enclosed.push_back(ctx.sub(guards.outputs[k], guards.outputs[k + 1]));
-    }
-    m->guardTape = codegen::buildTape(ctx, enclosed);
-    if (m->guardTape)
-      m->guardStates = m->guardTape->xRead();
     auto ofTime = [&](sym::ExprId e) {
       for (sym::SymbolId s : ctx.symbolsOf(e)) {
         sym::SymbolKind kind = ctx.symbol(s).kind;
@@ -214,6 +195,48 @@ std::shared_ptr<ModeCode> compileMode(eq::EquationSystem equations,
       }
       return true;
     };
+    // Both sides of a comparison that reads the state are raised by the
+    // rounding magnitude of the two (runtime::comparisonTolerance is
+    // relative to the sides), so that a difference which is zero in exact
+    // arithmetic counts as zero however large the terms that form it: a
+    // gap between two bodies far from the origin, a node's voltage against
+    // a source's. Raising rounds the difference to the ulps of that
+    // magnitude, which is its accuracy anyway. Comparisons of time and
+    // parameters alone are exact time events and keep their sides. The
+    // difference the tape encloses for event location is the unraised one.
+    codegen::FunctionSpec guards{"guards", {}}, kinks{"kinks", {}};
+    std::vector<sym::ExprId> differences;
+    for (std::size_t k = 0; k + 1 < equations.guards.size(); k += 2) {
+      sym::ExprId lhs = equations.guards[k], rhs = equations.guards[k + 1];
+      differences.push_back(ctx.sub(lhs, rhs));
+      if (!ofTime(lhs) || !ofTime(rhs)) {
+        sym::ExprId scale = ctx.add(ctx.roundingMagnitude(lhs), ctx.roundingMagnitude(rhs));
+        lhs = ctx.add(lhs, scale);
+        rhs = ctx.add(rhs, scale);
+      }
+      guards.outputs.push_back(lhs);
+      guards.outputs.push_back(rhs);
+    }
+    for (const eq::Kink &k : equations.kinks) {
+      sym::ExprId b = ctx.ref(k.branch), c = k.argument;
+      sym::ExprId off = ctx.sub(ctx.constant(1), ctx.mul(b, b)); // 1 where b = 0
+      guards.outputs.push_back(
+          ctx.sub(ctx.mul(b, c), ctx.mul(off, ctx.unary(sym::Op::Abs, c))));
+      guards.outputs.push_back(
+          ctx.mul(off, ctx.constant(-std::numeric_limits<double>::denorm_min())));
+      differences.push_back(ctx.sub(guards.outputs[guards.outputs.size() - 2],
+                                    guards.outputs.back()));
+      kinks.outputs.push_back(c);
+    }
+    std::vector<sym::ExprId> enclosed;
+    for (std::size_t k = 0; k + 1 < guards.outputs.size(); k += 2) {
+      enclosed.push_back(guards.outputs[k]);
+      enclosed.push_back(guards.outputs[k + 1]);
+      enclosed.push_back(differences[k / 2]);
+    }
+    m->guardTape = codegen::buildTape(ctx, enclosed);
+    if (m->guardTape)
+      m->guardStates = m->guardTape->xRead();
     for (std::size_t k = 0; k + 1 < guards.outputs.size(); k += 2)
       if (ofTime(guards.outputs[k]) && ofTime(guards.outputs[k + 1]))
         m->timeComparisons.push_back(static_cast<std::uint32_t>(k / 2));

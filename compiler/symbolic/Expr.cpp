@@ -422,6 +422,51 @@ ExprId ExprContext::derivative(ExprId id, SymbolId s) {
   return d.at(id.index);
 }
 
+ExprId ExprContext::roundingMagnitude(ExprId id) {
+  std::unordered_map<std::uint32_t, ExprId> m;
+  for (std::uint32_t i : reach({id})) {
+    Node n = nodes_[i];
+    ExprId x{i};
+    ExprId a = n.lhs, b = n.rhs;
+    ExprId ma = arity(n.op) >= 1 ? m.at(a.index) : ExprId();
+    ExprId mb = arity(n.op) >= 2 ? m.at(b.index) : ExprId();
+    // |f(a)| + |slope| M(a): the value's own size, and the rounding of a
+    // carried through f to first order.
+    auto through = [&](ExprId slope) {
+      return add(unary(Op::Abs, x), mul(unary(Op::Abs, slope), ma));
+    };
+    ExprId r;
+    switch (n.op) {
+    case Op::Const: r = constant(std::abs(n.value)); break;
+    case Op::Symbol: r = unary(Op::Abs, x); break;
+    case Op::Neg:
+    case Op::Abs: r = ma; break;
+    case Op::Sign: r = constant(1); break; // a factor of magnitude one
+    case Op::Add:
+    case Op::Sub: r = add(ma, mb); break;
+    case Op::Mul: r = mul(ma, mb); break;
+    case Op::Div: // (M(a) + |a / b| M(b)) / |b|
+      r = div(add(ma, mul(unary(Op::Abs, x), mb)), unary(Op::Abs, b));
+      break;
+    case Op::Pow: // the base's rounding only
+      r = through(mul(b, pow(a, sub(b, constant(1)))));
+      break;
+    case Op::Sin: r = through(unary(Op::Cos, a)); break;
+    case Op::Cos: r = through(unary(Op::Sin, a)); break;
+    case Op::Tan: r = through(add(constant(1), mul(x, x))); break;
+    case Op::Exp: r = through(x); break;
+    case Op::Log: r = through(div(constant(1), a)); break;
+    case Op::Sqrt: r = through(div(constant(0.5), x)); break;
+    case Op::Tanh: r = through(sub(constant(1), mul(x, x))); break;
+    case Op::Select: r = select(a, mb, m.at(n.third.index)); break;
+    case Op::Min:
+    case Op::Max: r = max(ma, mb); break;
+    }
+    m[i] = r;
+  }
+  return m.at(id.index);
+}
+
 double ExprContext::evaluate(ExprId id, const std::function<double(SymbolId)> &valueOf) const {
   std::unordered_map<std::uint32_t, double> val;
   for (std::uint32_t i : reach({id})) {

@@ -113,3 +113,25 @@ TEST_CASE_FIXTURE(Fixture, "select folds, evaluates, prints and differentiates")
   CHECK(ctx.print(sub) == "-k");
   CHECK(ctx.symbolsOf(s).size() == 2);
 }
+
+TEST_CASE_FIXTURE(Fixture, "the rounding magnitude bounds the rounding error of an evaluation") {
+  // A difference that is zero in exact arithmetic: its value is a few ulps,
+  // its magnitude the size of its terms.
+  ExprId gap = ctx.sub(ctx.sub(x, k), ctx.constant(0.1));
+  ExprId m = ctx.roundingMagnitude(gap);
+  double value = eval(gap, 0.2 + 0.1, 0.2);
+  CHECK(std::abs(value) < 1e-16);
+  CHECK(eval(m, 0.2 + 0.1, 0.2) == doctest::Approx(0.6));
+  // Products multiply magnitudes; a function adds its slope times its
+  // argument's magnitude (sin of a large argument loses absolute accuracy).
+  CHECK(eval(ctx.roundingMagnitude(ctx.mul(ctx.neg(x), k)), -2, 3) == doctest::Approx(6));
+  ExprId wave = ctx.unary(Op::Sin, ctx.mul(k, ctx.time()));
+  double t = 1000, w = 2 * M_PI * 50;
+  CHECK(eval(ctx.roundingMagnitude(wave), 0, w, t) ==
+        doctest::Approx(std::abs(std::sin(w * t)) + std::abs(std::cos(w * t)) * w * t));
+  // Never below the value's own size, and never negative.
+  for (double xv : {-3.0, -0.5, 0.0, 0.25, 7.0}) {
+    ExprId e = ctx.div(ctx.add(x, ctx.unary(Op::Exp, x)), ctx.add(k, ctx.constant(2)));
+    CHECK(eval(ctx.roundingMagnitude(e), xv, -1) >= std::abs(eval(e, xv, -1)));
+  }
+}

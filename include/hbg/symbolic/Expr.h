@@ -160,6 +160,13 @@ public:
   ExprId substitute(ExprId id, const std::unordered_map<std::uint32_t, ExprId> &bySymbol);
   /// The symbolic partial derivative d id / d s.
   ExprId derivative(ExprId id, SymbolId s);
+  /// The size of the numbers whose rounding forms `id`: the value
+  /// evaluated with every operand at its magnitude (|a| + |b| for a sum or
+  /// a difference, a product of magnitudes, |f(a)| + |f'(a)| M(a) for a
+  /// function), so that a difference of large terms that is zero in exact
+  /// arithmetic has a large magnitude while its value is tiny. Its
+  /// rounding error is a few ulps of it. Non-negative.
+  ExprId roundingMagnitude(ExprId id);
 
   // --- Evaluation and printing -------------------------------------------
   /// Evaluates with `valueOf(symbol)` supplying leaf values.
