@@ -90,12 +90,11 @@ struct Model::Impl {
   /// CompileError (diagnostics of that mode) when the mode cannot be
   /// analysed.
   std::shared_ptr<ModeCode> modeCode(const bg::Mode &mode) const;
-  /// A mode in which `source` conflicts with another source or an OFF
-  /// junction through ON junctions, analysed with stand-ins for the
-  /// conflicting sources; null when stand-ins do not resolve the conflict.
-  /// `why`: the conflict's diagnostics.
-  std::shared_ptr<ModeCode> shortedMode(const bg::Mode &mode, bg::ElementId source,
-                                        std::string why) const;
+  /// A mode that has no causal assignment because sources conflict with
+  /// each other or with OFF junctions through ON junctions, analysed with
+  /// stand-ins for the conflicting sources; null when stand-ins do not
+  /// resolve the conflict. `why`: the conflict's diagnostics.
+  std::shared_ptr<ModeCode> shortedMode(const bg::Mode &mode, std::string why) const;
   std::size_t modesCompiled() const;
 
   mutable std::mutex cacheMutex;

@@ -101,8 +101,8 @@ std::shared_ptr<ModeCode> Model::Impl::modeCode(const bg::Mode &mode) const {
   std::optional<causality::CausalAssignment> ca =
       causality::assignCausality(*graph, mode, diags, &source);
   std::shared_ptr<ModeCode> m;
-  if (!ca && source.valid())
-    m = shortedMode(mode, source, diags.renderAll());
+  if (!ca && bg::hasSwitched(*graph))
+    m = shortedMode(mode, diags.renderAll());
   if (!m) {
     std::optional<eq::EquationSystem> sys;
     if (ca && !diags.hasErrors())
@@ -117,41 +117,63 @@ std::shared_ptr<ModeCode> Model::Impl::modeCode(const bg::Mode &mode) const {
   return m;
 }
 
-std::shared_ptr<ModeCode> Model::Impl::shortedMode(const bg::Mode &mode, bg::ElementId source,
-                                                   std::string why) const {
+std::shared_ptr<ModeCode> Model::Impl::shortedMode(const bg::Mode &mode, std::string why) const {
   // Sources joined through ON junctions alone (an Se across an ON path to
   // another Se or to an OFF 0-junction): the mode would carry an unbounded
-  // flow between them, so it can only be passed through. Each conflicting
-  // source becomes a stand-in storage element in turn until the mode is
+  // flow between them, so it can only be passed through. Conflicting
+  // sources are replaced by stand-in storage elements, one at a time, each
+  // the first by name whose stand-in the rest of the network drives (so
+  // the choice does not depend on declaration order), until the mode is
   // causal; the stand-ins' jumps are the short circuit's impulses, which
   // the guards see (runtime::Run::judgeImpulses).
   while (!why.empty() && why.back() == '\n')
     why.pop_back();
+  std::vector<bg::ElementId> sources;
+  for (std::uint32_t i = 0; i < graph->elements.size(); ++i)
+    if (bg::isSource(graph->elements[i].kind) && graph->elements[i].bonds.size() == 1)
+      sources.push_back(bg::ElementId{i});
+  std::sort(sources.begin(), sources.end(), [&](bg::ElementId a, bg::ElementId b) {
+    return graph->element(a).name < graph->element(b).name;
+  });
   bg::BondGraph g = *graph;
-  std::vector<bg::ElementId> replaced;
   std::vector<std::string> names;
-  while (source.valid() && bg::isSource(g.element(source).kind) &&
-         g.element(source).bonds.size() == 1) {
-    names.push_back(standIn(g, source));
-    replaced.push_back(source);
-    DiagnosticEngine diags(*sources);
-    std::optional<causality::CausalAssignment> ca =
-        causality::assignCausality(g, mode, diags, &source);
-    if (!ca)
-      continue;
-    // Every stand-in must be driven by the rest of the network, or the
-    // conflict was not a short circuit.
-    for (bg::ElementId r : replaced)
-      if (std::none_of(ca->derivative.begin(), ca->derivative.end(),
-                       [&](const causality::DerivativeStorage &d) { return d.element == r; }))
-        return nullptr;
-    std::optional<eq::EquationSystem> sys = eq::buildEquations(g, *ca, mode, diags);
-    if (!sys || diags.hasErrors())
+  auto driven = [](const causality::CausalAssignment &ca, bg::ElementId e) {
+    return std::any_of(ca.derivative.begin(), ca.derivative.end(),
+                       [&](const causality::DerivativeStorage &d) { return d.element == e; });
+  };
+  for (std::size_t round = 0; round < sources.size(); ++round) {
+    // The first source by name whose stand-in makes the mode causal, with
+    // the stand-in driven by the rest of the network.
+    for (bg::ElementId s : sources) {
+      if (!bg::isSource(g.element(s).kind))
+        continue; // replaced already
+      bg::BondGraph trial = g;
+      std::string name = standIn(trial, s);
+      DiagnosticEngine diags(*this->sources);
+      std::optional<causality::CausalAssignment> ca = causality::assignCausality(trial, mode, diags);
+      // Every stand-in must be driven, and the equations must close (a
+      // stand-in outside the short circuit leaves it a singular loop).
+      if (!ca || std::any_of(sources.begin(), sources.end(), [&](bg::ElementId r) {
+            return !bg::isSource(trial.element(r).kind) && !driven(*ca, r);
+          }))
+        continue;
+      std::optional<eq::EquationSystem> sys = eq::buildEquations(trial, *ca, mode, diags);
+      if (!sys || diags.hasErrors())
+        continue;
+      names.push_back(std::move(name));
+      std::shared_ptr<ModeCode> m = hbg::compileMode(std::move(*sys), codegen, true);
+      m->shortCircuit = std::move(why);
+      m->standIns = std::move(names);
+      return m;
+    }
+    // No single stand-in resolves it (three or more sources in one short
+    // circuit): replace the source the conflict names, and try again.
+    DiagnosticEngine diags(*this->sources);
+    bg::ElementId source;
+    if (causality::assignCausality(g, mode, diags, &source) || !source.valid() ||
+        !bg::isSource(g.element(source).kind))
       return nullptr;
-    std::shared_ptr<ModeCode> m = hbg::compileMode(std::move(*sys), codegen, true);
-    m->shortCircuit = std::move(why);
-    m->standIns = std::move(names);
-    return m;
+    names.push_back(standIn(g, source));
   }
   return nullptr;
 }
