@@ -222,8 +222,12 @@ int main(int argc, char **argv) {
   if (part("buck")) {
     hbg::Model model =
         hbg::Compiler().compileFile(std::string(HBG_SOURCE_DIR) + "/examples/buck.hbg");
-    model.compileMode("switch=closed, diode=blocking");
-    model.compileMode("switch=open, diode=conducting");
+    // The real modes and the two each switching passes through: the
+    // diode blocking as the switch opens (its impulse turns it on), the
+    // switch closing onto the conducting diode (a short circuit).
+    for (const char *m : {"switch=closed, diode=blocking", "switch=open, diode=conducting",
+                          "switch=open, diode=blocking", "switch=closed, diode=conducting"})
+      model.compileMode(m);
     hbg::SimulationOptions opts;
     double fs = 10000, periods = 2000, D = 0.4, vin = 12;
     opts.tEnd = periods / fs;

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <limits>
+#include <unordered_set>
 
 
 namespace hbg {
@@ -202,14 +203,33 @@ std::shared_ptr<ModeCode> compileMode(eq::EquationSystem equations,
     // gap between two bodies far from the origin, a node's voltage against
     // a source's. Raising rounds the difference to the ulps of that
     // magnitude, which is its accuracy anyway. Comparisons of time and
-    // parameters alone are exact time events and keep their sides. The
+    // parameters alone are exact time events and keep their sides, and so
+    // do sides without a sum or difference of varying terms (nothing in
+    // them can cancel, so their magnitude is their value's). The
     // difference the tape encloses for event location is the unraised one.
+    auto cancels = [&](sym::ExprId e) {
+      bool found = false;
+      std::vector<sym::ExprId> todo{e};
+      std::unordered_set<std::uint32_t> seen;
+      while (!todo.empty() && !found) {
+        sym::ExprId id = todo.back();
+        todo.pop_back();
+        if (!seen.insert(id.index).second)
+          continue;
+        const sym::Node &n = ctx.node(id);
+        if ((n.op == sym::Op::Add || n.op == sym::Op::Sub) &&
+            !(ctx.isParametric(n.lhs) && ctx.isParametric(n.rhs)))
+          found = true;
+        sym::forEachOperand(n, [&](sym::ExprId o) { todo.push_back(o); });
+      }
+      return found;
+    };
     codegen::FunctionSpec guards{"guards", {}}, kinks{"kinks", {}};
     std::vector<sym::ExprId> differences;
     for (std::size_t k = 0; k + 1 < equations.guards.size(); k += 2) {
       sym::ExprId lhs = equations.guards[k], rhs = equations.guards[k + 1];
       differences.push_back(ctx.sub(lhs, rhs));
-      if (!ofTime(lhs) || !ofTime(rhs)) {
+      if ((!ofTime(lhs) || !ofTime(rhs)) && (cancels(lhs) || cancels(rhs))) {
         sym::ExprId scale = ctx.add(ctx.roundingMagnitude(lhs), ctx.roundingMagnitude(rhs));
         lhs = ctx.add(lhs, scale);
         rhs = ctx.add(rhs, scale);

@@ -445,8 +445,8 @@ ExprId ExprContext::roundingMagnitude(ExprId id) {
     case Op::Add:
     case Op::Sub: r = add(ma, mb); break;
     case Op::Mul: r = mul(ma, mb); break;
-    case Op::Div: // (M(a) + |a / b| M(b)) / |b|
-      r = div(add(ma, mul(unary(Op::Abs, x), mb)), unary(Op::Abs, b));
+    case Op::Div: // a quotient rounds relative to itself: M(a) / |b|
+      r = div(ma, unary(Op::Abs, b));
       break;
     case Op::Pow: // the base's rounding only
       r = through(mul(b, pow(a, sub(b, constant(1)))));
