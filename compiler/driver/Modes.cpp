@@ -97,9 +97,7 @@ std::shared_ptr<ModeCode> Model::Impl::modeCode(const bg::Mode &mode) const {
   if (it != cache.end())
     return it->second;
   DiagnosticEngine diags(*sources);
-  bg::ElementId source;
-  std::optional<causality::CausalAssignment> ca =
-      causality::assignCausality(*graph, mode, diags, &source);
+  std::optional<causality::CausalAssignment> ca = causality::assignCausality(*graph, mode, diags);
   std::shared_ptr<ModeCode> m;
   if (!ca && bg::hasSwitched(*graph))
     m = shortedMode(mode, diags.renderAll());
