@@ -42,7 +42,10 @@ initialValue : name=ident '=' value=expr ';' ;
 
 // `0 j;`, or a switched junction with its finite state machine:
 //     0 contact switched { off initial; on; off -> on when (x < 0)+; }
-junctionDecl : kind=('0' | '1') name=ident (';' | switched='switched' fsmBlock) ;
+// `switched dissipative` declares that its events may remove stored energy.
+junctionDecl
+  : kind=('0' | '1') name=ident
+    (';' | switched='switched' dissipative='dissipative'? fsmBlock) ;
 
 fsmBlock : lbrace='{' fsmItem* rbrace='}' ;
 
@@ -92,7 +95,7 @@ outputItem : (name=ident '=')? value=expr ;
 ident
   : IDENT
   | 'Se' | 'Sf' | 'MSe' | 'MSf' | 'C' | 'I' | 'R' | 'TF' | 'GY' | 'MTF' | 'MGY'
-  | 'switched' | 'on' | 'off' | 'initial' | 'when' | 'and' | 'or' | 'not'
+  | 'switched' | 'dissipative' | 'on' | 'off' | 'initial' | 'when' | 'and' | 'or' | 'not'
   ;
 
 // --- Expressions, loosest binding first --------------------------------------
@@ -141,6 +144,7 @@ MTF : 'MTF' ;
 MGY : 'MGY' ;
 
 SWITCHED : 'switched' ;
+DISSIPATIVE : 'dissipative' ;
 ON       : 'on' ;
 OFF      : 'off' ;
 INITIAL  : 'initial' ;

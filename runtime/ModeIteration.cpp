@@ -74,6 +74,9 @@ bool Run::iterateModes() {
           continue;
         next[j] = sw_.junctions()[j].transitions[i].to;
         ev.transitions.push_back(labels_[j][i]);
+        if (std::find(ev.junctionsSwitched.begin(), ev.junctionsSwitched.end(), j) ==
+            ev.junctionsSwitched.end())
+          ev.junctionsSwitched.push_back(std::uint32_t(j));
         any = true;
       }
       ++r_.modeIterations;
@@ -137,6 +140,7 @@ bool Run::iterateModes() {
     q_ = std::move(q);
   }
   ev.after = X_;
+  auditEnergy(ev);
   r_.events.push_back(std::move(ev));
   checkZeno();
   return true;

@@ -67,6 +67,9 @@ private:
   /// whose sides carry the impulses of the jump into `m` are rewritten to
   /// be judged on them (ModeIteration.cpp).
   void judgeImpulses(Mode &m, std::vector<double> &plus);
+  /// Fills the event's energy audit and warns when stored energy vanished
+  /// with no dissipative junction switched (Audit.cpp).
+  void auditEnergy(Event &ev);
   std::string cycleText(const Event &ev, const std::vector<std::string> &modes,
                         const std::string &again) const;
   /// Stops the run on too many events or Zeno behaviour (Zeno.cpp).
@@ -109,6 +112,14 @@ private:
     std::vector<std::pair<std::vector<std::uint32_t>, std::vector<double>>> roundStarts;
   } buf_;
   std::map<const Mode *, std::unique_ptr<Integration>> integrations_;
+  /// Energy-audit warnings by what they name (elements and mode): their
+  /// index in r_.warnings, how many events alike, the first and last time.
+  struct Finding {
+    std::size_t index = 0, count = 0;
+    double first = 0, last = 0;
+    std::string text;
+  };
+  std::map<std::string, Finding> findings_;
   EventLocator locator_;
   /// enabledComparisons() for the FSM states `enabledFor_`.
   std::vector<std::uint32_t> enabled_, enabledFor_;

@@ -2,6 +2,8 @@
 
 #include "CompiledSystem.h"
 
+#include <cmath>
+
 #include <chrono>
 #include <numeric>
 
@@ -178,6 +180,20 @@ runtime::Mode *CompiledSystem::mode(const std::vector<std::uint32_t> &q, std::st
   if (!m)
     m = std::make_unique<CompiledMode>(code, p_, m_.switched);
   return m.get();
+}
+
+bool CompiledSystem::storedEnergy(double t, const double *X, double *energy) {
+  if (!m_.switched)
+    return false;
+  // Integrators hold no energy; storage whose law has no tape (it reads
+  // more than its own state and parameters) cannot say.
+  std::fill(energy, energy + m_.stateNames.size(), 0.0);
+  for (std::size_t i = 0; i < m_.storageLaws.size(); ++i) {
+    const std::optional<runtime::StorageLaw> &law = m_.storageLaws[i];
+    energy[i] = law ? runtime::storedEnergy(*law, t, X[i], p_.data(), energyScratch_)
+                    : std::nan("");
+  }
+  return true;
 }
 
 } // namespace hbg

@@ -27,6 +27,7 @@ public:
   std::size_t numHeld() const override { return p_.size() - np_; }
   void setHeld(const double *values) override;
   runtime::Mode *mode(const std::vector<std::uint32_t> &q, std::string &why) override;
+  bool storedEnergy(double t, const double *X, double *energy) override;
 
   /// Modes compiled during this run and the time spent compiling them.
   std::size_t modesCompiled = 0;
@@ -41,6 +42,7 @@ private:
   /// By the mode's compiled code: FSM states that differ only in names
   /// share one compiled mode (and one evaluator).
   std::map<const ModeCode *, std::unique_ptr<CompiledMode>> modes_;
+  std::vector<double> energyScratch_;
 };
 
 } // namespace hbg

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "hbg/hbg.h"
+#include "hbg/runtime/Energy.h"
 #include "hbg/runtime/Guards.h"
 #include "hbg/runtime/Newton.h"
 #include "hbg/runtime/Tape.h"
@@ -80,6 +81,10 @@ struct Model::Impl {
   std::vector<std::uint32_t> junctionElements;
   /// Full state vector: every storage element, then every integrator.
   std::vector<sym::ExprId> initialValues;
+  /// The law of each storage element, by its slot in the full state (they
+  /// come first), for the energy audit; none where the law reads more
+  /// than its own state, time and parameters.
+  std::vector<std::optional<runtime::StorageLaw>> storageLaws;
   /// Index in the full state vector by state name.
   std::unordered_map<std::string, std::uint32_t> stateIndex;
   /// Places a switched mode's states and dependent storage in the full

@@ -10,6 +10,7 @@
 #include "ModelImpl.h"
 
 #include "hbg/causality/Causality.h"
+#include "hbg/codegen/Tape.h"
 
 #include <unordered_map>
 
@@ -86,6 +87,27 @@ std::string standIn(bg::BondGraph &g, bg::ElementId id) {
   e.kind = effort ? bg::ElementKind::C : bg::ElementKind::I;
   e.law = effort ? bg::LawForm::EffortLaw : bg::LawForm::FlowLaw;
   return name;
+}
+
+/// Storage element `e`'s law with its energy variable at x[0], for the
+/// energy audit (Energy.h); none when the law reads other variables.
+std::optional<runtime::StorageLaw> storageLaw(sym::ExprContext &ctx, const bg::Element &e,
+                                              std::size_t slot) {
+  runtime::StorageLaw law;
+  law.slot = std::uint32_t(slot);
+  sym::SymbolId x = ctx.addSymbol(ctx.symbol(e.state).name, sym::SymbolKind::State, 0);
+  sym::ExprId value;
+  if (e.law == bg::LawForm::Linear) {
+    law.form = runtime::StorageLaw::Form::Linear;
+    value = ctx.div(ctx.ref(x), e.value);
+  } else {
+    value = ctx.substitute(e.lawExpr, {{e.lawArg.index, ctx.ref(x)}});
+  }
+  std::optional<runtime::Tape> tape = codegen::buildTape(ctx, {value});
+  if (!tape)
+    return std::nullopt;
+  law.law = std::move(*tape);
+  return law;
 }
 
 } // namespace
@@ -207,6 +229,7 @@ Model Compiler::compileSwitched(std::shared_ptr<SourceManager> sources, bg::Bond
     if (bg::isStorage(e.kind)) {
       impl->stateNames.push_back(ctx.symbol(e.state).name);
       impl->initialValues.push_back(e.initial);
+      impl->storageLaws.push_back(storageLaw(ctx, e, impl->storageLaws.size()));
     }
   for (const bg::Integrator &i : g.integrators) {
     impl->stateNames.push_back(i.name);
@@ -232,6 +255,7 @@ Model Compiler::compileSwitched(std::shared_ptr<SourceManager> sources, bg::Bond
     for (const bg::FsmState &s : e.fsm->states)
       j.stateNames.push_back(s.name);
     j.initial = e.fsm->initial;
+    j.dissipative = e.fsm->dissipative;
     for (const bg::FsmTransition &t : e.fsm->transitions)
       j.transitions.push_back(
           {t.from, t.to, guardNode(t.guard, ops), sourceText(*impl->sources, t.range)});

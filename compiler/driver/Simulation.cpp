@@ -58,6 +58,7 @@ Result Simulation::run() const {
   runtime::simulate(system, x0, o, record);
   r.columns = std::move(record.columns);
   r.events = std::move(record.events);
+  r.warnings = std::move(record.warnings);
   if (!record.error.empty())
     r.error = "model `" + model_.name() + "`: " + record.error;
   r.steps = record.steps;
@@ -97,15 +98,27 @@ void Result::writeCsv(std::ostream &os) const {
 }
 
 void Result::writeEventsCsv(std::ostream &os) const {
-  os << "event,time,phase,mode,transitions";
+  os << "event,time,phase,mode,transitions,energy,removed";
   for (const std::string &n : stateNames)
     os << "," << n;
   os << "\n";
   char buf[32];
+  // Energy of the rows whose state is the one before or after: mythical
+  // modes keep the state before; remap iterations have none of their own.
   auto row = [&](std::size_t k, const Event &ev, const char *phase, const std::string &mode,
                  const std::string &transitions, const std::vector<double> &x) {
     std::snprintf(buf, sizeof buf, "%.17g", ev.time);
-    os << k << "," << buf << "," << phase << ",\"" << mode << "\",\"" << transitions << "\"";
+    os << k << "," << buf << "," << phase << ",\"" << mode << "\",\"" << transitions << "\",";
+    bool after = &x == &ev.after, known = !ev.energyBefore.empty();
+    if (known && (after || x == ev.before)) {
+      std::snprintf(buf, sizeof buf, "%.17g", after ? ev.storedAfter : ev.storedBefore);
+      os << buf;
+    }
+    os << ",";
+    if (known && after) {
+      std::snprintf(buf, sizeof buf, "%.17g", ev.removed);
+      os << buf;
+    }
     for (double v : x) {
       std::snprintf(buf, sizeof buf, "%.17g", v);
       os << "," << buf;

@@ -468,6 +468,7 @@ void Analyzer::lowerSwitchedJunctions(const ast::Model &m) {
 std::optional<Fsm> Analyzer::lowerFsm(const ast::Junction &j) {
   const ast::Fsm &a = *j.fsm;
   Fsm fsm;
+  fsm.dissipative = j.dissipative;
   bool ok = true;
 
   // States: unique names, exactly one initial.

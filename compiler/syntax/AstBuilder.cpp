@@ -141,6 +141,7 @@ ast::Junction AstBuilder::junction(P::JunctionDeclContext *ctx) {
   if (ctx->switched) {
     j.switched = true;
     j.switchedRange = range(ctx->switched);
+    j.dissipative = ctx->dissipative != nullptr;
     j.fsm = fsm(ctx->fsmBlock());
   }
   return j;

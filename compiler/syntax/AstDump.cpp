@@ -98,7 +98,8 @@ public:
       }
     }
     for (const Junction &j : m.junctions) {
-      line(depth, std::string("Junction ") + j.kind + " " + j.name + (j.switched ? " switched" : ""));
+      line(depth, std::string("Junction ") + j.kind + " " + j.name + (j.switched ? " switched" : "") +
+                      (j.dissipative ? " dissipative" : ""));
       if (!j.fsm)
         continue;
       for (const FsmState &st : j.fsm->states)

@@ -32,9 +32,9 @@ const std::vector<TokenGroup> &tokenGroups() {
                                  HbgParser::C,  HbgParser::I,   HbgParser::R,   HbgParser::TF,
                                  HbgParser::GY, HbgParser::MTF, HbgParser::MGY};
     // The words of switched junctions are names too, but start no declaration.
-    std::vector<size_t> words = {HbgParser::SWITCHED, HbgParser::ON,  HbgParser::OFF,
-                                 HbgParser::INITIAL,  HbgParser::WHEN, HbgParser::AND,
-                                 HbgParser::OR,       HbgParser::NOT};
+    std::vector<size_t> words = {HbgParser::SWITCHED, HbgParser::DISSIPATIVE, HbgParser::ON,
+                                 HbgParser::OFF,      HbgParser::INITIAL,     HbgParser::WHEN,
+                                 HbgParser::AND,      HbgParser::OR,          HbgParser::NOT};
     auto with = [&](std::initializer_list<size_t> extra, bool names) {
       std::vector<size_t> v(extra);
       v.insert(v.end(), kinds.begin(), kinds.end());

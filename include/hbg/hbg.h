@@ -152,6 +152,10 @@ public:
   /// Switched models: every event, and the names of the state entries.
   std::vector<Event> events;
   std::vector<std::string> stateNames;
+  /// What the run found suspicious without stopping (the energy audit:
+  /// stored energy that vanished at events where no junction that switched
+  /// is declared dissipative), each naming the elements, mode and time.
+  std::vector<std::string> warnings;
   /// Mode-iteration steps (junction switches evaluated) over all events,
   /// modes compiled during the run, and the time spent compiling modes
   /// versus the rest of the run.
@@ -167,7 +171,9 @@ public:
   /// CSV with header `time,<outputs>`, full double precision.
   void writeCsv(std::ostream &os) const;
   /// The event log as CSV: one row per event and phase (`before`, each
-  /// `mythical` mode, each `remap` iteration, `after`) with the state.
+  /// `mythical` mode, each `remap` iteration, `after`) with the energy
+  /// stored in that row's state, on the `after` row the energy the jump
+  /// removed, then the state.
   void writeEventsCsv(std::ostream &os) const;
 };
 

@@ -222,6 +222,12 @@ TEST_CASE("a contact scene translated in space gives identical velocities after 
     if (reference.empty())
       reference = after;
     CHECK(after == reference);
+    // Restitution 1 per contact, but the touching balls meet at zero
+    // relative velocity, so the simultaneous impact is plastic among them:
+    // 0.5 J -> 3 (1/3)^2 / 2 = 1/6 J. The energy audit says so.
+    REQUIRE(r.warnings.size() == 1);
+    CHECK(r.warnings[0].find("removed 0.333 J of the 0.5 J stored (b4 0.5 J -> 0 J)") !=
+          std::string::npos);
   }
 }
 
@@ -262,10 +268,10 @@ TEST_CASE("the event log as CSV") {
   std::ostringstream os;
   r.writeEventsCsv(os);
   std::string csv = os.str();
-  CHECK(csv.rfind("event,time,phase,mode,transitions,c.q\n", 0) == 0);
-  CHECK(csv.find("0,0.25,before,\"j=off\",\"j: off -> on when (time >= 0.25)+\",0\n") !=
+  CHECK(csv.rfind("event,time,phase,mode,transitions,energy,removed,c.q\n", 0) == 0);
+  CHECK(csv.find("0,0.25,before,\"j=off\",\"j: off -> on when (time >= 0.25)+\",0,,0\n") !=
         std::string::npos);
-  CHECK(csv.find("0,0.25,after,\"j=on\",\"\",0\n") != std::string::npos);
+  CHECK(csv.find("0,0.25,after,\"j=on\",\"\",0,0,0\n") != std::string::npos);
   // The rows at the event: before and after.
   const std::vector<double> &t = r.at("time");
   CHECK(std::count(t.begin(), t.end(), 0.25) == 2);
@@ -397,4 +403,78 @@ TEST_CASE("maxStep bounds every step") {
   opts.maxStep = 0;
   r = run(kCollision, 1, opts);
   CHECK(r.error == "model `C`: step sizes must be positive");
+}
+
+namespace {
+/// An inductive load switched by an ideal switch with no freewheeling path,
+/// `dissipative` or not.
+std::string interruptedInductor(bool dissipative) {
+  return std::string(R"(model Interrupted {
+    Se supply(10); R load(2); I coil(1e-3) { p0 = 0; }
+    1 switch switched )") +
+         (dissipative ? "dissipative " : "") + R"({
+      on closed initial; off open;
+      closed -> open when (sin(2 * 3.141592653589793 * 1000 * time) < 0)+;
+      open -> closed when (sin(2 * 3.141592653589793 * 1000 * time) >= 0)+;
+    }
+    bond supply -> switch; bond switch -> load; bond switch -> coil;
+    output i = coil.f;
+  })";
+}
+} // namespace
+
+TEST_CASE("the energy audit warns when an event makes stored energy vanish") {
+  hbg::Result r = run(interruptedInductor(false), 0.0032);
+  REQUIRE_MESSAGE(r.ok(), r.error);
+  // Openings at 0.5, 1.5 and 2.5 ms, each removing the coil's p^2 / 2L.
+  REQUIRE(r.events.size() == 6);
+  std::size_t p = std::find(r.stateNames.begin(), r.stateNames.end(), "coil.p") -
+                  r.stateNames.begin();
+  for (std::size_t k = 0; k < 6; k += 2) {
+    const hbg::Event &ev = r.events[k];
+    double energy = ev.before[p] * ev.before[p] / (2 * 1e-3);
+    CHECK(energy > 0.004);
+    CHECK(ev.storedBefore == doctest::Approx(energy).epsilon(1e-14));
+    CHECK(ev.storedAfter == 0);
+    CHECK(ev.removed == doctest::Approx(energy).epsilon(1e-14));
+    // Closing again removes nothing.
+    CHECK(r.events[k + 1].removed == 0);
+  }
+  // One warning for the three openings, naming the coil, the mode, the
+  // junction and the first time.
+  REQUIRE(r.warnings.size() == 1);
+  const std::string &w = r.warnings[0];
+  CHECK(w.find("at t = 0.0005, the event into mode `switch=open`") != std::string::npos);
+  CHECK(w.find("(coil 0.00499 J -> 0 J)") != std::string::npos);
+  CHECK(w.find("switching (switch)") != std::string::npos);
+  CHECK(w.find("(2 more events alike, the last at t = 0.0025)") != std::string::npos);
+
+  // Declared dissipative: the same audit, no warning.
+  hbg::Result quiet = run(interruptedInductor(true), 0.0032);
+  REQUIRE_MESSAGE(quiet.ok(), quiet.error);
+  CHECK(quiet.warnings.empty());
+  REQUIRE(quiet.events.size() == 6);
+  CHECK(quiet.events[0].removed == r.events[0].removed);
+}
+
+TEST_CASE("the energy audit integrates a nonlinear law, and a short circuit's loss is named") {
+  // A hardening capacitor, e = k q^3 (E = k q^4 / 4), shorted at t = 0.1.
+  hbg::Result r = run(R"(model Short {
+    parameter k = 0.5;
+    C spring(e = k * q^3) { q0 = 2; }
+    R r(1e6); Se ground(0); 0 node;
+    1 clamp switched { off initial; on; off -> on when (time >= 0.1)+; }
+    bond node -> spring; bond node -> r; bond node -> clamp; bond ground -> clamp;
+    output q = spring.q;
+  })", 0.2);
+  REQUIRE_MESSAGE(r.ok(), r.error);
+  REQUIRE(r.events.size() == 1);
+  const hbg::Event &ev = r.events[0];
+  double q = ev.before[0];
+  CHECK(q == doctest::Approx(2).epsilon(1e-5));
+  CHECK(ev.energyBefore[0] == doctest::Approx(0.5 * std::pow(q, 4) / 4).epsilon(1e-13));
+  CHECK(ev.after[0] == 0);
+  CHECK(ev.removed == doctest::Approx(0.5 * std::pow(q, 4) / 4).epsilon(1e-13));
+  REQUIRE(r.warnings.size() == 1);
+  CHECK(r.warnings[0].find("(spring 2 J -> 0 J)") != std::string::npos);
 }

@@ -89,6 +89,14 @@ TEST_CASE("collision_inelastic: impact at 0.2, v1 = v2 = 0.5, momentum conserved
   CHECK(r.at("energy").back() == doctest::Approx(0.25).epsilon(1e-12));
   for (double m : r.at("momentum"))
     CHECK(std::abs(m - 1) < 1e-13);
+  // The audit: 1^2 / 2 before, 2 (0.5^2 / 2) after, half removed; the
+  // contact is declared dissipative, so the run does not warn.
+  CHECK(ev.storedBefore == doctest::Approx(0.5).epsilon(1e-12));
+  CHECK(std::abs(ev.storedAfter - 0.25) < 1e-13);
+  CHECK(std::abs(ev.removed - 0.25) < 1e-13);
+  CHECK(std::abs(ev.energyAfter[p1] - 0.125) < 1e-13);
+  CHECK(std::abs(ev.energyAfter[p2] - 0.125) < 1e-13);
+  CHECK(r.warnings.empty());
   CHECK(valueAt(r, "x1", 1.0) == doctest::Approx(0.4).epsilon(1e-9));
   CHECK(valueAt(r, "x2", 1.0) == doctest::Approx(0.4).epsilon(1e-9));
 }
@@ -133,6 +141,13 @@ TEST_CASE("collision_elastic: restitution 0.6 gives v1 = 0.2, v2 = 0.8; the bodi
   CHECK(valueAt(r, "x2", 1.0) - valueAt(r, "x1", 1.0) == doctest::Approx(0.48).epsilon(1e-9));
   for (double m : r.at("momentum"))
     CHECK(std::abs(m - 1) < 1e-13);
+  // The audit: restitution keeps e^2 of the relative motion's energy
+  // (m1 m2 / 2 (m1 + m2) (v1 - v2)^2 = 0.25), so 0.25 (1 - 0.36) = 0.16
+  // goes: 0.5 before, 0.2^2 / 2 + 0.8^2 / 2 = 0.34 after.
+  CHECK(ev.storedBefore == doctest::Approx(0.5).epsilon(1e-12));
+  CHECK(std::abs(ev.storedAfter - 0.34) < 1e-13);
+  CHECK(std::abs(ev.removed - 0.16) < 1e-13);
+  CHECK(r.warnings.empty());
 }
 
 TEST_CASE("bouncing_ball: impact times, rest at t1 (1 + e) / (1 - e), finitely many events") {
@@ -576,6 +591,11 @@ TEST_CASE("freewheel: the diode takes over the coil's current through a mythical
   std::size_t p = stateIndex(r, "coil.p");
   CHECK(std::abs(ev.before[p] - L * i0) < 1e-9 * L * i0);
   CHECK(ev.after[p] == ev.before[p]);
+  // The audit: the coil keeps L i0^2 / 2, nothing is lost at the switch,
+  // and the run has nothing to warn about.
+  CHECK(ev.storedBefore == doctest::Approx(0.5 * L * i0 * i0).epsilon(1e-9));
+  CHECK(ev.removed == 0);
+  CHECK(r.warnings.empty());
   // Every row against the closed form: charging, then decay through the
   // diode (which carries the whole current after the event), node at 0.
   const std::vector<double> &time = r.at("time"), &i = r.at("i"), &id = r.at("id"),
@@ -631,6 +651,9 @@ TEST_CASE("boost: a self-contained diode, every switching instant, output Vin / 
       CHECK(ev.after[q] == ev.before[q]);
       CHECK(std::abs(ev.after[p] - ev.before[p]) < 1e-15);
     }
+    // So the audit finds nothing to warn about (before impulses were
+    // judged, every switch-on remapped the output charge to zero).
+    CHECK(r.warnings.empty());
     // The average over the last 20 ms (400 periods) in steady state.
     const std::vector<double> &time = r.at("time"), &v = r.at("vout");
     double sum = 0, span = 0;

@@ -282,6 +282,21 @@ TEST_CASE("switched junctions: the design document's collision") {
 
   CHECK_FALSE(m.junctions[1].switched);
   CHECK_FALSE(m.junctions[1].fsm);
+  CHECK_FALSE(j.dissipative);
+}
+
+TEST_CASE("switched junctions: `switched dissipative`, and `dissipative` as a name") {
+  Parsed p("model m { parameter dissipative = 1;\n"
+           "  0 contact switched dissipative { off initial; on; }\n"
+           "  1 dissipative switched { on initial; } }");
+  const ast::Model &m = p.model();
+  REQUIRE(m.junctions.size() == 2);
+  CHECK(m.junctions[0].dissipative);
+  REQUIRE(m.junctions[0].fsm);
+  CHECK(m.junctions[0].fsm->states.size() == 2);
+  CHECK(m.junctions[1].name == "dissipative");
+  CHECK_FALSE(m.junctions[1].dissipative);
+  CHECK(m.parameters.at(0).name == "dissipative");
 }
 
 TEST_CASE("switched junctions: named states, any number of each kind") {
@@ -366,7 +381,7 @@ TEST_CASE("switched junctions: syntax errors") {
             "error: unexpected `)`; expected") != std::string::npos);
   CHECK(errorOf("model m { 0 j switched { off -> on when x < 0; } }").find(
             "error: unexpected `x`; expected") != std::string::npos);
-  CHECK(errorOf("model m { 0 j switched; }").find("error: unexpected `;`; expected `{`") !=
+  CHECK(errorOf("model m { 0 j switched; }").find("error: unexpected `;`; expected `dissipative` or `{`") !=
         std::string::npos);
 }
 

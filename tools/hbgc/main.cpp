@@ -445,6 +445,8 @@ int runRun(const std::vector<std::string> &argv) {
   }
   Result r = sim.run();
   auto t2 = std::chrono::steady_clock::now();
+  for (const std::string &w : r.warnings)
+    std::cerr << "hbgc: warning: model `" << model.name() << "`: " << w << "\n";
 
   // A failed run still writes its trajectory up to the failure; a failed
   // write is reported and the run's own error after it.

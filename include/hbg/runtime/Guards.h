@@ -79,6 +79,9 @@ struct Junction {
   std::string name;
   std::vector<std::string> stateNames;
   std::uint32_t initial = 0;
+  /// Declared `switched dissipative`: stored energy that its events remove
+  /// is lost by design (a plastic impact), and the energy audit is silent.
+  bool dissipative = false;
   /// In declaration order: the first enabled one is taken.
   std::vector<Transition> transitions;
 };

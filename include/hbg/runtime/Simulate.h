@@ -59,6 +59,16 @@ struct Event {
   std::vector<double> before, after;
   /// Iterative remapping: the state after each iteration.
   std::vector<std::vector<double>> remapIterations;
+  /// The energy audit (System::storedEnergy()): the energy of each slot of
+  /// the full state before and after, their sums, and what the jump
+  /// removed (storedBefore - storedAfter; negative when sources supplied
+  /// energy through the jump). Empty vectors and NaN sums when the model
+  /// cannot say.
+  std::vector<double> energyBefore, energyAfter;
+  double storedBefore = 0, storedAfter = 0, removed = 0;
+  /// Junctions that took a transition in this event, by index in
+  /// Switching::junctions() (mythical modes included).
+  std::vector<std::uint32_t> junctionsSwitched;
 };
 
 /// What a run produced, kept up to a failure.
@@ -66,6 +76,11 @@ struct RunRecord {
   /// `time`, then one column per output.
   std::vector<std::vector<double>> columns;
   std::vector<Event> events;
+  /// What the run found suspicious without stopping: stored energy that
+  /// vanished at events where no junction that switched is declared
+  /// dissipative, one message per storage set and mode, with the number
+  /// of events alike.
+  std::vector<std::string> warnings;
   /// Empty on success; otherwise what failed, where and when.
   std::string error;
   std::size_t steps = 0, rejectedSteps = 0, rhsCalls = 0;

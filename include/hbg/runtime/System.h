@@ -132,6 +132,11 @@ public:
   /// The mode of FSM states `q`, analysed and compiled on first use. Null
   /// when the mode cannot be analysed: `why` then holds the diagnostics.
   virtual Mode *mode(const std::vector<std::uint32_t> &q, std::string &why) = 0;
+  /// The energy each slot of the full state `X` holds at time t: a storage
+  /// element's (Energy.h), 0 for an integrator, NaN where the law cannot
+  /// be evaluated. False when the model cannot say (the default): events
+  /// then carry no energy audit.
+  virtual bool storedEnergy(double t, const double *X, double *energy);
 };
 
 } // namespace hbg::runtime

@@ -84,6 +84,9 @@ struct Fsm {
   std::vector<FsmState> states;
   std::uint32_t initial = 0; ///< index into states
   std::vector<FsmTransition> transitions;
+  /// `switched dissipative`: its events may remove stored energy (the
+  /// energy audit does not warn).
+  bool dissipative = false;
 };
 
 /// One element.

@@ -133,6 +133,7 @@ struct Junction {
   SourceRange nameRange;
   bool switched = false;
   SourceRange switchedRange; ///< the `switched` keyword
+  bool dissipative = false;  ///< `switched dissipative`
   std::unique_ptr<Fsm> fsm;  ///< set exactly when `switched`
 };
 

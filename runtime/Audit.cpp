@@ -1,0 +1,113 @@
+//===- runtime/Audit.cpp - The energy audit of events ----------------------===//
+//
+// An ideal junction structure neither stores nor dissipates energy, and no
+// resistor can carry an impulse, so when an event's jump removes stored
+// energy nothing in the model accounts for it: the loss belongs to the
+// idealisation. That is right for a plastic impact and wrong for a diode
+// that never conducts, which is why a run says so unless one of the
+// junctions that switched is declared `dissipative`.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Run.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace hbg::runtime {
+
+namespace {
+/// `cap` for the state `cap.q`.
+std::string elementOf(const std::string &state) {
+  std::size_t dot = state.rfind('.');
+  return dot == std::string::npos ? state : state.substr(0, dot);
+}
+
+std::string joules(double e) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g J", e);
+  return buf;
+}
+
+/// A jump removes energy when it loses more than this fraction of what
+/// the storage holds: well above the rounding of a remap, far below any
+/// loss an idealisation causes.
+constexpr double kLossFraction = 1e-6;
+} // namespace
+
+void Run::auditEnergy(Event &ev) {
+  std::size_t n = X_.size();
+  ev.energyBefore.assign(n, 0.0);
+  if (!sys_.storedEnergy(ev.time, ev.before.data(), ev.energyBefore.data())) {
+    ev.energyBefore.clear();
+    ev.storedBefore = ev.storedAfter = ev.removed = std::nan("");
+    return;
+  }
+  if (ev.after == ev.before)
+    ev.energyAfter = ev.energyBefore;
+  else {
+    ev.energyAfter.assign(n, 0.0);
+    sys_.storedEnergy(ev.time, ev.after.data(), ev.energyAfter.data());
+  }
+  double scale = 0;
+  ev.storedBefore = ev.storedAfter = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    ev.storedBefore += ev.energyBefore[i];
+    ev.storedAfter += ev.energyAfter[i];
+    scale += std::abs(ev.energyBefore[i]) + std::abs(ev.energyAfter[i]);
+  }
+  ev.removed = ev.storedBefore - ev.storedAfter;
+  if (!(ev.removed > kLossFraction * scale))
+    return; // conserved or supplied (or NaN: nothing to say)
+  for (std::uint32_t j : ev.junctionsSwitched)
+    if (sw_.junctions()[j].dissipative)
+      return;
+
+  // The storage that lost energy, and the junctions that switched. A jump
+  // within the integrator's absolute tolerance is the residue of locating
+  // the event (an inductor's current stopped at its zero crossing), not a
+  // loss.
+  auto loses = [&](std::size_t i) {
+    return ev.energyBefore[i] - ev.energyAfter[i] > kLossFraction * scale &&
+           std::abs(ev.after[i] - ev.before[i]) > o_.integrator.atol;
+  };
+  std::string lost, key;
+  for (std::size_t i = 0; i < n; ++i)
+    if (loses(i)) {
+      std::string name = elementOf(sys_.stateNames()[i]);
+      lost += (lost.empty() ? "" : ", ") + name + " " + joules(ev.energyBefore[i]) + " -> " +
+              joules(ev.energyAfter[i]);
+      key += name + ",";
+    }
+  if (lost.empty())
+    return;
+  std::string junctions;
+  for (std::uint32_t j : ev.junctionsSwitched)
+    junctions += (junctions.empty() ? "" : ", ") + sw_.junctions()[j].name;
+  const std::string &mode = ev.modes.back();
+  key += "|" + mode;
+
+  auto [it, fresh] = findings_.try_emplace(key);
+  Finding &f = it->second;
+  if (fresh) {
+    f.index = r_.warnings.size();
+    f.first = ev.time;
+    r_.warnings.emplace_back();
+    f.text = "at t = " + timeText(ev.time) + ", the event into mode `" + mode + "` removed " +
+             joules(ev.removed) + " of the " + joules(ev.storedBefore) + " stored (" + lost +
+             ") with no dissipative junction switching" +
+             (junctions.empty() ? std::string() : " (" + junctions + ")") +
+             ": an ideal switching element may leave no path for what the storage holds; "
+             "if the loss is physical (a plastic impact), declare the junction `switched "
+             "dissipative`";
+  }
+  ++f.count;
+  f.last = ev.time;
+  std::string &w = r_.warnings[f.index];
+  w = f.text;
+  if (f.count > 1)
+    w += " (" + std::to_string(f.count - 1) + " more event" + (f.count > 2 ? "s" : "") +
+         " alike, the last at t = " + timeText(f.last) + ")";
+}
+
+} // namespace hbg::runtime
