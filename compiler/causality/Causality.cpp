@@ -3,8 +3,11 @@
 #include "hbg/causality/Causality.h"
 
 #include <algorithm>
+#include <cmath>
 #include <deque>
+#include <limits>
 #include <sstream>
+#include <unordered_map>
 
 namespace hbg::causality {
 
@@ -414,18 +417,54 @@ std::optional<CausalAssignment> Scap::run() {
   // variable and their law is evaluated forward, while the linear ones,
   // trivially invertible, take whatever causality is left. (Tearing a
   // diode's current instead would make Newton's method crawl down its
-  // exponential.)
-  for (bool nonlinear : {true, false})
-    for (std::uint32_t i = 0; i < g_.elements.size() && !conflict_; ++i) {
-      ElementId id{i};
-      const Element &e = g_.elements[i];
-      if (e.kind != ElementKind::R || (e.law != LawForm::Linear) != nonlinear ||
-          e.bonds.size() != 1 || assigned(e.bonds[0]))
-        continue;
+  // exponential.) Linear ones choose resistance causality, e = R f, the
+  // smallest resistance (at the parameters' defaults) first: an effort
+  // computed as R f from a small R is accurate, while a small R left in
+  // conductance causality would compute its flow as a small difference
+  // of efforts divided by R (an ideal diode's 1 mOhm on-resistance beside
+  // its 1 kOhm leak). Ties, and the nonlinear ones, go by name, so the
+  // choice never depends on the order of declarations.
+  std::vector<ElementId> free;
+  for (std::uint32_t i = 0; i < g_.elements.size(); ++i) {
+    const Element &e = g_.elements[i];
+    if (e.kind == ElementKind::R && e.bonds.size() == 1 && !assigned(e.bonds[0]))
+      free.push_back(ElementId{i});
+  }
+  if (!free.empty()) {
+    std::vector<double> params = defaultParameterValues(g_);
+    const sym::ExprContext &ctx = *g_.ctx;
+    std::unordered_map<std::uint32_t, double> bySymbol;
+    for (std::size_t k = 0; k < params.size(); ++k)
+      bySymbol[g_.parameters[k].symbol.index] = params[k];
+    auto size = [&](ElementId id) {
+      const Element &e = g_.element(id);
+      if (e.law != LawForm::Linear)
+        return 0.0;
+      double r = std::abs(ctx.evaluate(e.value, [&](sym::SymbolId s) {
+        auto it = bySymbol.find(s.index);
+        return it == bySymbol.end() ? std::nan("") : it->second;
+      }));
+      return std::isnan(r) ? std::numeric_limits<double>::infinity() : r;
+    };
+    std::vector<std::pair<double, ElementId>> order;
+    for (ElementId id : free)
+      order.emplace_back(g_.element(id).law == LawForm::Linear ? size(id) : -1.0, id);
+    std::stable_sort(order.begin(), order.end(), [&](const auto &a, const auto &b) {
+      if (a.first != b.first)
+        return a.first < b.first;
+      return g_.element(a.second).name < g_.element(b.second).name;
+    });
+    for (const auto &[unused, id] : order) {
+      if (conflict_)
+        break;
+      const Element &e = g_.element(id);
       BondId b = e.bonds[0];
+      if (assigned(b))
+        continue;
       bool rSetsEffort = e.law != LawForm::FlowLaw;
       choose(b, rSetsEffort ? id : g_.otherEnd(b, id), id);
     }
+  }
   // 4. Junction structure still free (loops of junctions alone).
   for (std::uint32_t i = 0; i < g_.bonds.size() && !conflict_; ++i)
     if (!assigned(BondId{i}))

@@ -5,6 +5,8 @@
 #include "hbg/support/Diagnostics.h"
 
 #include <algorithm>
+#include <cmath>
+#include <unordered_map>
 #include <sstream>
 
 namespace hbg::bg {
@@ -215,6 +217,43 @@ std::string BondGraph::dump() const {
   for (const Output &o : outputs)
     os << "  output " << o.name << " = " << ctx->print(o.value) << "\n";
   return os.str();
+}
+
+std::vector<double> defaultParameterValues(const BondGraph &g) {
+  // Kahn's algorithm over the parameters' reads: no recursion, so a long
+  // chain of parameters costs its length and no stack.
+  const sym::ExprContext &ctx = *g.ctx;
+  std::size_t n = g.parameters.size();
+  std::unordered_map<std::uint32_t, std::uint32_t> bySymbol;
+  for (std::uint32_t i = 0; i < n; ++i)
+    bySymbol[g.parameters[i].symbol.index] = i;
+  std::vector<std::vector<std::uint32_t>> readers(n);
+  std::vector<std::size_t> waiting(n, 0);
+  for (std::uint32_t i = 0; i < n; ++i)
+    for (sym::SymbolId s : ctx.symbolsOf(g.parameters[i].defaultValue)) {
+      auto it = bySymbol.find(s.index);
+      if (it != bySymbol.end()) {
+        readers[it->second].push_back(i);
+        ++waiting[i];
+      }
+    }
+  std::vector<double> values(n, std::nan(""));
+  std::vector<std::uint32_t> ready;
+  for (std::uint32_t i = 0; i < n; ++i)
+    if (waiting[i] == 0)
+      ready.push_back(i);
+  while (!ready.empty()) {
+    std::uint32_t i = ready.back();
+    ready.pop_back();
+    values[i] = ctx.evaluate(g.parameters[i].defaultValue, [&](sym::SymbolId s) {
+      auto it = bySymbol.find(s.index);
+      return it == bySymbol.end() ? std::nan("") : values[it->second];
+    });
+    for (std::uint32_t r : readers[i])
+      if (--waiting[r] == 0)
+        ready.push_back(r);
+  }
+  return values;
 }
 
 bool hasSwitched(const BondGraph &g) {

@@ -1060,3 +1060,51 @@ TEST_CASE("a part with an element on one of its nodes does not float") {
   const CausalAssignment &ca = s.h.run();
   CHECK(std::none_of(ca.isolated.begin(), ca.isolated.end(), [](bool b) { return b; }));
 }
+
+TEST_CASE("the smallest resistance sets the effort, whatever the order of declarations") {
+  // A flow source into a node with a 1 kOhm leak and a 1 mOhm path: one
+  // of the two resistors must set the node's effort. The 1 mOhm one does
+  // (e = R f is accurate; f = e / R from a 1 mOhm resistor is not),
+  // declared first or last; resistances given by parameters are compared
+  // at their defaults.
+  for (bool smallFirst : {true, false}) {
+    CAPTURE(smallFirst);
+    Hand h;
+    sym::ExprContext &ctx = *h.g.ctx;
+    Parameter ron{"Ron", {}, ctx.addSymbol("Ron", sym::SymbolKind::Parameter, 0),
+                  ctx.constant(1e-3)};
+    Parameter rleak{"Rleak", {}, ctx.addSymbol("Rleak", sym::SymbolKind::Parameter, 1),
+                    ctx.mul(ctx.constant(1e6), ctx.ref(ron.symbol))};
+    h.g.parameters = {ron, rleak};
+    ElementId sf = h.add(ElementKind::Sf, "sf");
+    ElementId node = h.add(ElementKind::Zero, "node");
+    ElementId small = h.add(ElementKind::R, smallFirst ? "a" : "z");
+    ElementId leak = h.add(ElementKind::R, smallFirst ? "z" : "a");
+    h.g.elements[small.index].value = ctx.ref(ron.symbol);
+    h.g.elements[leak.index].value = ctx.ref(rleak.symbol);
+    h.bond(sf, node);
+    BondId bs = h.bond(node, small), bl = h.bond(node, leak);
+    const CausalAssignment &ca = h.run();
+    REQUIRE(ca.choices.size() == 1);
+    CHECK(ca.choices[0].element == small);
+    CHECK(h.effortBy(bs) == h.g.element(small).name);
+    CHECK(h.effortBy(bl) == "node");
+  }
+}
+
+TEST_CASE("equal resistances choose by name, whatever the order of declarations") {
+  for (bool reversed : {false, true}) {
+    CAPTURE(reversed);
+    Hand h;
+    ElementId sf = h.add(ElementKind::Sf, "sf");
+    ElementId node = h.add(ElementKind::Zero, "node");
+    ElementId first = h.add(ElementKind::R, reversed ? "r2" : "r1");
+    ElementId second = h.add(ElementKind::R, reversed ? "r1" : "r2");
+    h.bond(sf, node);
+    h.bond(node, first);
+    h.bond(node, second);
+    const CausalAssignment &ca = h.run();
+    REQUIRE(ca.choices.size() == 1);
+    CHECK(h.g.element(ca.choices[0].element).name == "r1");
+  }
+}

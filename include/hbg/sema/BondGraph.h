@@ -224,6 +224,11 @@ struct Mode {
   friend bool operator==(const Mode &a, const Mode &b) { return a.on == b.on; }
 };
 
+/// Every parameter's default value, by parameter index, each evaluated
+/// after those it reads (NaN for a parameter on a cycle, which sema
+/// rejects).
+std::vector<double> defaultParameterValues(const BondGraph &g);
+
 /// True when some junction of `g` is switched.
 bool hasSwitched(const BondGraph &g);
 /// The mode every switched junction starts in: its initial FSM state's kind.
