@@ -7,6 +7,7 @@
 #include <deque>
 #include <limits>
 #include <sstream>
+#include <tuple>
 #include <unordered_map>
 
 namespace hbg::causality {
@@ -66,6 +67,15 @@ private:
   void noteMode();
   /// Elements from the origin of `b`'s wave to `b`'s far end from the origin.
   std::vector<ElementId> pathTo(BondId b, ElementId end) const;
+  /// The sources and OFF junctions that impose `b`'s effort (or flow)
+  /// through `setter`, the end that sets it: followed back through ON
+  /// junctions, TF and GY, sorted by name. Every one of them is connected
+  /// to the variable through the junction structure, unlike the origin of
+  /// the wave that happened to arrive last.
+  std::vector<ElementId> imposers(BondId b, ElementId setter, bool effort) const;
+  /// Reports that source or OFF junction `e` cannot impose the effort (or
+  /// flow) of its bond `b` because `at`, its other end, imposes it.
+  void reportImposed(ElementId e, BondId b, ElementId at, bool effort);
   bool sourceSetsEffort(ElementKind k) const {
     return k == ElementKind::Se || k == ElementKind::MSe;
   }
@@ -195,6 +205,89 @@ void Scap::examine(ElementId id, ElementId origin, BondId via) {
                              : "one port must set the effort and the other take it";
     }
   }
+}
+
+std::vector<ElementId> Scap::imposers(BondId b, ElementId setter, bool effort) const {
+  // Breadth first over (bond, variable, setting end); each bond variable
+  // once.
+  std::vector<ElementId> out;
+  std::vector<std::uint8_t> seen(2 * g_.bonds.size(), 0);
+  std::vector<std::tuple<BondId, ElementId, bool>> work{{b, setter, effort}};
+  while (!work.empty()) {
+    auto [bond, at, isEffort] = work.back();
+    work.pop_back();
+    std::uint8_t &mark = seen[2 * bond.index + (isEffort ? 1 : 0)];
+    if (mark)
+      continue;
+    mark = 1;
+    const Element &e = g_.element(at);
+    auto follow = [&](BondId other, bool otherEffort) {
+      // The end of `other` that sets the variable into `at`.
+      if (!assigned(other))
+        return;
+      bool atSets = sets(other, at);
+      bool setByAt = otherEffort ? atSets : !atSets;
+      if (!setByAt)
+        work.emplace_back(other, g_.otherEnd(other, at), otherEffort);
+    };
+    if (isJunction(e.kind) && !off(at)) {
+      // A 0-junction's common effort comes in through one bond, and its
+      // setting bond's flow is the sum of the others'; dually for a 1.
+      for (BondId other : e.bonds)
+        if (other != bond)
+          follow(other, isEffort);
+    } else if (isTwoPort(e.kind)) {
+      bool gyrator = e.kind == ElementKind::GY || e.kind == ElementKind::MGY;
+      for (BondId other : e.bonds)
+        if (other != bond)
+          follow(other, gyrator ? !isEffort : isEffort);
+    } else if (std::find(out.begin(), out.end(), at) == out.end()) {
+      out.push_back(at);
+    }
+  }
+  std::sort(out.begin(), out.end(), [&](ElementId x, ElementId y) {
+    return g_.element(x).name < g_.element(y).name;
+  });
+  return out;
+}
+
+void Scap::reportImposed(ElementId id, BondId b, ElementId at, bool effort) {
+  const Element &e = g_.element(id);
+  ElementId origin = ca_.bonds[b.index].origin;
+  std::vector<ElementId> by = imposers(b, at, effort);
+  if (by.empty())
+    by.push_back(origin);
+  // "`a`, `b` and OFF junctions `c` and `d`": sources, then OFF junctions.
+  auto list = [&](bool offOnes) {
+    std::vector<std::string> names;
+    for (ElementId o : by)
+      if (off(o) == offOnes)
+        names.push_back("`" + g_.element(o).name + "`");
+    std::string text;
+    for (std::size_t k = 0; k < names.size(); ++k)
+      text += (k == 0 ? "" : k + 1 == names.size() ? " and " : ", ") + names[k];
+    if (offOnes && !names.empty())
+      text = (names.size() == 1 ? "OFF junction " : "OFF junctions ") + text;
+    return text;
+  };
+  std::string sources = list(false), offs = list(true);
+  std::string who = sources.empty() ? offs : offs.empty() ? sources : sources + " and " + offs;
+  const char *what = effort ? "effort" : "flow";
+  std::string where = by.size() == 1 ? meetingPlace(at, by[0]) : meetingPlace(at, ElementId{});
+  bool anyOff = std::any_of(by.begin(), by.end(), [&](ElementId o) { return off(o); });
+  if (anyOff)
+    diags_.report(DiagKind::SwitchedConflict, e.range,
+                  {e.name, who, what, where, modeText(g_, ca_.mode)});
+  else
+    diags_.report(DiagKind::SourceConflict, e.range, {e.name, who, what, where});
+  for (ElementId o : by) {
+    const Element &oe = g_.element(o);
+    bool oEffort = off(o) ? oe.kind == ElementKind::Zero : sourceSetsEffort(oe.kind);
+    diags_.note(DiagKind::ConflictOrigin, oe.range, {oe.name, oEffort ? "effort" : "flow"});
+  }
+  if (!anyOff)
+    noteMode();
+  conflict_ = true;
 }
 
 std::vector<ElementId> Scap::pathTo(BondId b, ElementId end) const {
@@ -328,11 +421,7 @@ std::optional<CausalAssignment> Scap::run() {
         reportConflict();
         break;
       }
-      std::string where = meetingPlace(at, other);
-      diags_.report(DiagKind::SwitchedConflict, e.range,
-                    {e.name, g_.element(other).name, zero ? "effort" : "flow", where,
-                     modeText(g_, ca_.mode)});
-      conflict_ = true;
+      reportImposed(id, b, at, zero);
     }
   }
   if (conflict_)
@@ -356,23 +445,7 @@ std::optional<CausalAssignment> Scap::run() {
     }
     if (sets(b, id) == wantSets)
       continue;
-    ElementId other = ca_.bonds[b.index].origin;
-    ElementId at = g_.otherEnd(b, id);
-    const char *what = wantSets ? "effort" : "flow";
-    std::string where = meetingPlace(at, other);
-    const Element &o = g_.element(other);
-    if (off(other)) {
-      diags_.report(DiagKind::SwitchedConflict, e.range,
-                    {e.name, o.name, what, where, modeText(g_, ca_.mode)});
-      diags_.note(DiagKind::ConflictOrigin, o.range,
-                  {o.name, o.kind == ElementKind::Zero ? "effort" : "flow"});
-    } else {
-      diags_.report(DiagKind::SourceConflict, e.range, {e.name, o.name, what, where});
-      diags_.note(DiagKind::ConflictOrigin, o.range,
-                  {o.name, sourceSetsEffort(o.kind) ? "effort" : "flow"});
-      noteMode();
-    }
-    conflict_ = true;
+    reportImposed(id, b, g_.otherEnd(b, id), wantSets);
     conflictSource_ = id;
   }
   if (conflict_)
