@@ -11,6 +11,7 @@
 
 #include "Run.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -35,11 +36,15 @@ std::string joules(double e) {
 constexpr double kLossFraction = 1e-6;
 } // namespace
 
+void Run::energyBefore(Event &ev) {
+  ev.energyBefore.assign(X_.size(), 0.0);
+  if (!sys_.storedEnergy(t_, X_.data(), ev.energyBefore.data()))
+    ev.energyBefore.clear();
+}
+
 void Run::auditEnergy(Event &ev) {
   std::size_t n = X_.size();
-  ev.energyBefore.assign(n, 0.0);
-  if (!sys_.storedEnergy(ev.time, ev.before.data(), ev.energyBefore.data())) {
-    ev.energyBefore.clear();
+  if (ev.energyBefore.empty()) {
     ev.storedBefore = ev.storedAfter = ev.removed = std::nan("");
     return;
   }
@@ -49,27 +54,31 @@ void Run::auditEnergy(Event &ev) {
     ev.energyAfter.assign(n, 0.0);
     sys_.storedEnergy(ev.time, ev.after.data(), ev.energyAfter.data());
   }
+  // Storage whose energy cannot be computed (NaN) stays out of the sums.
   double scale = 0;
   ev.storedBefore = ev.storedAfter = 0;
   for (std::size_t i = 0; i < n; ++i) {
+    peak_[i] = std::max({peak_[i], std::abs(ev.before[i]), std::abs(ev.after[i])});
+    if (std::isnan(ev.energyBefore[i]) || std::isnan(ev.energyAfter[i]))
+      continue;
     ev.storedBefore += ev.energyBefore[i];
     ev.storedAfter += ev.energyAfter[i];
     scale += std::abs(ev.energyBefore[i]) + std::abs(ev.energyAfter[i]);
   }
   ev.removed = ev.storedBefore - ev.storedAfter;
   if (!(ev.removed > kLossFraction * scale))
-    return; // conserved or supplied (or NaN: nothing to say)
+    return; // conserved or supplied
   for (std::uint32_t j : ev.junctionsSwitched)
     if (sw_.junctions()[j].dissipative)
       return;
 
   // The storage that lost energy, and the junctions that switched. A jump
-  // within the integrator's absolute tolerance is the residue of locating
-  // the event (an inductor's current stopped at its zero crossing), not a
-  // loss.
+  // within the integrator's relative tolerance of the largest value the
+  // state has had is the residue of locating the event (an inductor's
+  // current stopped at its zero crossing), not a loss.
   auto loses = [&](std::size_t i) {
     return ev.energyBefore[i] - ev.energyAfter[i] > kLossFraction * scale &&
-           std::abs(ev.after[i] - ev.before[i]) > o_.integrator.atol;
+           std::abs(ev.after[i] - ev.before[i]) > o_.integrator.rtol * peak_[i];
   };
   std::string lost, key;
   for (std::size_t i = 0; i < n; ++i)

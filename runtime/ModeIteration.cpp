@@ -33,6 +33,7 @@ bool Run::iterateModes() {
   ev.real.push_back(true);
   ev.states.push_back(X_);
   std::vector<std::uint32_t> qBefore = q_;
+  energyBefore(ev);
   // The a priori values of the event: what `pre(...)` holds from now on.
   holdValues(mode(q_));
   std::vector<std::pair<std::string, double>> branchesBefore = branches(mode(q_));

@@ -67,8 +67,11 @@ private:
   /// whose sides carry the impulses of the jump into `m` are rewritten to
   /// be judged on them (ModeIteration.cpp).
   void judgeImpulses(Mode &m, std::vector<double> &plus);
-  /// Fills the event's energy audit and warns when stored energy vanished
-  /// with no dissipative junction switched (Audit.cpp).
+  /// The event's energy before (at its start, before `pre` takes new
+  /// values), then the rest of its audit once the state is remapped, with
+  /// a warning when stored energy vanished and no dissipative junction
+  /// switched (Audit.cpp).
+  void energyBefore(Event &ev);
   void auditEnergy(Event &ev);
   std::string cycleText(const Event &ev, const std::vector<std::string> &modes,
                         const std::string &again) const;
@@ -120,6 +123,9 @@ private:
     std::string text;
   };
   std::map<std::string, Finding> findings_;
+  /// The largest magnitude each slot of the full state has had at output
+  /// rows and events: what a jump is measured against.
+  std::vector<double> peak_;
   EventLocator locator_;
   /// enabledComparisons() for the FSM states `enabledFor_`.
   std::vector<std::uint32_t> enabled_, enabledFor_;

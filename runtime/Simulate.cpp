@@ -64,7 +64,9 @@ struct Run::Integration {
 Run::Run(System &system, const std::vector<double> &x0, const SimulateOptions &opts,
          RunRecord &record)
     : sys_(system), sw_(system.switching()), o_(opts), r_(record), X_(x0),
-      q_(sw_.initialStates()) {
+      q_(sw_.initialStates()), peak_(x0.size()) {
+  for (std::size_t i = 0; i < x0.size(); ++i)
+    peak_[i] = std::abs(x0[i]);
   for (const Junction &j : sw_.junctions()) {
     labels_.emplace_back();
     for (const Transition &t : j.transitions)
@@ -168,6 +170,9 @@ void Run::sample(Mode &m, double t, const double *x) {
   r_.columns[0].push_back(t);
   for (std::size_t i = 0; i < ny; ++i)
     r_.columns[i + 1].push_back(y[i]);
+  const std::vector<std::uint32_t> &slots = m.stateSlots();
+  for (std::size_t k = 0; k < slots.size(); ++k)
+    peak_[slots[k]] = std::max(peak_[slots[k]], std::abs(x[k]));
 }
 
 const std::vector<std::uint32_t> &Run::enabledComparisons(const Mode &m) {

@@ -241,7 +241,8 @@ std::vector<ElementId> Scap::imposers(BondId b, ElementId setter, bool effort) c
       for (BondId other : e.bonds)
         if (other != bond)
           follow(other, gyrator ? !isEffort : isEffort);
-    } else if (std::find(out.begin(), out.end(), at) == out.end()) {
+    } else if ((isSource(e.kind) || off(at)) &&
+               std::find(out.begin(), out.end(), at) == out.end()) {
       out.push_back(at);
     }
   }
@@ -255,23 +256,22 @@ void Scap::reportImposed(ElementId id, BondId b, ElementId at, bool effort) {
   const Element &e = g_.element(id);
   ElementId origin = ca_.bonds[b.index].origin;
   std::vector<ElementId> by = imposers(b, at, effort);
+  by.erase(std::remove(by.begin(), by.end(), id), by.end());
   if (by.empty())
     by.push_back(origin);
   // "`a`, `b` and OFF junctions `c` and `d`": sources, then OFF junctions.
-  auto list = [&](bool offOnes) {
-    std::vector<std::string> names;
-    for (ElementId o : by)
-      if (off(o) == offOnes)
-        names.push_back("`" + g_.element(o).name + "`");
+  auto join = [](const std::vector<std::string> &items) {
     std::string text;
-    for (std::size_t k = 0; k < names.size(); ++k)
-      text += (k == 0 ? "" : k + 1 == names.size() ? " and " : ", ") + names[k];
-    if (offOnes && !names.empty())
-      text = (names.size() == 1 ? "OFF junction " : "OFF junctions ") + text;
+    for (std::size_t k = 0; k < items.size(); ++k)
+      text += (k == 0 ? "" : k + 1 == items.size() ? " and " : ", ") + items[k];
     return text;
   };
-  std::string sources = list(false), offs = list(true);
-  std::string who = sources.empty() ? offs : offs.empty() ? sources : sources + " and " + offs;
+  std::vector<std::string> items, offs;
+  for (ElementId o : by)
+    (off(o) ? offs : items).push_back("`" + g_.element(o).name + "`");
+  if (!offs.empty())
+    items.push_back((offs.size() == 1 ? "OFF junction " : "OFF junctions ") + join(offs));
+  std::string who = join(items);
   const char *what = effort ? "effort" : "flow";
   std::string where = by.size() == 1 ? meetingPlace(at, by[0]) : meetingPlace(at, ElementId{});
   bool anyOff = std::any_of(by.begin(), by.end(), [&](ElementId o) { return off(o); });

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <ostream>
 
@@ -103,22 +104,25 @@ void Result::writeEventsCsv(std::ostream &os) const {
     os << "," << n;
   os << "\n";
   char buf[32];
-  // Energy of the rows whose state is the one before or after: mythical
-  // modes keep the state before; remap iterations have none of their own.
+  // The energy of the rows whose state is the one before the jump
+  // (mythical modes and the first remap iteration keep it) or after it;
+  // empty on the other remap iterations and where the audit cannot say.
+  auto number = [&](double v) {
+    if (!std::isnan(v)) {
+      std::snprintf(buf, sizeof buf, "%.17g", v);
+      os << buf;
+    }
+  };
   auto row = [&](std::size_t k, const Event &ev, const char *phase, const std::string &mode,
                  const std::string &transitions, const std::vector<double> &x) {
     std::snprintf(buf, sizeof buf, "%.17g", ev.time);
     os << k << "," << buf << "," << phase << ",\"" << mode << "\",\"" << transitions << "\",";
-    bool after = &x == &ev.after, known = !ev.energyBefore.empty();
-    if (known && (after || x == ev.before)) {
-      std::snprintf(buf, sizeof buf, "%.17g", after ? ev.storedAfter : ev.storedBefore);
-      os << buf;
-    }
+    bool after = &x == &ev.after;
+    if (after || x == ev.before)
+      number(after ? ev.storedAfter : ev.storedBefore);
     os << ",";
-    if (known && after) {
-      std::snprintf(buf, sizeof buf, "%.17g", ev.removed);
-      os << buf;
-    }
+    if (after)
+      number(ev.removed);
     for (double v : x) {
       std::snprintf(buf, sizeof buf, "%.17g", v);
       os << "," << buf;

@@ -478,3 +478,29 @@ TEST_CASE("the energy audit integrates a nonlinear law, and a short circuit's lo
   REQUIRE(r.warnings.size() == 1);
   CHECK(r.warnings[0].find("(spring 2 J -> 0 J)") != std::string::npos);
 }
+
+TEST_CASE("a storage law the audit cannot integrate stays out of the sums; the rest is audited") {
+  // The spring's law reads a signal, so it has no tape of its own; the
+  // capacitor's energy (q^2 / 2c = 1 J) is still audited.
+  hbg::Result r = run(R"(model NanLaw {
+    signal k = 2;
+    C spring(e = k * q) { q0 = 1; }
+    C cap(0.5) { q0 = 1; }
+    R r(1e6); R r2(1e6); Se ground(0); Se ground2(0); 0 node; 0 node2;
+    1 clamp switched { off initial; on; off -> on when (time >= 0.1)+; }
+    1 clamp2 switched { off initial; on; off -> on when (time >= 0.1)+; }
+    bond node -> spring; bond node -> r; bond node -> clamp; bond ground -> clamp;
+    bond node2 -> cap; bond node2 -> r2; bond node2 -> clamp2; bond clamp2 -> ground2;
+    output q = spring.q;
+  })", 0.2);
+  REQUIRE_MESSAGE(r.ok(), r.error);
+  REQUIRE(r.events.size() == 1);
+  const hbg::Event &ev = r.events[0];
+  CHECK(std::isnan(ev.energyBefore[0]));
+  double q = ev.before[1];
+  CHECK(ev.energyBefore[1] == doctest::Approx(q * q / (2 * 0.5)).epsilon(1e-14));
+  CHECK(ev.storedBefore == ev.energyBefore[1]);
+  CHECK(ev.removed == ev.energyBefore[1]);
+  REQUIRE(r.warnings.size() == 1);
+  CHECK(r.warnings[0].find("(cap 1 J -> 0 J)") != std::string::npos);
+}

@@ -58,6 +58,17 @@ TEST_CASE("a nonlinear law is integrated from zero") {
   for (double x : {0.3, -2.0, 8.0})
     CHECK(storedEnergy(sat, 0, x, p, scratch) ==
           doctest::Approx(std::log(std::cosh(x))).epsilon(1e-12));
+  // A gap spring, e = max(q - g, 0): E = (q - g)^2 / 2 past the gap. The
+  // kink inside the interval is refined around.
+  StorageLaw gap = law(StorageLaw::Form::Integral,
+                       {{TapeOp::X, 0},
+                        {TapeOp::Const, 0, 0, 0, 0.97},
+                        {TapeOp::Sub, 0, 1},
+                        {TapeOp::Const, 0, 0, 0, 0},
+                        {TapeOp::Max, 2, 3}});
+  for (double q : {1.0, 2.0, 0.5})
+    CHECK(storedEnergy(gap, 0, q, p, scratch) ==
+          doctest::Approx(q > 0.97 ? (q - 0.97) * (q - 0.97) / 2 : 0).epsilon(1e-10));
   // A law that is NaN on the way says so.
   StorageLaw bad = law(StorageLaw::Form::Integral, {{TapeOp::X, 0}, {TapeOp::Log, 0}});
   CHECK(std::isnan(storedEnergy(bad, 0, -1.0, p, scratch)));

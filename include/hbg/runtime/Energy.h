@@ -4,8 +4,8 @@
 // variable, from zero: E(q) = integral of e(s) ds over [0, q] for a C,
 // E(p) = integral of f(s) ds over [0, p] for an I. A linear law gives
 // q^2 / 2c and p^2 / 2m in closed form; any other law is integrated by
-// Gauss-Legendre quadrature on the law's tape. Events compare the energy
-// before and after the state jumps (the energy audit).
+// adaptive Gauss-Legendre quadrature on the law's tape. Events compare
+// the energy before and after the state jumps (the energy audit).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -30,10 +30,12 @@ struct StorageLaw {
 };
 
 /// The energy a storage element holds at energy variable `x`, time `t`
-/// and parameters `p`: exact for a linear law, composite Gauss-Legendre
-/// (16 panels of 5 points) otherwise, which is exact for polynomial laws
-/// up to degree 9 and within rounding for smooth ones. NaN when the law
-/// is NaN somewhere on the way. `scratch` is reused between calls.
+/// and parameters `p`: exact for a linear law; otherwise five-point
+/// Gauss-Legendre on panels bisected until each agrees with its halves to
+/// its share of 1e-12 of the integral (exact for polynomial laws up to
+/// degree 9 at once; a kink such as max(q - g, 0) is refined around). NaN
+/// when the law is NaN somewhere on the way. `scratch` is reused between
+/// calls.
 double storedEnergy(const StorageLaw &law, double t, double x, const double *p,
                     std::vector<double> &scratch);
 
