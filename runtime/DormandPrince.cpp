@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 
 namespace hbg::runtime {
 namespace {
@@ -60,8 +61,17 @@ public:
   StepStatus step(double tLimit) override;
   void interpolate(double tau, double *out) const override;
   void densePolynomial(std::size_t i, double c[5]) const override;
+  void setNominal(const double *nominal) override {
+    std::copy(nominal, nominal + n_, nominal_.begin());
+  }
+  const double *nominal() const override { return nominal_.data(); }
 
 private:
+  /// The error weight of state i between values a and b.
+  double weight(std::size_t i, double a, double b) const {
+    return std::max(opts_.atol, opts_.rtol * nominal_[i]) +
+           opts_.rtol * std::max(std::abs(a), std::abs(b));
+  }
   /// Hairer's starting step: from the sizes of x0, f(x0) and an estimate of
   /// the second derivative (one extra right-hand-side call).
   double initialStep();
@@ -76,6 +86,8 @@ private:
   /// Proposed next step; 0 until the first step() picks one.
   double hNext_ = 0;
   std::vector<double> xPrev_, xNew_, y_;
+  /// Nominal magnitudes, grown to the largest |x_i| accepted.
+  std::vector<double> nominal_;
   /// Stages of the current trial (k_[0] is unused: stage 1 is dk_[6]).
   std::array<std::vector<double>, 7> k_;
   /// Stages of the last accepted step, for dense output. dk_[6] = f(t_, x_) is
@@ -92,14 +104,22 @@ void DormandPrinceStepper::reset(double t0, const double *x0) {
   xPrev_ = x_;
   xNew_.resize(n_);
   y_.resize(n_);
+  nominal_.resize(n_);
+  for (std::size_t i = 0; i < n_; ++i)
+    nominal_[i] = std::abs(x_[i]);
   hNext_ = opts_.step > 0 ? std::min(opts_.step, opts_.maxStep) : 0;
 }
 
 double DormandPrinceStepper::initialStep() {
   const std::vector<double> &f0 = dk_[6];
+  // A state at zero with nothing to scale it by (no nominal magnitude, no
+  // floor) has no weight yet: it takes no part in the first step's choice,
+  // and its error counts relative to its value from the first step on.
   double d0 = 0, d1 = 0;
   for (std::size_t i = 0; i < n_; ++i) {
-    double sc = opts_.atol + opts_.rtol * std::abs(x_[i]);
+    double sc = weight(i, x_[i], x_[i]);
+    if (sc == 0)
+      continue;
     d0 += (x_[i] / sc) * (x_[i] / sc);
     d1 += (f0[i] / sc) * (f0[i] / sc);
   }
@@ -116,7 +136,9 @@ double DormandPrinceStepper::initialStep() {
     return h0;
   double d2 = 0;
   for (std::size_t i = 0; i < n_; ++i) {
-    double sc = opts_.atol + opts_.rtol * std::abs(x_[i]);
+    double sc = weight(i, x_[i], x_[i]);
+    if (sc == 0)
+      continue;
     double r = (k_[1][i] - f0[i]) / sc;
     d2 += r * r;
   }
@@ -154,7 +176,7 @@ double DormandPrinceStepper::errorNorm(double h) {
     for (std::size_t s = 1; s < 7; ++s)
       e += E[s] * k_[s][i];
     e *= h;
-    double sc = opts_.atol + opts_.rtol * std::max(std::abs(x_[i]), std::abs(xNew_[i]));
+    double sc = std::max(weight(i, x_[i], xNew_[i]), std::numeric_limits<double>::min());
     double r = e == 0 ? 0 : e / sc;
     if (r * r > worst) {
       worst = r * r;
@@ -175,6 +197,8 @@ void DormandPrinceStepper::accept(double tNew) {
   dk_[0].swap(dk_[6]);
   for (std::size_t s = 1; s < 7; ++s)
     dk_[s].swap(k_[s]);
+  for (std::size_t i = 0; i < n_; ++i)
+    nominal_[i] = std::max(nominal_[i], std::abs(x_[i]));
   ++accepted_;
 }
 

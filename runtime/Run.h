@@ -109,7 +109,7 @@ private:
   /// above (one each, as they call each other).
   struct Buffers {
     std::vector<double> x, sidesA, sidesB, xEvent, dense, y, held, heldX, guardX, dependent,
-        minus, plus, impulseX, impulseCoef, impulseD, impulseJump;
+        minus, plus, impulseX, impulseCoef, impulseD, impulseJump, nominal;
     std::vector<std::uint32_t> timed, cur, next;
     std::vector<std::vector<std::uint32_t>> path;
     std::vector<std::pair<std::vector<std::uint32_t>, std::vector<double>>> roundStarts;
@@ -126,6 +126,11 @@ private:
   /// The largest magnitude each slot of the full state has had at output
   /// rows and events: what a jump is measured against.
   std::vector<double> peak_;
+  /// The mode and stepper of the last integration segment.
+  struct {
+    const Mode *mode = nullptr;
+    const Stepper *stepper = nullptr;
+  } last_;
   EventLocator locator_;
   /// enabledComparisons() for the FSM states `enabledFor_`.
   std::vector<std::uint32_t> enabled_, enabledFor_;

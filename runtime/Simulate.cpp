@@ -251,6 +251,13 @@ void Run::simulate() {
   bool eventRow = atStartEvent; // the last row is an event's "after" row at t_
 
   for (;;) {
+    // What the last stepper's states grew to carries over to other modes.
+    if (last_.stepper && last_.stepper->nominal()) {
+      const std::vector<std::uint32_t> &slots = last_.mode->stateSlots();
+      const double *grown = last_.stepper->nominal();
+      for (std::size_t i = 0; i < slots.size(); ++i)
+        peak_[slots[i]] = std::max(peak_[slots[i]], grown[i]);
+    }
     Mode &m = mode(q_);
     std::vector<double> &x = buf_.x;
     gather(m, x);
@@ -269,6 +276,18 @@ void Run::simulate() {
       return;
     Stepper *stepper = in.stepper.get();
     stepper->reset(t_, x.data());
+    // Each state's nominal magnitude: the model's, grown to the largest
+    // value the state has had in any mode so far.
+    {
+      const std::vector<std::uint32_t> &slots = m.stateSlots();
+      std::vector<double> &nominal = buf_.nominal;
+      nominal.resize(slots.size());
+      for (std::size_t i = 0; i < slots.size(); ++i)
+        nominal[i] = std::max(slots[i] < o_.nominal.size() ? o_.nominal[slots[i]] : 0.0,
+                              peak_[slots[i]]);
+      stepper->setNominal(nominal.data());
+      last_ = {&m, stepper};
+    }
     // After an event, go on with the step size reached before it.
     stepper->proposeStep(lastStep_);
     std::vector<double> &sidesA = buf_.sidesA, &sidesB = buf_.sidesB, &xEvent = buf_.xEvent,

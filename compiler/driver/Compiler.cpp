@@ -6,6 +6,7 @@
 #include "hbg/driver/Pipeline.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <limits>
 #include <unordered_set>
@@ -54,18 +55,34 @@ std::vector<double> Model::parameterValues(const std::map<std::string, double> &
   return values;
 }
 
+std::vector<sym::ExprId> Model::Impl::stateExprs(sym::ExprId eq::State::*field,
+                                                 const std::vector<sym::ExprId> &full) const {
+  if (switched)
+    return full;
+  std::vector<sym::ExprId> out;
+  for (const eq::State &s : initial->equations.states)
+    out.push_back(s.*field);
+  return out;
+}
+
 std::vector<double> Model::initialState(const std::vector<double> &params) const {
   const eq::EquationSystem &sys = equations();
-  auto value = [&](sym::ExprId e) {
-    return sys.ctx->evaluate(e, [&](sym::SymbolId id) { return params.at(sys.ctx->symbol(id).slot); });
-  };
   std::vector<double> x;
-  if (impl_->switched) {
-    for (sym::ExprId e : impl_->initialValues)
-      x.push_back(value(e));
-  } else {
-    for (const eq::State &s : sys.states)
-      x.push_back(value(s.initial));
+  for (sym::ExprId e : impl_->stateExprs(&eq::State::initial, impl_->initialValues))
+    x.push_back(sys.ctx->evaluate(
+        e, [&](sym::SymbolId id) { return params.at(sys.ctx->symbol(id).slot); }));
+  return x;
+}
+
+std::vector<double> Model::nominalState(const std::vector<double> &params) const {
+  const eq::EquationSystem &sys = equations();
+  std::vector<double> x;
+  for (sym::ExprId e : impl_->stateExprs(&eq::State::nominal, impl_->nominalValues)) {
+    double v = !e.valid() ? 0.0 : std::abs(sys.ctx->evaluate(e, [&](sym::SymbolId id) {
+      std::uint32_t slot = sys.ctx->symbol(id).slot;
+      return slot < params.size() ? params[slot] : std::nan("");
+    }));
+    x.push_back(std::isfinite(v) ? v : 0.0);
   }
   return x;
 }

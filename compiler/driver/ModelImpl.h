@@ -79,12 +79,17 @@ struct Model::Impl {
   /// and each junction's element in the graph.
   runtime::Switching switching;
   std::vector<std::uint32_t> junctionElements;
-  /// Full state vector: every storage element, then every integrator.
-  std::vector<sym::ExprId> initialValues;
+  /// Full state vector: every storage element, then every integrator;
+  /// their initial values and nominal magnitudes (invalid: none).
+  std::vector<sym::ExprId> initialValues, nominalValues;
   /// The law of each storage element, by its slot in the full state (they
   /// come first), for the energy audit; none where the law reads more
   /// than its own state, time and parameters.
   std::vector<std::optional<runtime::StorageLaw>> storageLaws;
+  /// For each state: `full` (switched models, by full-state slot) or the
+  /// given field of the equations' states (plain models).
+  std::vector<sym::ExprId> stateExprs(sym::ExprId eq::State::*field,
+                                      const std::vector<sym::ExprId> &full) const;
   /// Index in the full state vector by state name.
   std::unordered_map<std::string, std::uint32_t> stateIndex;
   /// Places a switched mode's states and dependent storage in the full

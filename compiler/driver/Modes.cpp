@@ -225,15 +225,20 @@ Model Compiler::compileSwitched(std::shared_ptr<SourceManager> sources, bg::Bond
 
   // The full state: every storage element, whether a mode makes it
   // dependent or not, then every integrator.
-  for (const bg::Element &e : g.elements)
+  std::vector<sym::ExprId> nominals = eq::storageNominals(g);
+  for (std::size_t k = 0; k < g.elements.size(); ++k) {
+    const bg::Element &e = g.elements[k];
     if (bg::isStorage(e.kind)) {
       impl->stateNames.push_back(ctx.symbol(e.state).name);
       impl->initialValues.push_back(e.initial);
+      impl->nominalValues.push_back(nominals[k]);
       impl->storageLaws.push_back(storageLaw(ctx, e, impl->storageLaws.size()));
     }
+  }
   for (const bg::Integrator &i : g.integrators) {
     impl->stateNames.push_back(i.name);
     impl->initialValues.push_back(ctx.constant(0));
+    impl->nominalValues.push_back(sym::ExprId());
   }
   for (std::uint32_t i = 0; i < impl->stateNames.size(); ++i)
     impl->stateIndex[impl->stateNames[i]] = i;

@@ -36,6 +36,7 @@ Result Simulation::run() const {
 
   std::vector<double> p = model_.parameterValues(overrides_);
   std::vector<double> x0 = model_.initialState(p);
+  std::vector<double> nominal = model_.nominalState(p);
   CompiledSystem system(model_, std::move(p));
   runtime::SimulateOptions o;
   o.tStart = opts_.tStart;
@@ -45,6 +46,7 @@ Result Simulation::run() const {
   o.integrator.step = opts_.step;
   o.integrator.rtol = opts_.rtol;
   o.integrator.atol = opts_.atol;
+  o.nominal = std::move(nominal);
   o.integrator.maxStep = opts_.maxStep;
   o.remap = opts_.remap == SimulationOptions::Remap::Iterative
                 ? runtime::SimulateOptions::Remap::Iterative

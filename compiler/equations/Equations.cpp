@@ -596,19 +596,21 @@ std::optional<EquationSystem> Builder::run() {
     dependentIds.insert(d.element.index);
   // `name` by value: it may be a symbol's own name, and addSymbol can move
   // the symbol table.
-  auto addState = [&](std::string name, sym::SymbolId variable, sym::ExprId initial) {
+  std::vector<sym::ExprId> nominals = storageNominals(g_);
+  auto addState = [&](std::string name, sym::SymbolId variable, sym::ExprId initial,
+                      sym::ExprId nominal) {
     auto slot = static_cast<std::uint32_t>(sys_.states.size());
     sym::SymbolId s = ctx_.addSymbol(name, sym::SymbolKind::State, slot);
     r_.bind(variable, ctx_.ref(s));
-    sys_.states.push_back({name, s, initial, {}});
+    sys_.states.push_back({name, s, initial, {}, nominal});
   };
   for (std::uint32_t i = 0; i < g_.elements.size(); ++i) {
     const Element &e = g_.elements[i];
     if (isStorage(e.kind) && !dependentIds.count(i))
-      addState(ctx_.symbol(e.state).name, e.state, e.initial);
+      addState(ctx_.symbol(e.state).name, e.state, e.initial, nominals[i]);
   }
   for (const Integrator &i : g_.integrators)
-    addState(i.name, i.state, ctx_.constant(0));
+    addState(i.name, i.state, ctx_.constant(0), sym::ExprId());
 
   // Tear before resolving anything, so that every loop closes on its
   // tearing variable instead of recursing.

@@ -13,6 +13,7 @@
 #include "hbg/sema/Sema.h"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <map>
 #include <unordered_map>
@@ -419,6 +420,17 @@ void Analyzer::lowerElements(const ast::Model &m) {
     }
     std::string expected = e.kind == ElementKind::C ? "q0" : "p0";
     for (const ast::InitialValue &iv : a.initials) {
+      if (iv.name == "nominal") {
+        if (e.nominal.valid()) {
+          diags_.report(DiagKind::DuplicateNominal, iv.nameRange, {a.name});
+          continue;
+        }
+        e.nominal = lowerConstant(*iv.value, "the nominal magnitude of `" + a.name + "`");
+        if (e.nominal.valid() && ctx().isConst(e.nominal) &&
+            !(std::abs(ctx().node(e.nominal).value) > 0))
+          diags_.report(DiagKind::NominalNotPositive, iv.value->range, {a.name});
+        continue;
+      }
       if (iv.name != expected) {
         diags_.report(DiagKind::BadInitialValue, iv.nameRange,
                       {kindName(e.kind), a.name, iv.name, expected});

@@ -53,6 +53,10 @@ public:
   std::vector<double> parameterValues(const std::map<std::string, double> &overrides = {}) const;
   /// Initial state for the given parameter values.
   std::vector<double> initialState(const std::vector<double> &params) const;
+  /// The nominal magnitude of each state for `params` (0 where the model
+  /// gives none): what its absolute tolerance scales with
+  /// (eq::storageNominals, docs/numerics.md).
+  std::vector<double> nominalState(const std::vector<double> &params) const;
   /// True when the model has switched junctions (and so modes and events).
   bool switched() const;
   /// Modes analysed and compiled so far (switched models compile a mode
@@ -115,8 +119,13 @@ struct SimulationOptions {
   runtime::Method method = runtime::Method::DormandPrince;
   /// Fixed step (euler, rk4) or first trial step (dopri5; 0 picks one).
   double step = 1e-3;
+  /// Tolerances of dopri5: rtol relative; atol an absolute floor in each
+  /// state's own unit (0: none). Each state's absolute tolerance is rtol
+  /// times its nominal magnitude (Model::nominalState(), grown to the
+  /// largest value it reaches), so rtol alone sets the accuracy whatever
+  /// the units (docs/numerics.md).
   double rtol = 1e-6;
-  double atol = 1e-9;
+  double atol = 0;
   /// Upper bound on every step (all methods).
   double maxStep = std::numeric_limits<double>::infinity();
   /// Output sampling interval; 0 means (tEnd - tStart) / 100.

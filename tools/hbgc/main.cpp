@@ -74,8 +74,10 @@ options:
   --method M           euler, rk4 or dopri5 (default dopri5)
   --dt H               step of euler and rk4; first trial step of dopri5
                        (default 1e-3)
-  --rtol R             relative tolerance of dopri5 (default 1e-6)
-  --atol A             absolute tolerance of dopri5 (default 1e-9)
+  --rtol R             relative tolerance of dopri5 (default 1e-6); each state's
+                       absolute tolerance is R times its nominal magnitude
+  --atol A             absolute floor of every state's tolerance, in its own
+                       unit (default: none)
   --max-step H         upper bound on every step (default none)
   --dt-out D           output interval (default (t-end - t-start) / 100)
   -p NAME=VALUE        override a parameter (repeatable)

@@ -27,6 +27,9 @@ struct State {
   sym::SymbolId symbol;    ///< kind State, slot = index in `states`
   sym::ExprId initial;     ///< of parameters only
   sym::ExprId derivative;  ///< of time, states and parameters
+  /// Of parameters only: the magnitude its absolute tolerance scales with
+  /// (storageNominals); invalid when the model says nothing.
+  sym::ExprId nominal;
 };
 
 /// A model parameter: p[slot] and its default (of other parameters).
@@ -147,6 +150,23 @@ struct EquationSystem {
 std::vector<const bg::Guard *> guardComparisons(const bg::BondGraph &g);
 /// The comparisons of one guard, in depth-first order (a run of the above).
 std::vector<const bg::Guard *> guardComparisons(const bg::Guard &guard);
+
+/// The nominal magnitude of each storage element's energy variable, by
+/// element index, as an expression of parameters: a `nominal` attribute
+/// where the model gives one; else, for a linear C, its capacitance times
+/// the effort scale (the largest amplitude of any effort source, or a flow
+/// scale times the smallest resistance), and for a linear I its inertance
+/// times the flow scale (the largest amplitude of any flow source, or the
+/// effort scale divided by the largest resistance), each times
+/// kDerivedNominalFraction. An amplitude bounds a source over all time
+/// (|sin| <= 1); a source that reads states has none. Invalid where
+/// nothing gives a magnitude (nonlinear laws, no sources).
+std::vector<sym::ExprId> storageNominals(const bg::BondGraph &g);
+/// A magnitude derived from sources is where a state may go, not where it
+/// must: a capacitor behind a divider sees a fraction of the source. The
+/// derived nominal is therefore this fraction of it, a floor that running
+/// maxima raise.
+inline constexpr double kDerivedNominalFraction = 1e-3;
 
 /// Builds the state equations. Algebraic loops close on tearing variables:
 /// the inputs of R elements SCAP gave a causality by choice, the outputs of

@@ -42,9 +42,14 @@ struct IntegratorOptions {
   Method method = Method::DormandPrince;
   /// Fixed step for euler and rk4; the first trial step for dopri5 (0 picks one).
   double step = 1e-3;
-  /// Error tolerances of the adaptive method: err_i <= atol + rtol * |x_i|.
+  /// Error tolerances of the adaptive method, in each state's own unit:
+  /// err_i <= max(atol, rtol * nominal_i) + rtol * |x_i|, where nominal_i
+  /// is the largest of the nominal magnitude the stepper was given
+  /// (Stepper::setNominal) and every |x_i| it has accepted since. `atol`
+  /// is an absolute floor (0: none), so that rtol alone sets the accuracy
+  /// whatever the units.
   double rtol = 1e-6;
-  double atol = 1e-9;
+  double atol = 0;
   /// Upper bound on any step.
   double maxStep = std::numeric_limits<double>::infinity();
   /// Bound on the number of accepted plus rejected steps of one integrate() call.
@@ -74,6 +79,12 @@ public:
   /// rather than from the initial trial step. Fixed steppers ignore both.
   virtual double proposedStep() const { return 0; }
   virtual void proposeStep(double) {}
+  /// Adaptive steppers: the nominal magnitude of each state, after
+  /// reset(), which its absolute tolerance scales with (grown to the
+  /// largest |x_i| accepted). Fixed steppers ignore it.
+  virtual void setNominal(const double *) {}
+  /// The nominal magnitudes as grown so far (null for fixed steppers).
+  virtual const double *nominal() const { return nullptr; }
   /// Advances by one accepted step, never past `tLimit` (the step is clipped
   /// to land on it exactly). Adaptive steppers retry rejected steps inside.
   virtual StepStatus step(double tLimit) = 0;

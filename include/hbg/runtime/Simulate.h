@@ -25,6 +25,10 @@ struct SimulateOptions {
   double dtOut = 0;
   /// Method, step, tolerances, maximum step and step budget.
   IntegratorOptions integrator;
+  /// The nominal magnitude of each slot of the full state, in its own
+  /// unit: its absolute tolerance is rtol times the larger of this and the
+  /// largest value the slot has had (IntegratorOptions). Empty: zeros.
+  std::vector<double> nominal;
   /// State remapping at mode changes: one exact solve by conservation of
   /// state, or HYBRSIM's iteration moving `remapFactor` of the remaining
   /// inconsistency per step until it is below `remapTolerance`.

@@ -108,6 +108,9 @@ struct Element {
   sym::ExprId initial;
   /// Where the initial value was written (invalid when defaulted to 0).
   SourceRange initialRange;
+  /// Storage: `nominal = ...`, the magnitude its state's absolute tolerance
+  /// scales with (invalid when not given).
+  sym::ExprId nominal;
   /// Switched junctions: the finite state machine.
   std::optional<Fsm> fsm;
 };
