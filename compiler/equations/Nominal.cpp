@@ -39,7 +39,9 @@ std::optional<sym::ExprId> amplitude(const BondGraph &g, sym::ExprId e, int dept
     return std::nullopt;
   if (ofParameters(g, e))
     return ctx.unary(sym::Op::Abs, e);
-  const sym::Node &n = ctx.node(e);
+  // A copy: building the amplitudes below adds nodes, which may move the
+  // node array.
+  const sym::Node n = ctx.node(e);
   auto sub = [&](sym::ExprId a) { return amplitude(g, a, depth + 1); };
   switch (n.op) {
   case sym::Op::Sin:

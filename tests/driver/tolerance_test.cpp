@@ -169,3 +169,44 @@ TEST_CASE("a transmission line of 40, 160 and 1280 sections follows its exact so
     }
   }
 }
+
+TEST_CASE("nominal magnitudes from sources, parameters and the `nominal` attribute") {
+  hbg::Model model = hbg::Compiler().compileString(R"(model Scales {
+    parameter V = 10;
+    parameter C1 = 1e-6;
+    MSe v(V * sin(100 * time));
+    Se dc(-3);
+    R r1(2); R r2(500);
+    C c1(C1) { q0 = 0; }
+    C c2(1e-12) { q0 = 0; nominal = 4e-12; }
+    I coil(1e-3) { p0 = 0; }
+    C soft(e = q^3) { q0 = 0; }
+    1 loop; 0 node; 1 back;
+    bond v -> loop; bond loop -> r1; bond loop -> coil; bond loop -> node;
+    bond node -> c1; bond node -> back; bond back -> r2; bond back -> c2;
+    bond dc -> back; bond back -> soft;
+    output c1.q;
+  })", "scales.hbg");
+  std::vector<double> p = model.parameterValues();
+  std::vector<double> nominal = model.nominalState(p);
+  const std::vector<std::string> &names = model.stateNames();
+  auto of = [&](const std::string &name) {
+    auto it = std::find(names.begin(), names.end(), name);
+    REQUIRE(it != names.end());
+    return nominal[static_cast<std::size_t>(it - names.begin())];
+  };
+  // Effort scale: the larger amplitude of 10 sin(...) and -3, so 10 V;
+  // flow scale: 10 V over the largest resistance, 0.02 A; derived
+  // magnitudes are 1e-3 of the scale times the parameter.
+  CHECK(of("c1.q") == doctest::Approx(1e-3 * 1e-6 * 10));
+  CHECK(of("coil.p") == doctest::Approx(1e-3 * 1e-3 * 10.0 / 500));
+  // Given, it takes precedence; a nonlinear law has none of its own.
+  CHECK(of("c2.q") == 4e-12);
+  CHECK(of("soft.q") == 0);
+  // Parameters move it.
+  std::vector<std::string> pn = model.parameterNames();
+  std::size_t c1 = static_cast<std::size_t>(std::find(pn.begin(), pn.end(), "C1") - pn.begin());
+  p[c1] = 2e-6;
+  nominal = model.nominalState(p);
+  CHECK(of("c1.q") == doctest::Approx(1e-3 * 2e-6 * 10));
+}
