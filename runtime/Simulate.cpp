@@ -272,8 +272,11 @@ void Run::simulate() {
       sample(m, t_, x.data());
       next = next == o_.tEnd ? std::numeric_limits<double>::infinity() : grid.at(++k);
     }
-    if (t_ >= o_.tEnd)
+    if (t_ >= o_.tEnd) {
+      r_.finalState = X_;
+      r_.finalMode = modeText(q_);
       return;
+    }
     Stepper *stepper = in.stepper.get();
     stepper->reset(t_, x.data());
     // Each state's nominal magnitude: the model's, grown to the largest
@@ -418,8 +421,11 @@ void Run::simulate() {
     r_.rejectedSteps += stepper->rejectedSteps();
     r_.rhsCalls += stepper->rhsCalls();
     lastStep_ = stepper->proposedStep();
-    if (!event)
+    if (!event) {
+      r_.finalState = X_;
+      r_.finalMode = modeText(q_);
       return;
+    }
     // The event: the state before it (sampled unless a grid point fell on
     // it), then mode iteration and remapping; the row after is sampled in
     // the new mode at the top of the loop.

@@ -62,6 +62,8 @@ Result Simulation::run() const {
   r.columns = std::move(record.columns);
   r.events = std::move(record.events);
   r.warnings = std::move(record.warnings);
+  r.finalState = std::move(record.finalState);
+  r.finalMode = std::move(record.finalMode);
   if (!record.error.empty())
     r.error = "model `" + model_.name() + "`: " + record.error;
   r.steps = record.steps;

@@ -161,6 +161,10 @@ public:
   /// Switched models: every event, and the names of the state entries.
   std::vector<Event> events;
   std::vector<std::string> stateNames;
+  /// A run that reached tEnd: the state there (Model::stateNames() order)
+  /// and, for switched models, its mode (`j1=on, j2=off`).
+  std::vector<double> finalState;
+  std::string finalMode;
   /// What the run found suspicious without stopping (the energy audit:
   /// stored energy that vanished at events where no junction that switched
   /// is declared dissipative), each naming the elements, mode and time.

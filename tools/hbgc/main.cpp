@@ -3,6 +3,7 @@
 //   hbgc check   FILE
 //   hbgc explain FILE [--mode j1=on,j2=off]
 //   hbgc run     FILE --t-end T [options]
+//   hbgc linearize FILE [--at T] [--mode ...] [-p NAME=VALUE] [--format text|csv]
 //
 // Exit status: 0 success, 1 errors in the model, at run time or writing the
 // results, 2 usage errors, 70 internal errors (a bug in hbg).
@@ -12,6 +13,8 @@
 #include "hbg/driver/Pipeline.h"
 #include "hbg/hbg.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -34,8 +37,29 @@ commands:
   check    FILE   check a model and report every error
   explain  FILE   print each bond's causality and the model's equations
   run      FILE   compile and simulate a model (see `hbgc run --help`)
+  linearize FILE  the state matrices and poles at an operating point
 
 `hbgc <command> --help` describes a command.
+)";
+
+const char *kLinearizeHelp = R"(usage: hbgc linearize FILE [--at T] [--mode J=on|off,...] [-p NAME=VALUE]...
+                      [--format text|csv]
+
+The linear model dx/dt = A x + B u, y = C x + D u of FILE about an
+operating point, from the symbolic derivatives of its equations: the
+inputs u are the sources' values (an effort source's effort, a flow
+source's flow), the outputs y the model's outputs. Then the eigenvalues
+of A (the poles), each with its time constant, or its natural frequency
+and damping ratio.
+
+  --at T               linearise about the state a run from t = 0 reaches at
+                       T, in the mode it is in there (default: the initial
+                       state at t = 0)
+  --mode J=on|off,...  the mode of a model with switched junctions (default:
+                       the initial mode, or with --at the mode at T)
+  -p NAME=VALUE        override a parameter (repeatable)
+  --format F           text (default) or csv: one row per matrix entry
+                       (`A,row,column,value`) and per pole
 )";
 
 const char *kCheckHelp = R"(usage: hbgc check FILE
@@ -124,13 +148,24 @@ struct RunArgs {
   std::string events;
 };
 
+/// The value of option args[i], advancing i past it.
+const std::string &optionValue(const std::vector<std::string> &args, std::size_t &i) {
+  if (i + 1 >= args.size())
+    throw UsageError{"`" + args[i] + "` needs a value"};
+  return args[++i];
+}
+
+/// `-p NAME=VALUE` into `params`.
+void parameterOption(const std::string &kv, std::map<std::string, double> &params) {
+  auto eq = kv.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw UsageError{"`-p` needs NAME=VALUE, got `" + kv + "`"};
+  params[kv.substr(0, eq)] = parseNumber("-p " + kv.substr(0, eq), kv.substr(eq + 1));
+}
+
 RunArgs parseRunArgs(const std::vector<std::string> &args) {
   RunArgs r;
-  auto value = [&](std::size_t &i) -> const std::string & {
-    if (i + 1 >= args.size())
-      throw UsageError{"`" + args[i] + "` needs a value"};
-    return args[++i];
-  };
+  auto value = [&](std::size_t &i) -> const std::string & { return optionValue(args, i); };
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string &a = args[i];
     if (a == "--t-end") {
@@ -163,11 +198,7 @@ RunArgs parseRunArgs(const std::vector<std::string> &args) {
       if (!(r.sim.dtOut > 0))
         throw UsageError{"`--dt-out` must be positive"};
     } else if (a == "-p") {
-      const std::string &kv = value(i);
-      auto eq = kv.find('=');
-      if (eq == std::string::npos || eq == 0)
-        throw UsageError{"`-p` needs NAME=VALUE, got `" + kv + "`"};
-      r.params[kv.substr(0, eq)] = parseNumber("-p " + kv.substr(0, eq), kv.substr(eq + 1));
+      parameterOption(value(i), r.params);
     } else if (a == "-o") {
       r.output = value(i);
     } else if (a == "--format") {
@@ -362,6 +393,173 @@ int runExplain(const std::vector<std::string> &argv) {
   return finishStdout(0);
 }
 
+/// Compiles what load() produced (the graph and equations are moved out);
+/// prints the error and returns nothing when a mode cannot be compiled.
+std::optional<Model> compileLoaded(Loaded &l, const Compiler &compiler) {
+  try {
+    return bg::hasSwitched(*l.fe.graph)
+               ? compiler.compileSwitched(l.sm, std::move(*l.fe.graph),
+                                          std::move(*l.fe.equations))
+               : compiler.compileEquations(std::move(*l.fe.equations));
+  } catch (const CompileError &e) {
+    std::cerr << e.what();
+    return std::nullopt;
+  }
+}
+
+/// `%.10g`.
+std::string num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.10g", v);
+  return buf;
+}
+
+int runLinearize(const std::vector<std::string> &argv) {
+  std::vector<std::string> files;
+  std::string mode, format = "text";
+  bool haveMode = false;
+  double at = 0;
+  std::map<std::string, double> overrides;
+  auto value = [&](std::size_t &i) -> const std::string & { return optionValue(argv, i); };
+  for (std::size_t i = 0; i < argv.size(); ++i) {
+    const std::string &a = argv[i];
+    if (a == "--at") {
+      at = parseNumber(a, value(i));
+      if (!(at >= 0) || !std::isfinite(at))
+        throw UsageError{"`--at` must be a time of 0 or later"};
+    } else if (a == "--mode") {
+      mode = value(i);
+      haveMode = true;
+    } else if (a == "-p") {
+      parameterOption(value(i), overrides);
+    } else if (a == "--format") {
+      format = value(i);
+      if (format != "text" && format != "csv")
+        throw UsageError{"unknown format `" + format + "`; expected text or csv"};
+    } else {
+      files.push_back(a);
+    }
+  }
+  std::string path = singleFile(files);
+  Loaded l;
+  if (!load(path, driver::Stage::Run, false, l, mode))
+    return 1;
+  bg::BondGraph graph = *l.fe.graph;
+  bg::Mode where = l.fe.mode;
+  bool switched = bg::hasSwitched(graph);
+  std::optional<Model> compiled = compileLoaded(l, Compiler());
+  if (!compiled)
+    return 1;
+  Model &model = *compiled;
+  SimulationOptions opts;
+  opts.tEnd = at;
+  Simulation sim(model, opts);
+  for (const auto &[name, v] : overrides) {
+    try {
+      sim.setParameter(name, v);
+    } catch (const std::invalid_argument &e) {
+      std::cerr << "hbgc: error: " << e.what() << "\n";
+      return 1;
+    }
+  }
+  std::vector<double> params = model.parameterValues(overrides);
+  std::vector<double> state = model.initialState(params);
+  std::string modeText = bg::modeText(graph, where);
+  if (at > 0) {
+    Result r = sim.run();
+    if (!r.ok()) {
+      std::cerr << "hbgc: error: " << r.error << "\n";
+      return 1;
+    }
+    state = r.finalState;
+    if (switched && !haveMode && r.finalMode != modeText) {
+      bg::ModeError err;
+      if (!bg::parseMode(graph, r.finalMode, bg::initialMode(graph), where, err)) {
+        std::cerr << "hbgc: internal error: cannot read mode `" << r.finalMode << "`\n";
+        return 70;
+      }
+      modeText = r.finalMode;
+    }
+  }
+  const std::vector<std::string> &names = model.stateNames();
+  auto stateValue = [&](const std::string &name) {
+    auto it = std::find(names.begin(), names.end(), name);
+    return it == names.end() ? 0.0 : state[static_cast<std::size_t>(it - names.begin())];
+  };
+  std::string why;
+  std::optional<eq::StateSpace> ss =
+      eq::linearize(graph, where, params, at, stateValue, *l.diags, why);
+  std::cerr << l.diags->renderAll();
+  if (!ss) {
+    std::cerr << "hbgc: error: cannot linearise model `" << model.name() << "`"
+              << (modeText.empty() ? "" : " in mode " + modeText) << ": " << why << "\n";
+    return 1;
+  }
+  std::size_t n = ss->states.size(), m = ss->inputs.size(), p = ss->outputs.size();
+  auto pole = [&](std::size_t k) {
+    double re = ss->eigenRe[k], im = ss->eigenIm[k];
+    if (im == 0)
+      return re < 0 ? "time constant " + num(-1 / re) + " s"
+                    : re == 0 ? std::string("integrator") : "unstable, growing as exp(" + num(re) + " t)";
+    double wn = std::hypot(re, im);
+    return "natural frequency " + num(wn) + " rad/s (" + num(wn / (2 * M_PI)) +
+           " Hz), damping ratio " + num(-re / wn);
+  };
+  if (format == "csv") {
+    std::cout << "matrix,row,column,value\n";
+    auto dump = [&](const char *tag, const std::vector<double> &v, const std::vector<std::string> &rows,
+                    const std::vector<std::string> &cols) {
+      for (std::size_t i = 0; i < rows.size(); ++i)
+        for (std::size_t j = 0; j < cols.size(); ++j)
+          std::cout << tag << ",\"" << rows[i] << "\",\"" << cols[j] << "\","
+                    << num(v[i * cols.size() + j]) << "\n";
+    };
+    dump("A", ss->a, ss->states, ss->states);
+    dump("B", ss->b, ss->states, ss->inputs);
+    dump("C", ss->c, ss->outputs, ss->states);
+    dump("D", ss->d, ss->outputs, ss->inputs);
+    for (std::size_t k = 0; k < n; ++k)
+      std::cout << "pole," << k << ",\"" << pole(k) << "\"," << num(ss->eigenRe[k])
+                << (ss->eigenIm[k] < 0 ? "" : "+") << num(ss->eigenIm[k]) << "i\n";
+    return finishStdout(0);
+  }
+  std::cout << "model " << model.name() << "\n";
+  if (!modeText.empty())
+    std::cout << "mode: " << modeText << "\n";
+  std::cout << "at t = " << num(at) << "\n";
+  auto list = [&](const char *what, const std::vector<std::string> &v) {
+    std::cout << what << ":";
+    for (const std::string &s : v)
+      std::cout << " " << s;
+    std::cout << "\n";
+  };
+  list("states x", ss->states);
+  list("inputs u", ss->inputs);
+  list("outputs y", ss->outputs);
+  auto matrix = [&](const char *name, const std::vector<double> &v, std::size_t rows,
+                    std::size_t cols) {
+    std::cout << "\n" << name << " (" << rows << " x " << cols << ")\n";
+    for (std::size_t i = 0; i < rows; ++i) {
+      std::cout << " ";
+      for (std::size_t j = 0; j < cols; ++j)
+        std::cout << " " << std::setw(16) << num(v[i * cols + j]);
+      std::cout << "\n";
+    }
+  };
+  matrix("A", ss->a, n, n);
+  matrix("B", ss->b, n, m);
+  matrix("C", ss->c, p, n);
+  matrix("D", ss->d, p, m);
+  std::cout << "\npoles\n";
+  for (std::size_t k = 0; k < n; ++k) {
+    std::cout << "  " << num(ss->eigenRe[k]);
+    if (ss->eigenIm[k] != 0)
+      std::cout << (ss->eigenIm[k] < 0 ? " - " : " + ") << num(std::abs(ss->eigenIm[k])) << "i";
+    std::cout << ": " << pole(k) << "\n";
+  }
+  return finishStdout(0);
+}
+
 void printTable(const Result &r, std::ostream &os) {
   for (const std::string &n : r.names)
     os << std::setw(16) << n;
@@ -424,16 +622,9 @@ int runRun(const std::vector<std::string> &argv) {
   CompilerOptions copts;
   copts.compileAllModes = a.allModes;
   Compiler compiler(copts);
-  std::optional<Model> compiled;
-  try {
-    compiled = bg::hasSwitched(*l.fe.graph)
-                   ? compiler.compileSwitched(l.sm, std::move(*l.fe.graph),
-                                              std::move(*l.fe.equations))
-                   : compiler.compileEquations(std::move(*l.fe.equations));
-  } catch (const CompileError &e) {
-    std::cerr << e.what();
+  std::optional<Model> compiled = compileLoaded(l, compiler);
+  if (!compiled)
     return 1;
-  }
   Model &model = *compiled;
   auto t1 = std::chrono::steady_clock::now();
   Simulation sim(model, a.sim);
@@ -501,6 +692,8 @@ int main(int argc, char **argv) {
       return help ? (std::cout << kExplainHelp, finishStdout(0)) : runExplain(args);
     if (command == "run")
       return help ? (std::cout << kRunHelp, finishStdout(0)) : runRun(args);
+    if (command == "linearize")
+      return help ? (std::cout << kLinearizeHelp, finishStdout(0)) : runLinearize(args);
     throw UsageError{"unknown command `" + command + "`"};
   } catch (const UsageError &e) {
     std::cerr << "hbgc: error: " << e.message << "\n" << "run `hbgc --help` for usage\n";

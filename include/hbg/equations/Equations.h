@@ -14,6 +14,7 @@
 #include "hbg/sema/BondGraph.h"
 #include "hbg/support/Diagnostics.h"
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -189,6 +190,30 @@ std::optional<EquationSystem> buildEquations(const bg::BondGraph &g,
 /// sign(c) of its derivative, min(u, v) and max(v, u). Select conditions
 /// (pivoting in generated linear solves) are left as they are.
 void extractKinks(EquationSystem &sys);
+
+/// A linear model dx/dt = A x + B u, y = C x + D u of the equations of
+/// one mode about an operating point, from their symbolic derivatives.
+/// Inputs are the sources' values (an effort source's effort, a flow
+/// source's flow, modulated or not), perturbed additively; outputs the
+/// model's outputs. Matrices are row-major.
+struct StateSpace {
+  std::vector<std::string> states, inputs, outputs;
+  std::vector<double> a, b, c, d;
+  /// The eigenvalues of A, real and imaginary parts, sorted by real part
+  /// then imaginary part.
+  std::vector<double> eigenRe, eigenIm;
+};
+
+/// Linearises `g` in `mode` at time t, with parameter values `params`
+/// (by parameter index) and state values `stateValue(name)` (held values
+/// `pre(...)` at 0). Empty, with an error in `why`, when the mode has no
+/// causal assignment or needs Newton's method (its derivatives through a
+/// nonlinear loop are not taken yet). Diagnostics of the mode go to
+/// `diags`.
+std::optional<StateSpace> linearize(const bg::BondGraph &g, const bg::Mode &mode,
+                                    const std::vector<double> &params, double t,
+                                    const std::function<double(const std::string &)> &stateValue,
+                                    DiagnosticEngine &diags, std::string &why);
 
 /// buildEquations in the mode `ca` was assigned in.
 std::optional<EquationSystem> buildEquations(const bg::BondGraph &g,

@@ -80,6 +80,10 @@ struct RunRecord {
   /// `time`, then one column per output.
   std::vector<std::vector<double>> columns;
   std::vector<Event> events;
+  /// A run that reached tEnd: the full state there and its mode's text
+  /// (empty otherwise).
+  std::vector<double> finalState;
+  std::string finalMode;
   /// What the run found suspicious without stopping: stored energy that
   /// vanished at events where no junction that switched is declared
   /// dissipative, one message per storage set and mode, with the number
