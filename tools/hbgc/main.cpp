@@ -441,12 +441,24 @@ int runLinearize(const std::vector<std::string> &argv) {
     }
   }
   std::string path = singleFile(files);
+  // The model is compiled from its initial mode (that is where a run
+  // starts); the mode to linearise in is read separately.
   Loaded l;
-  if (!load(path, driver::Stage::Run, false, l, mode))
+  if (!load(path, driver::Stage::Run, false, l))
     return 1;
   bg::BondGraph graph = *l.fe.graph;
   bg::Mode where = l.fe.mode;
   bool switched = bg::hasSwitched(graph);
+  if (haveMode) {
+    bg::ModeError err;
+    bg::Mode given;
+    if (!bg::parseMode(graph, mode, where, given, err)) {
+      driver::reportModeError(graph, err, *l.diags);
+      std::cerr << l.diags->renderAll();
+      return 1;
+    }
+    where = std::move(given);
+  }
   std::optional<Model> compiled = compileLoaded(l, Compiler());
   if (!compiled)
     return 1;
