@@ -46,48 +46,26 @@ constexpr double D[7] = {-12715105075.0 / 11282082432.0,  0,
                          69997945.0 / 29380423.0};
 
 /// Step-size controller: the error estimate is O(h^5).
-constexpr double Safety = 0.9, MinShrink = 0.2, MaxGrow = 10, ErrorExponent = -1.0 / 5;
+constexpr double Safety = 0.9, MaxGrow = 10;
 
-class DormandPrinceStepper final : public StepperBase {
+class DormandPrinceStepper final : public AdaptiveStepper {
 public:
   DormandPrinceStepper(OdeSystem &sys, const IntegratorOptions &opts)
-      : StepperBase(sys), opts_(opts) {}
+      : AdaptiveStepper(sys, opts, 5, Safety, MaxGrow) {}
   void reset(double t0, const double *x0) override;
-  double proposedStep() const override { return hNext_; }
-  void proposeStep(double h) override {
-    if (h > 0)
-      hNext_ = std::min(h, opts_.maxStep);
-  }
-  StepStatus step(double tLimit) override;
   void interpolate(double tau, double *out) const override;
   void densePolynomial(std::size_t i, double c[5]) const override;
-  void setNominal(const double *nominal) override {
-    std::copy(nominal, nominal + n_, nominal_.begin());
-  }
-  const double *nominal() const override { return nominal_.data(); }
 
 private:
-  /// The error weight of state i between values a and b.
-  double weight(std::size_t i, double a, double b) const {
-    return std::max(opts_.atol, opts_.rtol * nominal_[i]) +
-           opts_.rtol * std::max(std::abs(a), std::abs(b));
-  }
   /// Hairer's starting step: from the sizes of x0, f(x0) and an estimate of
   /// the second derivative (one extra right-hand-side call).
-  double initialStep();
-  /// Computes stages 2..7 and xNew_ for a step of h ending at tNew; false if
-  /// anything is not finite.
-  bool trial(double h, double tNew);
-  /// RMS of the local error estimate, each component relative to its tolerance.
-  double errorNorm(double h);
-  void accept(double tNew);
+  double firstStep(double tLimit) override;
+  /// Computes stages 2..7, xNew_ and the local error estimate for a step
+  /// of h ending at tNew.
+  double trial(double h, double tNew) override;
+  void accept(double tNew) override;
 
-  IntegratorOptions opts_;
-  /// Proposed next step; 0 until the first step() picks one.
-  double hNext_ = 0;
   std::vector<double> xPrev_, xNew_, y_;
-  /// Nominal magnitudes, grown to the largest |x_i| accepted.
-  std::vector<double> nominal_;
   /// Stages of the current trial (k_[0] is unused: stage 1 is dk_[6]).
   std::array<std::vector<double>, 7> k_;
   /// Stages of the last accepted step, for dense output. dk_[6] = f(t_, x_) is
@@ -104,13 +82,10 @@ void DormandPrinceStepper::reset(double t0, const double *x0) {
   xPrev_ = x_;
   xNew_.resize(n_);
   y_.resize(n_);
-  nominal_.resize(n_);
-  for (std::size_t i = 0; i < n_; ++i)
-    nominal_[i] = std::abs(x_[i]);
-  hNext_ = opts_.step > 0 ? std::min(opts_.step, opts_.maxStep) : 0;
+  startAdaptive();
 }
 
-double DormandPrinceStepper::initialStep() {
+double DormandPrinceStepper::firstStep(double) {
   const std::vector<double> &f0 = dk_[6];
   // A state at zero with nothing to scale it by (no nominal magnitude, no
   // floor) has no weight yet: it takes no part in the first step's choice,
@@ -148,7 +123,7 @@ double DormandPrinceStepper::initialStep() {
   return std::min({100 * h0, h1, opts_.maxStep});
 }
 
-bool DormandPrinceStepper::trial(double h, double tNew) {
+double DormandPrinceStepper::trial(double h, double tNew) {
   const std::vector<double> &k1 = dk_[6];
   for (std::size_t s = 1; s < 7; ++s) {
     // The last stage is evaluated at the candidate new state itself.
@@ -160,31 +135,18 @@ bool DormandPrinceStepper::trial(double h, double tNew) {
       y[i] = x_[i] + h * sum;
     }
     if (s == 6 && !checkState(tNew, xNew_))
-      return false;
+      return -1;
     double ts = C[s] == 1 ? tNew : t_ + C[s] * h;
     if (!eval(ts, y.data(), k_[s].data()))
-      return false;
+      return -1;
   }
-  return true;
-}
-
-double DormandPrinceStepper::errorNorm(double h) {
-  const std::vector<double> &k1 = dk_[6];
-  double sum = 0, worst = -1;
   for (std::size_t i = 0; i < n_; ++i) {
     double e = E[0] * k1[i];
     for (std::size_t s = 1; s < 7; ++s)
       e += E[s] * k_[s][i];
-    e *= h;
-    double sc = std::max(weight(i, x_[i], xNew_[i]), std::numeric_limits<double>::min());
-    double r = e == 0 ? 0 : e / sc;
-    if (r * r > worst) {
-      worst = r * r;
-      errorLeader_ = i;
-    }
-    sum += r * r;
+    err_[i] = e * h;
   }
-  return n_ ? std::sqrt(sum / static_cast<double>(n_)) : 0;
+  return errorNorm(xNew_);
 }
 
 void DormandPrinceStepper::accept(double tNew) {
@@ -197,55 +159,6 @@ void DormandPrinceStepper::accept(double tNew) {
   dk_[0].swap(dk_[6]);
   for (std::size_t s = 1; s < 7; ++s)
     dk_[s].swap(k_[s]);
-  for (std::size_t i = 0; i < n_; ++i)
-    nominal_[i] = std::max(nominal_[i], std::abs(x_[i]));
-  ++accepted_;
-}
-
-StepStatus DormandPrinceStepper::step(double tLimit) {
-  if (badStart_)
-    return StepStatus::NonFinite;
-  if (!(tLimit > t_))
-    return StepStatus::Ok;
-  if (hNext_ <= 0)
-    hNext_ = initialStep();
-  // Below this a step no longer moves t by more than rounding noise.
-  double hMin = 1e-14 * (t_ != 0 ? std::abs(t_) : std::abs(tLimit));
-  bool retry = false, lastNonFinite = false;
-  for (;;) {
-    double h = std::min(hNext_, opts_.maxStep);
-    double remaining = tLimit - t_;
-    // Stretch by up to 1% rather than leave a tiny last step before tLimit.
-    bool landing = remaining <= std::min(1.01 * h, opts_.maxStep);
-    if (landing)
-      h = remaining;
-    else if (!(h >= hMin)) // also catches a NaN step from degenerate tolerances
-      return lastNonFinite ? StepStatus::NonFinite : StepStatus::StepSizeUnderflow;
-    double tNew = landing ? tLimit : t_ + h;
-
-    bool finite = trial(h, tNew);
-    double err = finite ? errorNorm(h) : 0;
-    if (finite && err <= 1) {
-      double fac = err == 0 ? MaxGrow
-                            : std::clamp(Safety * std::pow(err, ErrorExponent), MinShrink, MaxGrow);
-      // Growing right after a rejection tends to be rejected again.
-      if (retry)
-        fac = std::min(fac, 1.0);
-      // A step shortened to land on tLimit says little about the step size the
-      // solution allows, so it does not lower the proposal.
-      hNext_ = landing ? std::max(h * fac, hNext_) : h * fac;
-      accept(tNew);
-      return StepStatus::Ok;
-    }
-
-    // Rejected. A non-finite trial (say, a stage overshooting into a region
-    // where f is undefined) is retried shorter too, so that the eventual
-    // failure pinpoints where things go wrong.
-    ++rejected_;
-    retry = true;
-    lastNonFinite = !finite;
-    hNext_ = h * (finite ? std::max(MinShrink, Safety * std::pow(err, ErrorExponent)) : MinShrink);
-  }
 }
 
 void DormandPrinceStepper::interpolate(double tau, double *out) const {

@@ -51,7 +51,7 @@ IntegrationStatus integrate(OdeSystem &sys, double t0, const std::vector<double>
                 "invalid time span [" + formatTime(t0) + ", " + formatTime(tEnd) + "]");
   if (!(dtOut > 0))
     return fail(StepStatus::Ok, "output interval must be positive");
-  bool adaptive = opts.method == Method::DormandPrince;
+  bool adaptive = isAdaptive(opts.method);
   if (!(opts.maxStep > 0) || (!adaptive && !(opts.step > 0 && std::isfinite(opts.step))))
     return fail(StepStatus::Ok, "step size must be positive");
 

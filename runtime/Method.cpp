@@ -5,7 +5,7 @@
 namespace hbg::runtime {
 
 bool parseMethod(const std::string &name, Method &out) {
-  for (Method m : {Method::Euler, Method::RK4, Method::DormandPrince}) {
+  for (Method m : {Method::Euler, Method::RK4, Method::DormandPrince, Method::Rosenbrock}) {
     if (name == methodName(m)) {
       out = m;
       return true;
@@ -22,6 +22,8 @@ const char *methodName(Method m) {
     return "rk4";
   case Method::DormandPrince:
     return "dopri5";
+  case Method::Rosenbrock:
+    return "rosenbrock";
   }
   return "unknown";
 }
@@ -32,6 +34,8 @@ std::unique_ptr<Stepper> makeStepper(OdeSystem &sys, const IntegratorOptions &op
     return makeEulerStepper(sys, opts);
   case Method::RK4:
     return makeRungeKutta4Stepper(sys, opts);
+  case Method::Rosenbrock:
+    return makeRosenbrockStepper(sys, opts);
   case Method::DormandPrince:
     break;
   }

@@ -243,7 +243,7 @@ void Run::simulate() {
   bool atStartEvent = iterateModes();
 
   const IntegratorOptions &io = o_.integrator;
-  bool adaptive = io.method == Method::DormandPrince;
+  bool adaptive = isAdaptive(io.method);
   if (!(io.maxStep > 0) || (!adaptive && !(io.step > 0 && std::isfinite(io.step))))
     throw RunError{"step sizes must be positive"};
   std::size_t k = 0;

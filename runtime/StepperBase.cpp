@@ -2,6 +2,7 @@
 
 #include "StepperBase.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -36,6 +37,81 @@ void StepperBase::start(double t0, const double *x0, std::vector<double> &f0) {
   accepted_ = rejected_ = rhsCalls_ = 0;
   nonFinite_ = {};
   badStart_ = !checkState(t0, x_) || !eval(t0, x_.data(), f0.data());
+}
+
+void AdaptiveStepper::startAdaptive() {
+  nominal_.resize(n_);
+  for (std::size_t i = 0; i < n_; ++i)
+    nominal_[i] = std::abs(x_[i]);
+  err_.resize(n_);
+  hNext_ = opts_.step > 0 ? std::min(opts_.step, opts_.maxStep) : 0;
+}
+
+double AdaptiveStepper::errorNorm(const std::vector<double> &xNew) {
+  double sum = 0, worst = -1;
+  for (std::size_t i = 0; i < n_; ++i) {
+    double sc = std::max(weight(i, x_[i], xNew[i]), std::numeric_limits<double>::min());
+    double r = err_[i] == 0 ? 0 : err_[i] / sc;
+    if (r * r > worst) {
+      worst = r * r;
+      errorLeader_ = i;
+    }
+    sum += r * r;
+  }
+  return n_ ? std::sqrt(sum / static_cast<double>(n_)) : 0;
+}
+
+StepStatus AdaptiveStepper::step(double tLimit) {
+  constexpr double MinShrink = 0.2;
+  if (badStart_)
+    return StepStatus::NonFinite;
+  if (!(tLimit > t_))
+    return StepStatus::Ok;
+  if (hNext_ <= 0)
+    hNext_ = firstStep(tLimit);
+  // Below this a step no longer moves t by more than rounding noise.
+  double hMin = 1e-14 * (t_ != 0 ? std::abs(t_) : std::abs(tLimit));
+  bool retry = false, lastNonFinite = false, begun = false;
+  for (;;) {
+    double h = std::min(hNext_, opts_.maxStep);
+    double remaining = tLimit - t_;
+    // Stretch by up to 1% rather than leave a tiny last step before tLimit.
+    bool landing = remaining <= std::min(1.01 * h, opts_.maxStep);
+    if (landing)
+      h = remaining;
+    else if (!(h >= hMin)) // also catches a NaN step from degenerate tolerances
+      return lastNonFinite ? StepStatus::NonFinite : StepStatus::StepSizeUnderflow;
+    double tNew = landing ? tLimit : t_ + h;
+    if (!begun) {
+      if (!beginStep(h))
+        return StepStatus::NonFinite;
+      begun = true;
+    }
+    double err = trial(h, tNew);
+    bool finite = err >= 0;
+    if (finite && err <= 1) {
+      double fac = err == 0 ? maxGrow_
+                            : std::clamp(safety_ * std::pow(err, exponent_), MinShrink, maxGrow_);
+      // Growing right after a rejection tends to be rejected again.
+      if (retry)
+        fac = std::min(fac, 1.0);
+      // A step shortened to land on tLimit says little about the step size the
+      // solution allows, so it does not lower the proposal.
+      hNext_ = landing ? std::max(h * fac, hNext_) : h * fac;
+      accept(tNew);
+      for (std::size_t i = 0; i < n_; ++i)
+        nominal_[i] = std::max(nominal_[i], std::abs(x_[i]));
+      ++accepted_;
+      return StepStatus::Ok;
+    }
+    // Rejected. A non-finite trial (say, a stage overshooting into a region
+    // where f is undefined) is retried shorter too, so that the eventual
+    // failure pinpoints where things go wrong.
+    ++rejected_;
+    retry = true;
+    lastNonFinite = !finite;
+    hNext_ = h * (finite ? std::max(MinShrink, safety_ * std::pow(err, exponent_)) : MinShrink);
+  }
 }
 
 void hermite(double theta, double h, const std::vector<double> &x0, const std::vector<double> &x1,

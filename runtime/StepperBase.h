@@ -9,6 +9,8 @@
 
 #include "hbg/runtime/Integrator.h"
 
+#include <algorithm>
+#include <cmath>
 #include <memory>
 #include <vector>
 
@@ -34,6 +36,69 @@ protected:
   std::size_t n_;
   /// The starting point was not finite; there is nothing to step from.
   bool badStart_ = false;
+};
+
+/// Methods with error control: per-state error weights scaled by nominal
+/// magnitudes (IntegratorOptions), the step-size loop with rejections,
+/// and the proposal carried between steps. A method supplies its first
+/// step, its trial step and what accepting one swaps.
+class AdaptiveStepper : public StepperBase {
+public:
+  double proposedStep() const override { return hNext_; }
+  void proposeStep(double h) override {
+    if (h > 0)
+      hNext_ = std::min(h, opts_.maxStep);
+  }
+  void setNominal(const double *nominal) override {
+    std::copy(nominal, nominal + n_, nominal_.begin());
+  }
+  const double *nominal() const override { return nominal_.data(); }
+  /// Advances by one accepted step: trial steps shrink after a rejection
+  /// (or a non-finite trial) until one is accepted; the next proposal
+  /// grows by the error estimate, of order `order`.
+  StepStatus step(double tLimit) override;
+
+protected:
+  AdaptiveStepper(OdeSystem &sys, const IntegratorOptions &opts, int order, double safety,
+                  double maxGrow)
+      : StepperBase(sys), opts_(opts), exponent_(-1.0 / order), safety_(safety),
+        maxGrow_(maxGrow) {}
+  /// The part of reset() after start(): nominal magnitudes from x_, the
+  /// proposal from opts.step.
+  void startAdaptive();
+  /// The error weight of state i between values a and b:
+  /// max(atol, rtol nominal_i) + rtol max(|a|, |b|).
+  double weight(std::size_t i, double a, double b) const {
+    return std::max(opts_.atol, opts_.rtol * nominal_[i]) +
+           opts_.rtol * std::max(std::abs(a), std::abs(b));
+  }
+  /// RMS over the states of err_[i] weighted between x_ and `xNew`,
+  /// recording the error leader.
+  double errorNorm(const std::vector<double> &xNew);
+  /// The first trial step, when nothing proposed one.
+  virtual double firstStep(double tLimit) = 0;
+  /// Once per step() call, before its first trial at size h; false when
+  /// something is not finite.
+  virtual bool beginStep(double h) {
+    (void)h;
+    return true;
+  }
+  /// A trial step of h ending at tNew: its error norm, or a negative value
+  /// when anything was not finite.
+  virtual double trial(double h, double tNew) = 0;
+  /// Makes the trial the last accepted step (time, state, dense output).
+  virtual void accept(double tNew) = 0;
+
+  IntegratorOptions opts_;
+  /// Proposed next step; 0 until the first step() picks one.
+  double hNext_ = 0;
+  /// Nominal magnitudes, grown to the largest |x_i| accepted.
+  std::vector<double> nominal_;
+  /// Local error estimates of the last trial.
+  std::vector<double> err_;
+
+private:
+  double exponent_, safety_, maxGrow_;
 };
 
 /// Fixed-step methods: steps of opts.step (capped by opts.maxStep), clipped to
@@ -75,5 +140,6 @@ void hermitePolynomial(std::size_t i, double h, const std::vector<double> &x0,
 std::unique_ptr<Stepper> makeEulerStepper(OdeSystem &sys, const IntegratorOptions &opts);
 std::unique_ptr<Stepper> makeRungeKutta4Stepper(OdeSystem &sys, const IntegratorOptions &opts);
 std::unique_ptr<Stepper> makeDormandPrinceStepper(OdeSystem &sys, const IntegratorOptions &opts);
+std::unique_ptr<Stepper> makeRosenbrockStepper(OdeSystem &sys, const IntegratorOptions &opts);
 
 } // namespace hbg::runtime

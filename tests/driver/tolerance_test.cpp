@@ -210,3 +210,54 @@ TEST_CASE("nominal magnitudes from sources, parameters and the `nominal` attribu
   nominal = model.nominalState(p);
   CHECK(of("c1.q") == doctest::Approx(1e-3 * 2e-6 * 10));
 }
+
+TEST_CASE("the Rosenbrock method: an RC of 1 ns beside one of 1 s, to t = 1") {
+  // v1 = 1 - exp(-t / 1e-9), v2 = 1 - exp(-t): the fast cell settles at
+  // once, and the steps follow the slow one.
+  hbg::Model model = hbg::Compiler().compileString(R"(model StiffPair {
+    Se v(1);
+    R r1(1); C c1(1e-9) { q0 = 0; }
+    R r2(1); C c2(1) { q0 = 0; }
+    0 n; 1 a; 1 b;
+    bond v -> n; bond n -> a; bond a -> r1; bond a -> c1;
+    bond n -> b; bond b -> r2; bond b -> c2;
+    output v1 = c1.e, v2 = c2.e;
+  })", "stiff.hbg");
+  hbg::SimulationOptions opts;
+  opts.tEnd = 1;
+  opts.dtOut = 0.01;
+  opts.method = hbg::runtime::Method::Rosenbrock;
+  hbg::Result r = hbg::Simulation(model, opts).run();
+  REQUIRE_MESSAGE(r.ok(), r.error);
+  CHECK(r.steps < 1000);
+  const std::vector<double> &t = r.at("time"), &v1 = r.at("v1"), &v2 = r.at("v2");
+  for (std::size_t k = 1; k < t.size(); ++k) {
+    CHECK(std::abs(v1[k] - 1) < 1e-5);
+    CHECK(std::abs(v2[k] - (1 - std::exp(-t[k]))) < 1e-4);
+  }
+}
+
+TEST_CASE("the Rosenbrock method through events: the bouncing ball's impacts") {
+  // Impacts at t1 (2 e^k sums) as examples/bouncing_ball.hbg's comment
+  // gives; events are located on the Rosenbrock steps' Hermite output.
+  hbg::Model model =
+      hbg::Compiler().compileFile(std::string(HBG_SOURCE_DIR) + "/examples/bouncing_ball.hbg");
+  hbg::SimulationOptions opts;
+  opts.tEnd = 3;
+  opts.dtOut = 0.01;
+  opts.rtol = 1e-9;
+  opts.method = hbg::runtime::Method::Rosenbrock;
+  hbg::Result r = hbg::Simulation(model, opts).run();
+  REQUIRE_MESSAGE(r.ok(), r.error);
+  const double g = 9.81, h0 = 1, e = 0.8, v0 = std::sqrt(2 * g * h0), t1 = v0 / g;
+  std::vector<double> impacts;
+  for (const hbg::Event &ev : r.events)
+    if (std::find(ev.modes.begin(), ev.modes.end(), "floor=impact") != ev.modes.end())
+      impacts.push_back(ev.time);
+  REQUIRE(impacts.size() >= 5);
+  double tk = t1;
+  for (int k = 0; k < 5; ++k) {
+    CHECK(std::abs(impacts[k] - tk) < 1e-6);
+    tk += 2 * v0 / g * std::pow(e, k + 1);
+  }
+}

@@ -62,6 +62,13 @@ IntegratorOptions dopriFixed(double h) {
   return opts;
 }
 
+/// The Rosenbrock method forced to constant steps h, like dopriFixed.
+IntegratorOptions rosenbrockFixed(double h) {
+  IntegratorOptions opts = dopriFixed(h);
+  opts.method = Method::Rosenbrock;
+  return opts;
+}
+
 IntegratorOptions adaptive(double rtol, double atol) {
   IntegratorOptions opts;
   opts.step = 0;
@@ -93,7 +100,7 @@ double observedOrder(double errH, double errHalf) { return std::log2(errH / errH
 } // namespace
 
 TEST_CASE("method names round-trip") {
-  for (Method m : {Method::Euler, Method::RK4, Method::DormandPrince}) {
+  for (Method m : {Method::Euler, Method::RK4, Method::DormandPrince, Method::Rosenbrock}) {
     Method parsed = Method::Euler;
     CHECK(parseMethod(methodName(m), parsed));
     CHECK(parsed == m);
@@ -118,6 +125,16 @@ TEST_CASE("every method follows the closed-form solutions") {
     CHECK(maxError(dec, 2, 0.1, adaptive(1e-8, 1e-10), exactDecay) < 1e-7);
     CHECK(maxError(osc, 10, 0.5, adaptive(1e-8, 1e-10), exactOscillator) < 1e-7);
   }
+  SUBCASE("rosenbrock") {
+    // Order 2 with local error control: the global error is the local
+    // tolerance times the number of steps (5,000 on the oscillator).
+    IntegratorOptions o = adaptive(1e-8, 1e-10);
+    o.method = Method::Rosenbrock;
+    CHECK(maxError(dec, 2, 0.1, o, exactDecay) < 1e-6);
+    CHECK(maxError(osc, 10, 0.5, o, exactOscillator) < 1e-4);
+    o.rtol = 1e-10;
+    CHECK(maxError(osc, 10, 0.5, o, exactOscillator) < 1e-5);
+  }
 }
 
 TEST_CASE("step halving shows each method's order") {
@@ -130,7 +147,7 @@ TEST_CASE("step halving shows each method's order") {
   for (const Case &c :
        {Case{"euler", [](double h) { return fixedStep(Method::Euler, h); }, 0.01, 1},
         Case{"rk4", [](double h) { return fixedStep(Method::RK4, h); }, 0.1, 4},
-        Case{"dopri5", dopriFixed, 0.1, 5}}) {
+        Case{"dopri5", dopriFixed, 0.1, 5}, Case{"rosenbrock", rosenbrockFixed, 0.05, 2}}) {
     // Errors at t = 2 only (dtOut = tEnd), so that sampling cannot interfere.
     for (auto [sys, exact] : {std::pair{&dec, exactDecay}, std::pair{&osc, exactOscillator}}) {
       double h = c.h, prev = maxError(*sys, 2, 2, c.opts(h), exact);
@@ -423,4 +440,28 @@ TEST_CASE("dopri5 respects maxStep and lands on tLimit") {
     REQUIRE(stepper->step(10) == StepStatus::Ok);
     CHECK(stepper->t() - stepper->tPrev() <= 0.05 * (1 + 1e-12));
   }
+}
+
+TEST_CASE("the Rosenbrock method takes large steps on a stiff problem") {
+  // x' = -1e6 (x - cos t) - sin t, x(0) = 1: x = cos t, with a transient
+  // that decays at 1e6 per second. dopri5 is held to steps of about
+  // 3.3e-6 by its stability; the L-stable Rosenbrock method is not.
+  Lambda stiff(1, [](double t, const double *x, double *xdot) {
+    xdot[0] = -1e6 * (x[0] - std::cos(t)) - std::sin(t);
+  });
+  IntegratorOptions o = adaptive(1e-6, 0);
+  o.method = Method::Rosenbrock;
+  std::size_t steps = 0;
+  auto stepper = makeStepper(stiff, o);
+  double x0 = 1;
+  stepper->reset(0, &x0);
+  while (stepper->t() < 10) {
+    REQUIRE(stepper->step(10) == StepStatus::Ok);
+    ++steps;
+    CHECK(std::abs(stepper->x()[0] - std::cos(stepper->t())) < 1e-5);
+  }
+  // The steps follow cos t's accuracy (order 2 at rtol 1e-6), not the
+  // transient: dopri5 would take some 3 million.
+  CHECK(steps < 10000);
+  CHECK(stepper->acceptedSteps() == steps);
 }

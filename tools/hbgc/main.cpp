@@ -95,11 +95,13 @@ output has a row before and a row after it (docs/hybrid.md).
 options:
   --t-end T            end time (required)
   --t-start T          start time (default 0)
-  --method M           euler, rk4 or dopri5 (default dopri5)
-  --dt H               step of euler and rk4; first trial step of dopri5
-                       (default 1e-3)
-  --rtol R             relative tolerance of dopri5 (default 1e-6); each state's
-                       absolute tolerance is R times its nominal magnitude
+  --method M           euler, rk4, dopri5 or rosenbrock (default dopri5);
+                       rosenbrock is linearly implicit, for stiff models
+  --dt H               step of euler and rk4; first trial step of dopri5 and
+                       rosenbrock (default 1e-3)
+  --rtol R             relative tolerance of dopri5 and rosenbrock (default
+                       1e-6); each state's absolute tolerance is R times its
+                       nominal magnitude
   --atol A             absolute floor of every state's tolerance, in its own
                        unit (default: none)
   --max-step H         upper bound on every step (default none)
@@ -176,7 +178,7 @@ RunArgs parseRunArgs(const std::vector<std::string> &args) {
     } else if (a == "--method") {
       const std::string &m = value(i);
       if (!runtime::parseMethod(m, r.sim.method))
-        throw UsageError{"unknown method `" + m + "`; expected euler, rk4 or dopri5"};
+        throw UsageError{"unknown method `" + m + "`; expected euler, rk4, dopri5 or rosenbrock"};
     } else if (a == "--dt") {
       r.sim.step = parseNumber(a, value(i));
       if (!(r.sim.step > 0))

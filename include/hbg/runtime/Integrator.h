@@ -29,12 +29,17 @@ public:
   virtual void rhs(double t, const double *x, double *xdot) = 0;
 };
 
-/// The integration methods hbg offers.
-enum class Method { Euler, RK4, DormandPrince };
+/// The integration methods hbg offers: fixed-step Euler and RK4, adaptive
+/// Dormand-Prince 5(4), and the linearly implicit Rosenbrock 2(3) of
+/// Shampine and Reichelt for stiff systems (adaptive, L-stable).
+enum class Method { Euler, RK4, DormandPrince, Rosenbrock };
 
-/// Parses "euler", "rk4" or "dopri5"; returns false on an unknown name.
+/// True for the methods with error control.
+inline bool isAdaptive(Method m) { return m == Method::DormandPrince || m == Method::Rosenbrock; }
+
+/// Parses "euler", "rk4", "dopri5" or "rosenbrock"; false on an unknown name.
 bool parseMethod(const std::string &name, Method &out);
-/// The command-line name of a method ("euler", "rk4", "dopri5").
+/// The command-line name of a method ("euler", "rk4", "dopri5", "rosenbrock").
 const char *methodName(Method m);
 
 /// Settings shared by all steppers.
