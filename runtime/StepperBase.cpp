@@ -34,7 +34,7 @@ void StepperBase::start(double t0, const double *x0, std::vector<double> &f0) {
   t_ = tPrev_ = t0;
   x_.assign(x0, x0 + n_);
   f0.resize(n_);
-  accepted_ = rejected_ = rhsCalls_ = 0;
+  accepted_ = rejected_ = rhsCalls_ = jacobianCalls_ = factorisations_ = 0;
   nonFinite_ = {};
   badStart_ = !checkState(t0, x_) || !eval(t0, x_.data(), f0.data());
 }

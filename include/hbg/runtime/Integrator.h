@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <limits>
 #include <memory>
@@ -18,6 +19,14 @@
 #include <vector>
 
 namespace hbg::runtime {
+
+/// Where a sparse n x n matrix may be non-zero, compressed by column:
+/// rows[colStart[j]] .. rows[colStart[j + 1] - 1] are column j's rows, in
+/// ascending order (colStart has n + 1 entries).
+struct SparsePattern {
+  std::vector<std::uint32_t> colStart, rows;
+  std::size_t nonZeros() const { return rows.size(); }
+};
 
 /// The right-hand side of an ODE system dx/dt = f(t, x).
 class OdeSystem {
@@ -27,11 +36,23 @@ public:
   virtual std::size_t numStates() const = 0;
   /// Writes f(t, x) into `xdot` (numStates() doubles).
   virtual void rhs(double t, const double *x, double *xdot) = 0;
+  /// The structural non-zeros of df/dx when the system can evaluate its
+  /// Jacobian; null (the default) when a stepper must difference f. The
+  /// first call may compile code; the pattern stays fixed after it.
+  virtual const SparsePattern *jacobianPattern() { return nullptr; }
+  /// df/dx at (t, x), in the pattern's order, into `values`, and df/dt
+  /// into `dfdt` (numStates() doubles). False when it could not be
+  /// evaluated.
+  virtual bool jacobian(double t, const double *x, double *values, double *dfdt) {
+    (void)t, (void)x, (void)values, (void)dfdt;
+    return false;
+  }
 };
 
 /// The integration methods hbg offers: fixed-step Euler and RK4, adaptive
-/// Dormand-Prince 5(4), and the linearly implicit Rosenbrock 2(3) of
-/// Shampine and Reichelt for stiff systems (adaptive, L-stable).
+/// Dormand-Prince 5(4), and for stiff systems the linearly implicit
+/// Rosenbrock method RODAS4 of Hairer and Wanner (adaptive, order 4(3),
+/// L-stable, with the system's Jacobian when it has one).
 enum class Method { Euler, RK4, DormandPrince, Rosenbrock };
 
 /// True for the methods with error control.
@@ -115,6 +136,10 @@ public:
   std::size_t acceptedSteps() const { return accepted_; }
   std::size_t rejectedSteps() const { return rejected_; }
   std::size_t rhsCalls() const { return rhsCalls_; }
+  /// Implicit methods: Jacobian evaluations (not differenced ones) and LU
+  /// factorisations so far.
+  std::size_t jacobianCalls() const { return jacobianCalls_; }
+  std::size_t factorisations() const { return factorisations_; }
   /// Details of the last StepStatus::NonFinite failure.
   const NonFiniteInfo &nonFinite() const { return nonFinite_; }
   /// Adaptive methods: the component with the largest weighted error in
@@ -125,6 +150,7 @@ protected:
   double t_ = 0, tPrev_ = 0;
   std::vector<double> x_;
   std::size_t accepted_ = 0, rejected_ = 0, rhsCalls_ = 0;
+  std::size_t jacobianCalls_ = 0, factorisations_ = 0;
   NonFiniteInfo nonFinite_;
   std::size_t errorLeader_ = static_cast<std::size_t>(-1);
 };
