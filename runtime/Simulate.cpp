@@ -48,6 +48,14 @@ public:
         failure_ = m_.failure();
     }
   }
+  const SparsePattern *jacobianPattern() override { return m_.jacobianPattern(); }
+  bool jacobian(double t, const double *x, double *values, double *dfdt) override {
+    if (m_.jacobian(t, x, values, dfdt))
+      return true;
+    if (failure_.empty())
+      failure_ = m_.failure();
+    return false;
+  }
   const std::string &failure() const { return failure_; }
 
 private:

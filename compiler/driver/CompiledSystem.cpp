@@ -39,6 +39,12 @@ public:
     return code_->equations.states[i].name;
   }
   bool rhs(double t, const double *x, double *xdot) override { return e_.rhs(t, x, xdot); }
+  const runtime::SparsePattern *jacobianPattern() override {
+    return &code_->jacobianCode().pattern;
+  }
+  bool jacobian(double t, const double *x, double *values, double *dfdt) override {
+    return e_.jacobian(t, x, values, dfdt);
+  }
   bool outputs(double t, const double *x, double *y) override { return e_.outputs(t, x, y); }
   bool guards(double t, const double *x, double *sides) override {
     return e_.call(code_->guards, t, x, sides);

@@ -5,9 +5,12 @@
 #include "hbg/codegen/Tape.h"
 #include "hbg/driver/Pipeline.h"
 
+#include <Eigen/Dense>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <limits>
 #include <unordered_set>
 
@@ -88,12 +91,13 @@ std::vector<double> Model::nominalState(const std::vector<double> &params) const
 }
 
 namespace {
-/// Calls `f` of the initial mode outside a Simulation: a switched model's
-/// mode states are taken out of its full state, held values are 0 (a
-/// Simulation holds them at events), and kinks follow their arguments'
-/// signs. False when a loop solve failed.
-bool callInitial(const Model::Impl &impl, codegen::CompiledFn f, double t, const double *x,
-                 const double *p, double *out) {
+/// Calls `f` with an Evaluator of the initial mode outside a Simulation
+/// and that mode's states: a switched model's mode states are taken out
+/// of its full state, held values are 0 (a Simulation holds them at
+/// events), and kinks follow their arguments' signs. False when a loop
+/// solve failed.
+bool withInitial(const Model::Impl &impl, double t, const double *x, const double *p,
+                 const std::function<bool(Evaluator &, const double *)> &f) {
   const ModeCode &m = *impl.initial;
   std::vector<double> params(p, p + m.equations.parameters.size());
   std::size_t firstBranch = params.size() + m.equations.numHeld, nk = m.equations.kinks.size();
@@ -119,7 +123,13 @@ bool callInitial(const Model::Impl &impl, codegen::CompiledFn f, double t, const
     if (!changed)
       break;
   }
-  return e.call(f, t, xs, out);
+  return f(e, xs);
+}
+
+bool callInitial(const Model::Impl &impl, codegen::CompiledFn f, double t, const double *x,
+                 const double *p, double *out) {
+  return withInitial(impl, t, x, p,
+                     [&](Evaluator &e, const double *xs) { return e.call(f, t, xs, out); });
 }
 } // namespace
 
@@ -135,6 +145,28 @@ void Model::rhs(double t, const double *x, const double *p, double *xdot) const 
   std::fill(xdot, xdot + impl_->stateNames.size(), 0.0);
   for (std::size_t i = 0; i < d.size(); ++i)
     xdot[m.stateSlots[i]] = d[i];
+}
+
+void Model::jacobian(double t, const double *x, const double *p, double *dfdx,
+                     double *dfdt) const {
+  const ModeCode &m = *impl_->initial;
+  std::size_t full = impl_->stateNames.size(), n = m.equations.states.size();
+  const JacobianCode &jc = m.jacobianCode();
+  std::vector<double> values(jc.pattern.nonZeros()), dt(n);
+  bool ok = withInitial(*impl_, t, x, p, [&](Evaluator &e, const double *xs) {
+    return e.jacobian(t, xs, values.data(), dt.data());
+  });
+  double fill = ok ? 0.0 : std::numeric_limits<double>::quiet_NaN();
+  std::fill(dfdx, dfdx + full * full, fill);
+  std::fill(dfdt, dfdt + full, fill);
+  if (!ok)
+    return;
+  auto slot = [&](std::size_t i) { return impl_->switched ? m.stateSlots[i] : i; };
+  for (std::size_t j = 0; j < n; ++j)
+    for (std::uint32_t k = jc.pattern.colStart[j]; k < jc.pattern.colStart[j + 1]; ++k)
+      dfdx[slot(jc.pattern.rows[k]) * full + slot(j)] = values[k];
+  for (std::size_t i = 0; i < n; ++i)
+    dfdt[slot(i)] = dt[i];
 }
 
 void Model::outputs(double t, const double *x, const double *p, double *y) const {
@@ -179,9 +211,115 @@ bool Evaluator::call(codegen::CompiledFn f, double t, const double *x, double *o
   return true;
 }
 
+const JacobianCode &ModeCode::jacobianCode() const {
+  std::call_once(jacobianOnce, [&] {
+    auto jc = std::make_unique<JacobianCode>();
+    eq::StateJacobian sj = eq::stateJacobian(equations);
+    std::size_t n = equations.states.size();
+    // The pattern: fx's entries, and every row fz reads an unknown in
+    // times every column rx reads (dz/dx couples them through the loop).
+    std::vector<std::uint32_t> rowsZ, columns;
+    for (const auto &e : sj.fz)
+      rowsZ.push_back(e.row);
+    for (const auto &e : sj.rx)
+      columns.push_back(e.col);
+    for (auto *v : {&rowsZ, &columns}) {
+      std::sort(v->begin(), v->end());
+      v->erase(std::unique(v->begin(), v->end()), v->end());
+    }
+    std::vector<std::vector<std::uint32_t>> byColumn(n);
+    for (const auto &e : sj.fx)
+      byColumn[e.col].push_back(e.row);
+    for (std::uint32_t j : columns)
+      byColumn[j].insert(byColumn[j].end(), rowsZ.begin(), rowsZ.end());
+    runtime::SparsePattern &p = jc->pattern;
+    for (std::vector<std::uint32_t> &rows : byColumn) {
+      std::sort(rows.begin(), rows.end());
+      rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+      p.colStart.push_back(static_cast<std::uint32_t>(p.rows.size()));
+      p.rows.insert(p.rows.end(), rows.begin(), rows.end());
+    }
+    p.colStart.push_back(static_cast<std::uint32_t>(p.rows.size()));
+    auto at = [&](std::uint32_t row, std::uint32_t col) {
+      auto begin = p.rows.begin() + p.colStart[col], end = p.rows.begin() + p.colStart[col + 1];
+      return static_cast<std::uint32_t>(std::lower_bound(begin, end, row) - p.rows.begin());
+    };
+    codegen::FunctionSpec fn{"stateJacobian", {}};
+    for (const auto &e : sj.fx) {
+      jc->fxAt.push_back(at(e.row, e.col));
+      fn.outputs.push_back(e.value);
+    }
+    fn.outputs.insert(fn.outputs.end(), sj.dfdt.begin(), sj.dfdt.end());
+    for (const auto &e : sj.fz) {
+      jc->fz.emplace_back(e.row, e.col);
+      fn.outputs.push_back(e.value);
+      for (std::uint32_t j : columns)
+        jc->fzAt.push_back(at(e.row, j));
+    }
+    for (const auto &e : sj.rx) {
+      jc->rx.emplace_back(e.row, e.col);
+      fn.outputs.push_back(e.value);
+    }
+    fn.outputs.insert(fn.outputs.end(), sj.drdt.begin(), sj.drdt.end());
+    jc->columns = std::move(columns);
+    jc->numOutputs = fn.outputs.size();
+    codegen::CodeGenerator gen(codegenOptions);
+    jc->code = gen.compile(*equations.ctx, {fn});
+    jc->fn = jc->code.lookup("stateJacobian");
+    if (!jc->fn)
+      throw InternalError("generated function `stateJacobian` missing from the JIT");
+    jacobianCompiled = std::move(jc);
+  });
+  return *jacobianCompiled;
+}
+
+bool Evaluator::jacobian(double t, const double *x, double *values, double *dfdt) {
+  const JacobianCode &jc = m_.jacobianCode();
+  raw_.resize(jc.numOutputs);
+  if (!call(jc.fn, t, x, raw_.data()))
+    return false;
+  std::size_t nnz = jc.pattern.nonZeros(), nfx = jc.fxAt.size();
+  std::fill(values, values + nnz, 0.0);
+  for (std::size_t e = 0; e < nfx; ++e)
+    values[jc.fxAt[e]] += raw_[e];
+  std::copy(raw_.begin() + std::ptrdiff_t(nfx), raw_.begin() + std::ptrdiff_t(nfx + n_), dfdt);
+  if (u_ == 0 || jc.fz.empty())
+    return true;
+  // Through the loops: dz/dx = -R^-1 rx and dz/dt = -R^-1 drdt, with R =
+  // dr/dz at the solved point, restricted to the columns rx reads.
+  const double *fz = raw_.data() + nfx + n_, *rx = fz + jc.fz.size(),
+               *drdt = rx + jc.rx.size();
+  loopJacobian_.resize(u_ * u_);
+  m_.jacobian(t, xz_.data(), p_, loopJacobian_.data());
+  Eigen::Map<Eigen::MatrixXd> r(loopJacobian_.data(), Eigen::Index(u_), Eigen::Index(u_));
+  Eigen::PartialPivLU<Eigen::MatrixXd> lu(r);
+  std::size_t nc = jc.columns.size();
+  Eigen::MatrixXd rhs = Eigen::MatrixXd::Zero(Eigen::Index(u_), Eigen::Index(nc + 1));
+  for (std::size_t e = 0; e < jc.rx.size(); ++e) {
+    auto c = std::lower_bound(jc.columns.begin(), jc.columns.end(), jc.rx[e].second);
+    rhs(Eigen::Index(jc.rx[e].first), Eigen::Index(c - jc.columns.begin())) = rx[e];
+  }
+  for (std::size_t k = 0; k < u_; ++k)
+    rhs(Eigen::Index(k), Eigen::Index(nc)) = drdt[k];
+  Eigen::MatrixXd dz = -lu.solve(rhs);
+  if (!dz.allFinite()) {
+    failure_ = "the algebraic loop " + m_.nonlinearLoops +
+               " has a singular Jacobian at t = " + runtime::timeText(t);
+    return false;
+  }
+  for (std::size_t e = 0; e < jc.fz.size(); ++e) {
+    auto [row, k] = jc.fz[e];
+    for (std::size_t c = 0; c < nc; ++c)
+      values[jc.fzAt[e * nc + c]] += fz[e] * dz(Eigen::Index(k), Eigen::Index(c));
+    dfdt[row] += fz[e] * dz(Eigen::Index(k), Eigen::Index(nc));
+  }
+  return true;
+}
+
 std::shared_ptr<ModeCode> compileMode(eq::EquationSystem equations,
                                       const codegen::CodeGenOptions &opts, bool switched) {
   auto m = std::make_shared<ModeCode>();
+  m->codegenOptions = opts;
   std::vector<codegen::FunctionSpec> fns(2);
   fns[0].name = "rhs";
   for (const eq::State &s : equations.states)

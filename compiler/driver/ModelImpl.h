@@ -18,11 +18,36 @@
 
 namespace hbg {
 
+/// A mode's Jacobian code (ModeCode::jacobianCode): one function writing
+/// the values of eq::StateJacobian's entries, in the order fx, dfdt, fz,
+/// rx, drdt, and how they assemble into df/dx over `pattern`.
+struct JacobianCode {
+  codegen::CompiledModule code;
+  codegen::CompiledFn fn = nullptr;
+  /// Where df/dx may be non-zero: fx's entries, and through nonlinear
+  /// loops every row fz reads an unknown in times every column rx does.
+  runtime::SparsePattern pattern;
+  /// Position in the pattern's values of each fx entry.
+  std::vector<std::uint32_t> fxAt;
+  /// fz's and rx's (row, column), in output order.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> fz, rx;
+  /// The columns rx reads, and for fz entry e and the c-th of them the
+  /// position fzAt[e * columns.size() + c] in the pattern's values.
+  std::vector<std::uint32_t> columns, fzAt;
+  std::size_t numOutputs = 0;
+};
+
 /// The compiled code of one mode (of the only mode, for models without
 /// switched junctions). Every function takes x = [states, Newton unknowns]
 /// and p = [parameters, held values, kink branches].
 struct ModeCode {
   eq::EquationSystem equations;
+  codegen::CodeGenOptions codegenOptions;
+  /// The Jacobian's code, differentiated and compiled on first use (only
+  /// stiff methods ask for it).
+  const JacobianCode &jacobianCode() const;
+  mutable std::once_flag jacobianOnce;
+  mutable std::unique_ptr<JacobianCode> jacobianCompiled;
   codegen::CompiledModule code;
   codegen::CompiledFn rhs = nullptr;
   codegen::CompiledFn outputs = nullptr;
@@ -125,6 +150,11 @@ public:
   bool outputs(double t, const double *x, double *y) { return call(m_.outputs, t, x, y); }
   /// Any of the mode's functions.
   bool call(codegen::CompiledFn f, double t, const double *x, double *out);
+  /// df/dx over the mode's JacobianCode pattern into `values` and df/dt
+  /// into `dfdt`, through the nonlinear loops by implicit
+  /// differentiation. False when the loops could not be solved or their
+  /// Jacobian is singular.
+  bool jacobian(double t, const double *x, double *values, double *dfdt);
   /// Why the last failed call failed: names the loop and the time.
   const std::string &failure() const { return failure_; }
   const ModeCode &code() const { return m_; }
@@ -134,7 +164,7 @@ private:
   const ModeCode &m_;
   const double *p_;
   std::size_t n_, u_;
-  std::vector<double> xz_, warm_;
+  std::vector<double> xz_, warm_, raw_, loopJacobian_;
   std::string failure_;
 };
 

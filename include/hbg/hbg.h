@@ -74,6 +74,12 @@ public:
   /// at (t, x).
   void rhs(double t, const double *x, const double *p, double *xdot) const;
   void outputs(double t, const double *x, const double *p, double *y) const;
+  /// The Jacobian of rhs(): d xdot / dx (row-major, states by states)
+  /// and d xdot / dt, from symbolic derivatives JIT-compiled on the first
+  /// call (the stiff method's), through nonlinear loops by implicit
+  /// differentiation; NaN when a loop could not be solved. Same
+  /// conventions as rhs().
+  void jacobian(double t, const double *x, const double *p, double *dfdx, double *dfdt) const;
 
   struct Impl;
   explicit Model(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}

@@ -1392,7 +1392,7 @@ TEST_CASE("extractKinks: kinks of changing values only, select conditions left a
   sym::ExprId d = c.add(c.add(pivot, c.unary(sym::Op::Abs, P)),
                         c.add(c.min(X, c.time()),
                               c.mul(c.unary(sym::Op::Sign, X), c.unary(sym::Op::Abs, X))));
-  s.states.push_back({"x", x, c.constant(0), d});
+  s.states.push_back({"x", x, c.constant(0), d, {}});
   eq::extractKinks(s);
   REQUIRE(s.kinks.size() == 2);
   std::vector<std::string> texts = {s.kinks[0].text, s.kinks[1].text};

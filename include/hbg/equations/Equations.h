@@ -191,6 +191,25 @@ std::optional<EquationSystem> buildEquations(const bg::BondGraph &g,
 /// (pivoting in generated linear solves) are left as they are.
 void extractKinks(EquationSystem &sys);
 
+/// The derivatives of a mode's right-hand side f(t, x, z), where z are
+/// the Newton unknowns of its nonlinear loops (residuals r(t, x, z) = 0),
+/// as sparse entries: only the derivatives by symbols an expression reads,
+/// and not those that simplify to zero. The Jacobian of the states'
+/// derivatives is fx + fz dz/dx with dz/dx = -(dr/dz)^-1 rx, and their
+/// time derivative dfdt + fz dz/dt with dz/dt = -(dr/dz)^-1 drdt; dr/dz
+/// is EquationSystem::jacobian.
+struct StateJacobian {
+  struct Entry {
+    std::uint32_t row, col;
+    sym::ExprId value;
+  };
+  /// d f_row / d x_col, d f_row / d z_col, d r_row / d x_col.
+  std::vector<Entry> fx, fz, rx;
+  /// d f_i / dt and d r_k / dt, partial (states and unknowns held).
+  std::vector<sym::ExprId> dfdt, drdt;
+};
+StateJacobian stateJacobian(const EquationSystem &sys);
+
 /// A linear model dx/dt = A x + B u, y = C x + D u of the equations of
 /// one mode about an operating point, from their symbolic derivatives.
 /// Inputs are the sources' values (an effort source's effort, a flow

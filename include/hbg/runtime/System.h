@@ -15,6 +15,7 @@
 #pragma once
 
 #include "hbg/runtime/Guards.h"
+#include "hbg/runtime/Integrator.h"
 #include "hbg/runtime/Interval.h"
 
 
@@ -62,6 +63,13 @@ public:
   virtual const std::string &stateName(std::size_t i) const = 0;
 
   virtual bool rhs(double t, const double *x, double *xdot) = 0;
+  /// The Jacobian of rhs() (OdeSystem::jacobianPattern and jacobian):
+  /// null and false by default, when the mode cannot evaluate it.
+  virtual const SparsePattern *jacobianPattern() { return nullptr; }
+  virtual bool jacobian(double t, const double *x, double *values, double *dfdt) {
+    (void)t, (void)x, (void)values, (void)dfdt;
+    return false;
+  }
   virtual bool outputs(double t, const double *x, double *y) = 0;
   /// Both sides of every comparison of the model, then of one comparison
   /// per kink of this mode: 2 * (numComparisons + numKinks()) values.
