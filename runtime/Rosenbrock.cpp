@@ -177,7 +177,11 @@ private:
     dense2_.swap(trial2_);
     dense3_.swap(trial3_);
     fCurrent_ = false;
+    stiffness_ = (t_ - tPrev_) * radius_;
   }
+  double stiffness() const override { return stiffness_; }
+  /// Gershgorin's bound on J's spectral radius: the largest row sum of |J|.
+  void boundRadius();
   /// Stage i's state y = x + sum_j a_j k_j into y_, then f there into fy_.
   bool stage(double t, std::initializer_list<std::pair<double, const Eigen::VectorXd *>> terms);
 
@@ -193,7 +197,27 @@ private:
   /// Dense output of the last accepted step and of the trial.
   std::vector<double> dense2_, dense3_, trial2_, trial3_;
   Eigen::VectorXd dfdt_, k_[6];
+  /// The bound on J's spectral radius at the step's start, and h times it
+  /// over the last accepted step.
+  double radius_ = 0, stiffness_ = 0;
+  std::vector<double> rowSum_;
 };
+
+void RosenbrockStepper::boundRadius() {
+  if (n_ == 0) {
+    radius_ = 0;
+    return;
+  }
+  if (!pattern_ || !e_.isSparse()) {
+    radius_ = e_.dense().cwiseAbs().rowwise().sum().maxCoeff();
+    return;
+  }
+  rowSum_.assign(n_, 0.0);
+  const std::vector<double> &values = e_.values();
+  for (std::size_t k = 0; k < values.size(); ++k)
+    rowSum_[pattern_->rows[k]] += std::abs(values[k]);
+  radius_ = *std::max_element(rowSum_.begin(), rowSum_.end());
+}
 
 void RosenbrockStepper::reset(double t0, const double *x0) {
   start(t0, x0, f_);
@@ -222,8 +246,12 @@ bool RosenbrockStepper::beginStep(double h) {
       return false;
     fCurrent_ = true;
   }
-  if (!pattern_)
-    return differenceJacobian(h);
+  if (!pattern_) {
+    if (!differenceJacobian(h))
+      return false;
+    boundRadius();
+    return true;
+  }
   std::vector<double> &values = e_.isSparse() ? e_.values() : values_;
   ++jacobianCalls_;
   if (!sys_.jacobian(t_, x_.data(), values.data(), dfdt_.data()))
@@ -240,6 +268,7 @@ bool RosenbrockStepper::beginStep(double h) {
       for (std::uint32_t k = pattern_->colStart[j]; k < pattern_->colStart[j + 1]; ++k)
         jac(Eigen::Index(pattern_->rows[k]), Eigen::Index(j)) = values[k];
   }
+  boundRadius();
   return true;
 }
 
@@ -248,9 +277,12 @@ bool RosenbrockStepper::differenceJacobian(double h) {
   Eigen::MatrixXd &jac = e_.dense();
   y_ = x_;
   for (std::size_t j = 0; j < n_; ++j) {
-    // A step of sqrt(eps) relative to the state's scale.
-    double scale = std::max({std::abs(x_[j]), nominal_[j], opts_.atol,
-                             std::numeric_limits<double>::min() / root});
+    // A step of sqrt(eps) relative to the state's scale; a state with no
+    // scale yet (zero, no nominal, no floor) takes 1e-5 as Hairer and
+    // Wanner's codes do.
+    double scale = std::max({std::abs(x_[j]), nominal_[j], opts_.atol});
+    if (!(scale > 0))
+      scale = 1e-5;
     double delta = root * scale;
     y_[j] = x_[j] + delta;
     delta = y_[j] - x_[j]; // exactly representable

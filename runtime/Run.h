@@ -42,6 +42,8 @@ private:
   void gather(const Mode &m, std::vector<double> &x) const;
   /// Stores a mode's states into X and computes its dependent storage.
   void complete(Mode &m, const double *x);
+  /// Adds a stepper's counters to the record (before it is reset).
+  void tally(const Stepper &s);
   /// Evaluates the held values (`pre`) in `m` at X.
   void holdValues(Mode &m);
   /// Both sides of every guard comparison, in `m` at X.

@@ -131,6 +131,14 @@ void Run::gather(const Mode &m, std::vector<double> &x) const {
     x.push_back(X_[s]);
 }
 
+void Run::tally(const Stepper &s) {
+  r_.steps += s.acceptedSteps();
+  r_.rejectedSteps += s.rejectedSteps();
+  r_.rhsCalls += s.rhsCalls();
+  r_.jacobianCalls += s.jacobianCalls();
+  r_.factorisations += s.factorisations();
+}
+
 void call(bool ok, Mode &m, const char *what) {
   if (!ok)
     throw RunError{m.failure() + " (" + what + (m.name().empty() ? "" : ", mode " + m.name()) +
@@ -356,9 +364,7 @@ void Run::simulate() {
       }
       StepStatus st = stepper->step(limit);
       if (st != StepStatus::Ok) {
-        r_.steps += stepper->acceptedSteps();
-        r_.rejectedSteps += stepper->rejectedSteps();
-        r_.rhsCalls += stepper->rhsCalls();
+        tally(*stepper);
         std::string inMode = m.name().empty() ? "" : " in mode " + modeText(q_);
         if (!ode.failure().empty())
           throw RunError{ode.failure() + (m.name().empty() ? "" : " (mode " + m.name() + ")")};
@@ -405,6 +411,7 @@ void Run::simulate() {
         tEnd = tEvent;
         event = true;
       }
+      recordSpan(r_.methods, stepper->method(), stepper->tPrev(), tEnd);
       // Samples up to the end of the step (or the event).
       while (next <= tEnd) {
         if (next == stepper->t()) {
@@ -425,9 +432,7 @@ void Run::simulate() {
           break;
       }
     }
-    r_.steps += stepper->acceptedSteps();
-    r_.rejectedSteps += stepper->rejectedSteps();
-    r_.rhsCalls += stepper->rhsCalls();
+    tally(*stepper);
     lastStep_ = stepper->proposedStep();
     if (!event) {
       r_.finalState = X_;

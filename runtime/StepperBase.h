@@ -141,5 +141,6 @@ std::unique_ptr<Stepper> makeEulerStepper(OdeSystem &sys, const IntegratorOption
 std::unique_ptr<Stepper> makeRungeKutta4Stepper(OdeSystem &sys, const IntegratorOptions &opts);
 std::unique_ptr<Stepper> makeDormandPrinceStepper(OdeSystem &sys, const IntegratorOptions &opts);
 std::unique_ptr<Stepper> makeRosenbrockStepper(OdeSystem &sys, const IntegratorOptions &opts);
+std::unique_ptr<Stepper> makeAutoStepper(OdeSystem &sys, const IntegratorOptions &opts);
 
 } // namespace hbg::runtime

@@ -14,9 +14,11 @@ class CompiledSystem::CompiledMode : public runtime::Mode {
 public:
   /// `p`: the parameters and held values; the mode's kink branches follow
   /// them in its own copy.
-  CompiledMode(std::shared_ptr<ModeCode> code, const std::vector<double> &p, bool switched)
+  /// `compileSeconds`: where the time compiling the Jacobian is added.
+  CompiledMode(std::shared_ptr<ModeCode> code, const std::vector<double> &p, bool switched,
+               double &compileSeconds)
       : code_(std::move(code)), p_(p.size() + code_->equations.kinks.size(), 0.0),
-        e_(*code_, p_.data()) {
+        e_(*code_, p_.data()), compileSeconds_(compileSeconds) {
     setParameters(p);
     if (code_->guardTape)
       varying_ = code_->guardTape->varying();
@@ -40,7 +42,11 @@ public:
   }
   bool rhs(double t, const double *x, double *xdot) override { return e_.rhs(t, x, xdot); }
   const runtime::SparsePattern *jacobianPattern() override {
-    return &code_->jacobianCode().pattern;
+    auto start = std::chrono::steady_clock::now();
+    const JacobianCode &jc = code_->jacobianCode();
+    compileSeconds_ +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return &jc.pattern;
   }
   bool jacobian(double t, const double *x, double *values, double *dfdt) override {
     return e_.jacobian(t, x, values, dfdt);
@@ -137,6 +143,7 @@ private:
   /// Parameters, held values, kink branches.
   std::vector<double> p_;
   Evaluator e_;
+  double &compileSeconds_;
   std::vector<runtime::Interval> scratch_, slopes_;
   /// The guard tape's instructions that read time or states, and whether
   /// the others' values and slopes in scratch_ and slopes_ are current.
@@ -184,7 +191,7 @@ runtime::Mode *CompiledSystem::mode(const std::vector<std::uint32_t> &q, std::st
   }
   std::unique_ptr<CompiledMode> &m = modes_[code.get()];
   if (!m)
-    m = std::make_unique<CompiledMode>(code, p_, m_.switched);
+    m = std::make_unique<CompiledMode>(code, p_, m_.switched, compileSeconds);
   return m.get();
 }
 

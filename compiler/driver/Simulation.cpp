@@ -69,6 +69,9 @@ Result Simulation::run() const {
   r.steps = record.steps;
   r.rejectedSteps = record.rejectedSteps;
   r.rhsCalls = record.rhsCalls;
+  r.jacobianCalls = record.jacobianCalls;
+  r.factorisations = record.factorisations;
+  r.methods = std::move(record.methods);
   r.modeIterations = record.modeIterations;
   r.remapSeconds = record.remapSeconds;
   r.eventSearchSeconds = record.eventSearchSeconds;

@@ -122,10 +122,13 @@ private:
 struct SimulationOptions {
   double tStart = 0;
   double tEnd = 1;
-  runtime::Method method = runtime::Method::DormandPrince;
-  /// Fixed step (euler, rk4) or first trial step (dopri5; 0 picks one).
+  /// auto: dopri5, switching to the stiff method (rosenbrock) where the
+  /// model is stiff and back where it no longer is.
+  runtime::Method method = runtime::Method::Auto;
+  /// Fixed step (euler, rk4) or first trial step (adaptive methods; 0
+  /// picks one).
   double step = 1e-3;
-  /// Tolerances of dopri5: rtol relative; atol an absolute floor in each
+  /// Tolerances of the adaptive methods: rtol relative; atol an absolute floor in each
   /// state's own unit (0: none). Each state's absolute tolerance is rtol
   /// times its nominal magnitude (Model::nominalState(), grown to the
   /// largest value it reaches), so rtol alone sets the accuracy whatever
@@ -164,6 +167,11 @@ public:
   /// trajectory up to the failure is kept.
   std::string error;
   std::size_t steps = 0, rejectedSteps = 0, rhsCalls = 0;
+  /// The stiff method's Jacobian evaluations and LU factorisations.
+  std::size_t jacobianCalls = 0, factorisations = 0;
+  /// Which method took the accepted steps over which spans of time
+  /// (`--method auto` switches between dopri5 and the stiff method).
+  std::vector<runtime::MethodSpan> methods;
   /// Switched models: every event, and the names of the state entries.
   std::vector<Event> events;
   std::vector<std::string> stateNames;
@@ -177,7 +185,7 @@ public:
   std::vector<std::string> warnings;
   /// Mode-iteration steps (junction switches evaluated) over all events,
   /// modes compiled during the run, and the time spent compiling modes
-  /// versus the rest of the run.
+  /// and Jacobians (for the stiff method) versus the rest of the run.
   std::size_t modeIterations = 0, modesCompiled = 0;
   double compileSeconds = 0, runSeconds = 0;
   /// Time spent remapping states at mode changes, and proving steps

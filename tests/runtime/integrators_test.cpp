@@ -69,8 +69,10 @@ IntegratorOptions rosenbrockFixed(double h) {
   return opts;
 }
 
+/// dopri5 with the given tolerances.
 IntegratorOptions adaptive(double rtol, double atol) {
   IntegratorOptions opts;
+  opts.method = Method::DormandPrince;
   opts.step = 0;
   opts.rtol = rtol;
   opts.atol = atol;
@@ -557,4 +559,85 @@ TEST_CASE("the Rosenbrock method with a sparse Jacobian of the system") {
       for (double v : a)
         CHECK(std::abs(v - 1.0 / double(n)) < 1e-8);
   }
+}
+
+TEST_CASE("auto: stiff where the decay rate is large, not where it is small") {
+  // x' = -lambda(t) (x - cos t) - sin t, x(0) = 1: x = cos t whatever
+  // lambda, here 10^(6 - t): stiff at first, not stiff from t of about 4.
+  Lambda varying(1, [](double t, const double *x, double *xdot) {
+    xdot[0] = -std::pow(10.0, 6 - t) * (x[0] - std::cos(t)) - std::sin(t);
+  });
+  IntegratorOptions o = adaptive(1e-8, 0);
+  o.method = Method::Auto;
+  auto stepper = makeStepper(varying, o);
+  double x0 = 1;
+  stepper->reset(0, &x0);
+  std::vector<MethodSpan> spans;
+  while (stepper->t() < 10) {
+    REQUIRE(stepper->step(10) == StepStatus::Ok);
+    recordSpan(spans, stepper->method(), stepper->tPrev(), stepper->t());
+    CHECK(std::abs(stepper->x()[0] - std::cos(stepper->t())) < 1e-6);
+  }
+  REQUIRE(spans.size() == 3);
+  CHECK(spans[0].method == Method::DormandPrince);
+  CHECK(spans[0].steps < 40); // 15 steps at the stability bound, then off
+  CHECK(spans[1].method == Method::Rosenbrock);
+  CHECK(spans[2].method == Method::DormandPrince);
+  // Back to dopri5 once h |lambda| stays small: lambda below 1e3 or so.
+  CHECK(spans[1].to > 2);
+  CHECK(spans[1].to < 6);
+  CHECK(spans[2].to == 10);
+  std::size_t total = 0;
+  for (const MethodSpan &s : spans)
+    total += s.steps;
+  CHECK(total == stepper->acceptedSteps());
+  // dopri5 alone pays for the stiff start with its stability bound.
+  auto plain = makeStepper(varying, adaptive(1e-8, 0));
+  plain->reset(0, &x0);
+  while (plain->t() < 10)
+    REQUIRE(plain->step(10) == StepStatus::Ok);
+  CHECK(10 * stepper->acceptedSteps() < plain->acceptedSteps());
+}
+
+TEST_CASE("auto stays with dopri5 on a problem that is not stiff") {
+  Lambda osc = oscillator();
+  IntegratorOptions o = adaptive(1e-8, 1e-10);
+  o.method = Method::Auto;
+  auto stepper = makeStepper(osc, o);
+  std::vector<double> x0 = exactOscillator(0);
+  stepper->reset(0, x0.data());
+  while (stepper->t() < 50) {
+    REQUIRE(stepper->step(50) == StepStatus::Ok);
+    CHECK(stepper->method() == Method::DormandPrince);
+  }
+  CHECK(stepper->jacobianCalls() == 0);
+  CHECK(std::abs(stepper->x()[0] - std::cos(50.0)) < 1e-6);
+}
+
+TEST_CASE("auto on Van der Pol with mu = 1000 switches at each relaxation") {
+  // Slow drifts (stiff: the fast manifold attracts at about mu) broken by
+  // jumps of width 1 / mu; the reference is the Rosenbrock method at a
+  // tight tolerance.
+  Lambda vdp(2, [](double, const double *x, double *xdot) {
+    xdot[0] = x[1];
+    xdot[1] = 1000 * ((1 - x[0] * x[0]) * x[1]) - x[0];
+  });
+  auto run = [&](Method m, double rtol) {
+    IntegratorOptions o = adaptive(rtol, 0);
+    o.method = m;
+    auto stepper = makeStepper(vdp, o);
+    double x0[2] = {2, 0};
+    stepper->reset(0, x0);
+    while (stepper->t() < 3000) {
+      INFO(methodName(m) << " at t = " << stepper->t() << ", " << stepper->acceptedSteps()
+                         << " steps, h " << stepper->proposedStep());
+      REQUIRE(stepper->step(3000) == StepStatus::Ok);
+    }
+    return stepper;
+  };
+  auto automatic = run(Method::Auto, 1e-6), reference = run(Method::Rosenbrock, 1e-11);
+  CHECK(std::abs(automatic->x()[0] - reference->x()[0]) < 1e-3);
+  CHECK(automatic->factorisations() > 0);
+  // dopri5 would need some 10^6 steps on the slow drifts.
+  CHECK(automatic->acceptedSteps() < 20000);
 }

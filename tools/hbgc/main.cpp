@@ -95,11 +95,13 @@ output has a row before and a row after it (docs/hybrid.md).
 options:
   --t-end T            end time (required)
   --t-start T          start time (default 0)
-  --method M           euler, rk4, dopri5 or rosenbrock (default dopri5);
-                       rosenbrock is linearly implicit, for stiff models
-  --dt H               step of euler and rk4; first trial step of dopri5 and
-                       rosenbrock (default 1e-3)
-  --rtol R             relative tolerance of dopri5 and rosenbrock (default
+  --method M           auto (default), dopri5, rosenbrock, rk4 or euler;
+                       rosenbrock is linearly implicit, for stiff models,
+                       and auto switches between dopri5 and rosenbrock
+                       where the model is stiff (--stats shows where)
+  --dt H               step of euler and rk4; first trial step of the
+                       adaptive methods (default 1e-3)
+  --rtol R             relative tolerance of the adaptive methods (default
                        1e-6); each state's absolute tolerance is R times its
                        nominal magnitude
   --atol A             absolute floor of every state's tolerance, in its own
@@ -119,8 +121,9 @@ options:
   --remap-factor F     fraction moved per iterative remap step (default 0.4)
   --all-modes          compile every mode up front (at most 2^8 modes)
                        instead of each when the simulation first enters it
-  --stats              print steps, right-hand-side calls, events, modes
-                       compiled and times to stderr
+  --stats              print steps, right-hand-side calls, the methods and
+                       the spans they ran over, events, modes compiled and
+                       times to stderr
   --time-passes        print the time each compiler pass takes to stderr
 )";
 
@@ -178,7 +181,7 @@ RunArgs parseRunArgs(const std::vector<std::string> &args) {
     } else if (a == "--method") {
       const std::string &m = value(i);
       if (!runtime::parseMethod(m, r.sim.method))
-        throw UsageError{"unknown method `" + m + "`; expected euler, rk4, dopri5 or rosenbrock"};
+        throw UsageError{"unknown method `" + m + "`; expected auto, dopri5, rosenbrock, rk4 or euler"};
     } else if (a == "--dt") {
       r.sim.step = parseNumber(a, value(i));
       if (!(r.sim.step > 0))
@@ -672,6 +675,14 @@ int runRun(const std::vector<std::string> &argv) {
               << "rhs calls: " << r.rhsCalls << "\n"
               << "compile time: " << ms(t1 - t0).count() << " ms\n"
               << "integration time: " << ms(t2 - t1).count() << " ms\n";
+    for (const hbg::runtime::MethodSpan &span : r.methods)
+      std::cerr << "method: " << hbg::runtime::methodName(span.method) << " from t = "
+                << span.from << " to " << span.to << ", " << span.steps << " steps\n";
+    if (r.factorisations > 0)
+      std::cerr << "stiff method: " << r.jacobianCalls << " Jacobians, " << r.factorisations
+                << " LU factorisations\n";
+    if (!model.switched() && r.compileSeconds > 0)
+      std::cerr << "Jacobian compile time during the run: " << 1e3 * r.compileSeconds << " ms\n";
     if (model.switched())
       std::cerr << "events: " << r.events.size() << "\n"
                 << "mode-iteration steps: " << r.modeIterations << "\n"

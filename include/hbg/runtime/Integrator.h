@@ -52,21 +52,40 @@ public:
 /// The integration methods hbg offers: fixed-step Euler and RK4, adaptive
 /// Dormand-Prince 5(4), and for stiff systems the linearly implicit
 /// Rosenbrock method RODAS4 of Hairer and Wanner (adaptive, order 4(3),
-/// L-stable, with the system's Jacobian when it has one).
-enum class Method { Euler, RK4, DormandPrince, Rosenbrock };
+/// L-stable, with the system's Jacobian when it has one). Auto starts
+/// with dopri5 and switches to the Rosenbrock method where its steps are
+/// held back by stability rather than accuracy, and back where they no
+/// longer are (as LSODA switches between Adams and BDF).
+enum class Method { Euler, RK4, DormandPrince, Rosenbrock, Auto };
 
 /// True for the methods with error control.
-inline bool isAdaptive(Method m) { return m == Method::DormandPrince || m == Method::Rosenbrock; }
+inline bool isAdaptive(Method m) {
+  return m == Method::DormandPrince || m == Method::Rosenbrock || m == Method::Auto;
+}
 
-/// Parses "euler", "rk4", "dopri5" or "rosenbrock"; false on an unknown name.
+/// Parses "euler", "rk4", "dopri5", "rosenbrock" or "auto"; false on an
+/// unknown name.
 bool parseMethod(const std::string &name, Method &out);
-/// The command-line name of a method ("euler", "rk4", "dopri5", "rosenbrock").
+/// The command-line name of a method ("euler", "rk4", "dopri5",
+/// "rosenbrock", "auto").
 const char *methodName(Method m);
+
+/// A stretch of a run integrated by one method: the accepted steps it
+/// took from `from` to `to`.
+struct MethodSpan {
+  Method method;
+  double from = 0, to = 0;
+  std::size_t steps = 0;
+};
+/// Extends the last span by an accepted step [from, to] of `method`, or
+/// starts a new one when the method changed.
+void recordSpan(std::vector<MethodSpan> &spans, Method method, double from, double to);
 
 /// Settings shared by all steppers.
 struct IntegratorOptions {
-  Method method = Method::DormandPrince;
-  /// Fixed step for euler and rk4; the first trial step for dopri5 (0 picks one).
+  Method method = Method::Auto;
+  /// Fixed step for euler and rk4; the first trial step for the adaptive
+  /// methods (0 picks one).
   double step = 1e-3;
   /// Error tolerances of the adaptive method, in each state's own unit:
   /// err_i <= max(atol, rtol * nominal_i) + rtol * |x_i|, where nominal_i
@@ -140,6 +159,13 @@ public:
   /// factorisations so far.
   std::size_t jacobianCalls() const { return jacobianCalls_; }
   std::size_t factorisations() const { return factorisations_; }
+  /// The method that took the last accepted step (auto: the one it
+  /// chose).
+  virtual Method method() const { return method_; }
+  /// Adaptive methods: an estimate of h times the largest magnitude of
+  /// the Jacobian's eigenvalues over the last accepted step (what bounds
+  /// an explicit method's step; 0 when unknown).
+  virtual double stiffness() const { return 0; }
   /// Details of the last StepStatus::NonFinite failure.
   const NonFiniteInfo &nonFinite() const { return nonFinite_; }
   /// Adaptive methods: the component with the largest weighted error in
@@ -147,10 +173,12 @@ public:
   std::size_t errorLeader() const { return errorLeader_; }
 
 protected:
+  friend std::unique_ptr<Stepper> makeStepper(OdeSystem &sys, const IntegratorOptions &opts);
   double t_ = 0, tPrev_ = 0;
   std::vector<double> x_;
   std::size_t accepted_ = 0, rejected_ = 0, rhsCalls_ = 0;
   std::size_t jacobianCalls_ = 0, factorisations_ = 0;
+  Method method_ = Method::DormandPrince;
   NonFiniteInfo nonFinite_;
   std::size_t errorLeader_ = static_cast<std::size_t>(-1);
 };

@@ -92,6 +92,11 @@ struct RunRecord {
   /// Empty on success; otherwise what failed, where and when.
   std::string error;
   std::size_t steps = 0, rejectedSteps = 0, rhsCalls = 0;
+  /// Jacobian evaluations and LU factorisations of the stiff method.
+  std::size_t jacobianCalls = 0, factorisations = 0;
+  /// Which method took the accepted steps over which spans of time (one
+  /// span for a fixed method; auto switches between them).
+  std::vector<MethodSpan> methods;
   /// Mode-iteration steps (junction switches evaluated) over all events.
   std::size_t modeIterations = 0;
   /// Time spent remapping states at mode changes.
