@@ -16,7 +16,12 @@ std::string formatTime(double t) {
 }
 
 std::string describe(const NonFiniteInfo &bad) {
-  return std::string(bad.derivative ? "derivative of state " : "state ") +
+  if (bad.jacobian && bad.index == static_cast<std::size_t>(-1))
+    return std::string(bad.derivative ? "the implicit linear system is singular"
+                                      : "the Jacobian could not be evaluated") +
+           " at t = " + formatTime(bad.t);
+  return std::string(bad.jacobian ? "the Jacobian of the derivative of state "
+                                   : bad.derivative ? "derivative of state " : "state ") +
          std::to_string(bad.index) + " is not finite at t = " + formatTime(bad.t);
 }
 

@@ -53,6 +53,9 @@ constexpr double Dense2[5] = {10.12623508344586, -7.487995877610167, -34.8009186
 constexpr double Dense3[5] = {-0.6762803392801253, 6.087714651680015, 16.43084320892478,
                               24.76722511418386, -6.594389125716872};
 
+/// NonFiniteInfo::index when the Jacobian, not a state, failed.
+constexpr std::size_t NoState = static_cast<std::size_t>(-1);
+
 /// Step-size controller: the error estimate is O(h^4).
 constexpr double Safety = 0.9, MaxGrow = 6;
 
@@ -121,6 +124,8 @@ void ImplicitMatrix::useSparse(const SparsePattern &p, std::size_t n) {
 
 bool ImplicitMatrix::factorise(double h) {
   double fac = 1 / (h * Gamma);
+  if (jac_.size() == 0 && !sparse_)
+    return true; // no states: nothing to solve
   if (!sparse_) {
     Eigen::MatrixXd e = -jac_;
     e.diagonal().array() += fac;
@@ -254,13 +259,22 @@ bool RosenbrockStepper::beginStep(double h) {
   }
   std::vector<double> &values = e_.isSparse() ? e_.values() : values_;
   ++jacobianCalls_;
-  if (!sys_.jacobian(t_, x_.data(), values.data(), dfdt_.data()))
+  if (!sys_.jacobian(t_, x_.data(), values.data(), dfdt_.data())) {
+    nonFinite_ = {NoState, false, t_, true}; // could not be evaluated
     return false;
-  for (double v : values)
-    if (!std::isfinite(v))
-      return false;
-  if (!dfdt_.allFinite())
+  }
+  // The first row (state derivative) with a non-finite entry.
+  std::size_t bad = NoState;
+  for (std::size_t k = 0; k < values.size(); ++k)
+    if (!std::isfinite(values[k]))
+      bad = std::min<std::size_t>(bad, pattern_->rows[k]);
+  for (std::size_t i = 0; i < n_ && bad == NoState; ++i)
+    if (!std::isfinite(dfdt_(Eigen::Index(i))))
+      bad = i;
+  if (bad != NoState) {
+    nonFinite_ = {bad, true, t_, true};
     return false;
+  }
   if (!e_.isSparse()) {
     Eigen::MatrixXd &jac = e_.dense();
     jac.setZero();
@@ -312,8 +326,10 @@ bool RosenbrockStepper::stage(double t,
 }
 
 double RosenbrockStepper::trial(double h, double tNew) {
-  if (!e_.factorise(h))
+  if (!e_.factorise(h)) {
+    nonFinite_ = {NoState, true, t_, true};
     return -1;
+  }
   ++factorisations_;
   Eigen::Index n = Eigen::Index(n_);
   Eigen::Map<const Eigen::VectorXd> f0(f_.data(), n), fy(fy_.data(), n);

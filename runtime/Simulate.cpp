@@ -378,6 +378,16 @@ void Run::simulate() {
                          "method there)"};
         }
         const NonFiniteInfo &bad = stepper->nonFinite();
+        if (bad.jacobian && bad.index < x.size())
+          throw RunError{"the Jacobian of the derivative of state `" + m.stateName(bad.index) +
+                         "` is not finite at t = " + timeText(bad.t) + inMode +
+                         " (the stiff method needs it; --method dopri5 does not)"};
+        if (bad.jacobian || bad.index >= x.size())
+          throw RunError{std::string(bad.derivative
+                                         ? "the stiff method's linear system is singular at "
+                                           "every step size"
+                                         : "the Jacobian could not be evaluated") +
+                         " at t = " + timeText(bad.t) + inMode};
         throw RunError{std::string(bad.derivative ? "the derivative of " : "") + "state `" +
                        m.stateName(bad.index) + "` is not finite at t = " + timeText(bad.t) +
                        inMode};

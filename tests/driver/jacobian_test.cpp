@@ -98,3 +98,23 @@ TEST_CASE("the Jacobian over a switched model's full state") {
     v += 0.1;
   checkAgainstDifferences(model, 0, x);
 }
+
+TEST_CASE("a Jacobian that is not finite stops the stiff method, naming the state") {
+  // e = sqrt(q) charged from zero: the derivative is finite at q = 0, its
+  // slope by q is not. dopri5 needs no Jacobian and runs.
+  hbg::Model model = hbg::Compiler().compileString(R"(model Root {
+    Se v(1); R r(1); C c(e = sqrt(q)) { q0 = 0; } 1 s;
+    bond v -> s; bond s -> r; bond s -> c;
+    output q = c.q;
+  })", "root.hbg");
+  hbg::SimulationOptions opts;
+  opts.tEnd = 1;
+  opts.method = hbg::runtime::Method::Rosenbrock;
+  hbg::Result r = hbg::Simulation(model, opts).run();
+  CHECK(r.error == "model `Root`: the Jacobian of the derivative of state `c.q` is not finite "
+                   "at t = 0 (the stiff method needs it; --method dopri5 does not)");
+  CHECK(r.at("time").size() == 1); // the row at t = 0, kept
+  opts.method = hbg::runtime::Method::DormandPrince;
+  hbg::Result ok = hbg::Simulation(model, opts).run();
+  CHECK_MESSAGE(ok.ok(), ok.error);
+}

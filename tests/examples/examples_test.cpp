@@ -1,7 +1,9 @@
 // Each example in examples/ is compiled, simulated at tight tolerance and
-// compared with its closed-form solution.
+// compared with its closed-form solution, with the method HBG_TEST_METHOD
+// names (TestMethod.h).
 
 #include "hbg/hbg.h"
+#include "TestMethod.h"
 
 #include <doctest/doctest.h>
 
@@ -21,7 +23,7 @@ hbg::Result simulate(const std::string &file, double tEnd, double dtOut) {
   hbg::SimulationOptions opts;
   opts.tEnd = tEnd;
   opts.dtOut = dtOut;
-  opts.method = hbg::runtime::Method::DormandPrince;
+  opts.method = testMethod();
   opts.rtol = 1e-10;
   opts.atol = 1e-14;
   opts.step = 0;

@@ -1,8 +1,10 @@
-// The switched examples in examples/: each is simulated with events and
+// The switched examples in examples/: each is simulated with events (with
+// the method HBG_TEST_METHOD names, TestMethod.h) and
 // compared with its closed form or published numbers (event times, jumps,
 // conservation laws).
 
 #include "hbg/hbg.h"
+#include "TestMethod.h"
 
 #include <doctest/doctest.h>
 
@@ -24,6 +26,7 @@ hbg::SimulationOptions tight(double tEnd, double dtOut) {
   opts.rtol = 1e-10;
   opts.atol = 1e-12;
   opts.step = 0;
+  opts.method = testMethod();
   return opts;
 }
 
@@ -304,6 +307,7 @@ TEST_CASE("pwm_rc: every switching instant, the exact periodic steady state and 
   // Default options: only the span and the output grid are set. The charge
   // (about 3e-3 C) is far above the default atol, so rtol governs.
   hbg::SimulationOptions opts;
+  opts.method = testMethod();
   opts.tEnd = tEnd;
   opts.dtOut = 1e-6;
   hbg::Result r = simulate("pwm_rc.hbg", opts);
@@ -391,6 +395,7 @@ TEST_CASE("pwm_rc: every switching instant, the exact periodic steady state and 
 TEST_CASE("ideal_switch: a model without states switches at the closed-form instants") {
   const double pi = 3.141592653589793, V = 10, w = 2 * pi * 50, k = 0.9, R = 5, tEnd = 0.1;
   hbg::SimulationOptions opts; // defaults but for the span and the output grid
+  opts.method = testMethod();
   opts.tEnd = tEnd;
   opts.dtOut = 1e-4;
   hbg::Result r = simulate("ideal_switch.hbg", opts);
@@ -617,6 +622,7 @@ TEST_CASE("boost: a self-contained diode, every switching instant, output Vin / 
   for (double D : {0.5, 0.2, 0.7}) {
     CAPTURE(D);
     hbg::SimulationOptions opts; // defaults but for the span and the output grid
+    opts.method = testMethod();
     opts.tEnd = tEnd;
     opts.dtOut = 1e-6;
     hbg::Simulation sim(model, opts);
@@ -769,6 +775,7 @@ TEST_CASE("three_phase_bridge: six self-contained ideal diodes follow the piecew
   CHECK(pieces.size() >= 24);
 
   hbg::SimulationOptions opts;
+  opts.method = testMethod();
   opts.tEnd = tEnd;
   opts.dtOut = 1e-5;
   hbg::Result r = simulate("three_phase_bridge.hbg", opts);
@@ -860,6 +867,7 @@ TEST_CASE("a bridge of leaky diodes gives the same results in every order of dec
   // large voltages divided by 1 mOhm.
   const double V = 325, Vf = 0.8, tEnd = 0.04;
   hbg::SimulationOptions opts;
+  opts.method = testMethod();
   opts.tEnd = tEnd;
   opts.dtOut = 1e-4;
   std::vector<hbg::Result> runs;

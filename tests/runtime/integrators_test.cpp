@@ -641,3 +641,24 @@ TEST_CASE("auto on Van der Pol with mu = 1000 switches at each relaxation") {
   // dopri5 would need some 10^6 steps on the slow drifts.
   CHECK(automatic->acceptedSteps() < 20000);
 }
+
+TEST_CASE("the Rosenbrock method stops when the system cannot evaluate its Jacobian") {
+  Rod rod(3, 1, true);
+  class Failing final : public OdeSystem {
+  public:
+    explicit Failing(Rod &r) : r_(r) {}
+    std::size_t numStates() const override { return r_.numStates(); }
+    void rhs(double t, const double *x, double *xdot) override { r_.rhs(t, x, xdot); }
+    const SparsePattern *jacobianPattern() override { return r_.jacobianPattern(); }
+    bool jacobian(double t, const double *, double *, double *) override { return t < 0.5; }
+
+  private:
+    Rod &r_;
+  } failing(rod);
+  IntegratorOptions o = adaptive(1e-6, 1e-9);
+  o.method = Method::Rosenbrock;
+  IntegrationStatus st = integrate(failing, 0, {1, 0, 0}, 1, 0.1, o, [](double, const double *) {});
+  CHECK(st.status == StepStatus::NonFinite);
+  CHECK(st.t >= 0.5);
+  CHECK(st.message.find("the Jacobian could not be evaluated at t = ") == 0);
+}

@@ -105,11 +105,16 @@ struct IntegratorOptions {
 enum class StepStatus { Ok, StepSizeUnderflow, NonFinite };
 
 /// What a StepStatus::NonFinite step ran into: the value of state `index`, or
-/// its derivative, at time `t`.
+/// its derivative, at time `t`. With `jacobian`, the stiff method's
+/// Jacobian of state `index`'s derivative was not finite; index SIZE_MAX
+/// then means the system could not evaluate its Jacobian (`derivative`
+/// false) or the implicit linear system was singular at every step size
+/// (`derivative` true).
 struct NonFiniteInfo {
   std::size_t index = 0;
   bool derivative = false;
   double t = 0;
+  bool jacobian = false;
 };
 
 /// A one-step method with dense output over its last accepted step.
