@@ -8,6 +8,7 @@ packages=(
   antlr4 default-jre-headless libantlr4-runtime-dev
   llvm-19-dev llvm-19-tools
   libeigen3-dev doctest-dev
+  libsundials-dev
   python3
 )
 
