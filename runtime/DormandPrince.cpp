@@ -55,7 +55,7 @@ public:
   void reset(double t0, const double *x0) override;
   void interpolate(double tau, double *out) const override;
   void densePolynomial(std::size_t i, double c[5]) const override;
-  double stiffness() const override { return stiffness_; }
+  double stiffness() const override;
 
 private:
   /// Hairer's starting step: from the sizes of x0, f(x0) and an estimate of
@@ -72,8 +72,6 @@ private:
   /// Stages of the last accepted step, for dense output. dk_[6] = f(t_, x_) is
   /// also the next step's first stage.
   std::array<std::vector<double>, 7> dk_;
-  /// h |lambda| over the last accepted step (Hairer's estimate).
-  double stiffness_ = 0;
 };
 
 void DormandPrinceStepper::reset(double t0, const double *x0) {
@@ -129,13 +127,21 @@ double DormandPrinceStepper::firstStep(double) {
 double DormandPrinceStepper::trial(double h, double tNew) {
   const std::vector<double> &k1 = dk_[6];
   for (std::size_t s = 1; s < 7; ++s) {
-    // The last stage is evaluated at the candidate new state itself.
+    // The last stage is evaluated at the candidate new state itself. One
+    // pass per earlier stage, so that each is a vectorised axpy.
     std::vector<double> &y = s == 6 ? xNew_ : y_;
-    for (std::size_t i = 0; i < n_; ++i) {
-      double sum = A[s][0] * k1[i];
-      for (std::size_t j = 1; j < s; ++j)
-        sum += A[s][j] * k_[j][i];
-      y[i] = x_[i] + h * sum;
+    double *out = y.data();
+    const double *x = x_.data(), *k = k1.data();
+    double a = h * A[s][0];
+    for (std::size_t i = 0; i < n_; ++i)
+      out[i] = x[i] + a * k[i];
+    for (std::size_t j = 1; j < s; ++j) {
+      if (A[s][j] == 0)
+        continue;
+      a = h * A[s][j];
+      k = k_[j].data();
+      for (std::size_t i = 0; i < n_; ++i)
+        out[i] += a * k[i];
     }
     if (s == 6 && !checkState(tNew, xNew_))
       return -1;
@@ -143,11 +149,17 @@ double DormandPrinceStepper::trial(double h, double tNew) {
     if (!eval(ts, y.data(), k_[s].data()))
       return -1;
   }
-  for (std::size_t i = 0; i < n_; ++i) {
-    double e = E[0] * k1[i];
-    for (std::size_t s = 1; s < 7; ++s)
-      e += E[s] * k_[s][i];
-    err_[i] = e * h;
+  double *err = err_.data();
+  const double *k = k1.data();
+  for (std::size_t i = 0; i < n_; ++i)
+    err[i] = h * E[0] * k[i];
+  for (std::size_t j = 1; j < 7; ++j) {
+    if (E[j] == 0)
+      continue;
+    double e = h * E[j];
+    k = k_[j].data();
+    for (std::size_t i = 0; i < n_; ++i)
+      err[i] += e * k[i];
   }
   return errorNorm(xNew_);
 }
@@ -162,10 +174,14 @@ void DormandPrinceStepper::accept(double tNew) {
   dk_[0].swap(dk_[6]);
   for (std::size_t s = 1; s < 7; ++s)
     dk_[s].swap(k_[s]);
-  // Stages 6 and 7 sit at the same time, at y_ and at the new state: the
-  // ratio of their slopes' difference to the states' estimates the
-  // dominant eigenvalue's magnitude (Hairer and Wanner's test; DOPRI5's
-  // stability region reaches about 3.3 along the negative real axis).
+}
+
+double DormandPrinceStepper::stiffness() const {
+  // Stages 6 and 7 sit at the same time, at y_ (until the next trial
+  // overwrites it) and at the new state: the ratio of their slopes'
+  // difference to the states' estimates the dominant eigenvalue's
+  // magnitude (Hairer and Wanner's test; DOPRI5's stability region
+  // reaches about 3.3 along the negative real axis).
   double num = 0, den = 0;
   for (std::size_t i = 0; i < n_; ++i) {
     double w = 1 / std::max(weight(i, x_[i], y_[i]), std::numeric_limits<double>::min());
@@ -173,7 +189,7 @@ void DormandPrinceStepper::accept(double tNew) {
     num += df * df;
     den += dx * dx;
   }
-  stiffness_ = den > 0 ? (t_ - tPrev_) * std::sqrt(num / den) : 0;
+  return den > 0 ? (t_ - tPrev_) * std::sqrt(num / den) : 0;
 }
 
 void DormandPrinceStepper::interpolate(double tau, double *out) const {

@@ -146,8 +146,9 @@ void call(bool ok, Mode &m, const char *what) {
 }
 
 void Run::complete(Mode &m, const double *x) {
-  for (std::size_t i = 0; i < m.stateSlots().size(); ++i)
-    X_[m.stateSlots()[i]] = x[i];
+  const std::vector<std::uint32_t> &slots = m.stateSlots();
+  for (std::size_t i = 0; i < slots.size(); ++i)
+    X_[slots[i]] = x[i];
   if (m.dependentSlots().empty())
     return;
   std::vector<double> &d = buf_.dependent;

@@ -169,7 +169,8 @@ public:
   virtual Method method() const { return method_; }
   /// Adaptive methods: an estimate of h times the largest magnitude of
   /// the Jacobian's eigenvalues over the last accepted step (what bounds
-  /// an explicit method's step; 0 when unknown).
+  /// an explicit method's step; 0 when unknown). Valid between a step()
+  /// and the next.
   virtual double stiffness() const { return 0; }
   /// Details of the last StepStatus::NonFinite failure.
   const NonFiniteInfo &nonFinite() const { return nonFinite_; }
