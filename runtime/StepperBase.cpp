@@ -48,17 +48,16 @@ void AdaptiveStepper::startAdaptive() {
 }
 
 double AdaptiveStepper::errorNorm(const std::vector<double> &xNew) {
-  double sum = 0, worst = -1;
+  double worst = -1;
   for (std::size_t i = 0; i < n_; ++i) {
     double sc = std::max(weight(i, x_[i], xNew[i]), std::numeric_limits<double>::min());
-    double r = err_[i] == 0 ? 0 : err_[i] / sc;
-    if (r * r > worst) {
-      worst = r * r;
+    double r = err_[i] == 0 ? 0 : std::abs(err_[i]) / sc;
+    if (r > worst) {
+      worst = r;
       errorLeader_ = i;
     }
-    sum += r * r;
   }
-  return n_ ? std::sqrt(sum / static_cast<double>(n_)) : 0;
+  return n_ ? worst : 0;
 }
 
 StepStatus AdaptiveStepper::step(double tLimit) {
