@@ -3,11 +3,14 @@
 // `hbgc linearize`: the matrices of a mode's equations about an operating
 // point, from symbolic derivatives. Each source becomes an input by adding
 // a symbol to its value, so that B and D are derivatives by that symbol at
-// zero, whatever the source's own expression.
+// zero, whatever the source's own expression. Through nonlinear loops
+// the unknowns z are solved at the operating point by Newton's method and
+// differentiated implicitly: dz/ds = -(dr/dz)^-1 dr/ds.
 //
 //===----------------------------------------------------------------------===//
 
 #include "hbg/equations/Equations.h"
+#include "hbg/runtime/Newton.h"
 
 #include <Eigen/Dense>
 
@@ -51,11 +54,6 @@ std::optional<StateSpace> linearize(const BondGraph &original, const Mode &mode,
     why = "the mode's equations could not be built";
     return std::nullopt;
   }
-  if (!sys->unknowns.empty()) {
-    why = "the mode has nonlinear algebraic loops solved by Newton's method, through which "
-          "linearize does not differentiate yet";
-    return std::nullopt;
-  }
   std::vector<double> x;
   for (const State &s : sys->states) {
     ss.states.push_back(s.name);
@@ -63,29 +61,103 @@ std::optional<StateSpace> linearize(const BondGraph &original, const Mode &mode,
   }
   for (const Output &o : sys->outputs)
     ss.outputs.push_back(o.name);
+  std::size_t n = x.size(), m = inputs.size(), p = ss.outputs.size(), u = sys->unknowns.size();
+  std::vector<double> z(u, 0.0);
   auto value = [&](sym::ExprId e) {
     return ctx.evaluate(e, [&](sym::SymbolId id) {
       const sym::Symbol &s = ctx.symbol(id);
       switch (s.kind) {
       case sym::SymbolKind::Time: return t;
       case sym::SymbolKind::State: return x[s.slot];
+      case sym::SymbolKind::Algebraic: return z[s.slot - n];
       case sym::SymbolKind::Parameter: return s.slot < params.size() ? params[s.slot] : 0.0;
       default: return std::nan("");
       }
     });
   };
-  std::size_t n = x.size(), m = inputs.size(), p = ss.outputs.size();
+  // The loops' unknowns at the operating point, from zero as Model::rhs
+  // starts them, and dr/dz there.
+  std::string loops;
+  for (const AlgebraicLoop &l : sys->loops)
+    if (!l.linear)
+      loops += (loops.empty() ? "`" : "; `") + l.path + "`";
+  Eigen::PartialPivLU<Eigen::MatrixXd> loopLu;
+  if (u > 0) {
+    auto residual = [&](const double *zz, double *r) {
+      std::copy(zz, zz + u, z.begin());
+      for (std::size_t k = 0; k < u; ++k)
+        r[k] = value(sys->residuals[k]);
+    };
+    auto jacobian = [&](const double *zz, double *j) {
+      std::copy(zz, zz + u, z.begin());
+      for (std::size_t k = 0; k < u * u; ++k)
+        j[k] = value(sys->jacobian[k]);
+    };
+    std::vector<double> start(u, 0.0);
+    runtime::NewtonResult r = runtime::newtonSolve(u, residual, jacobian, start.data());
+    if (!r.ok()) {
+      why = runtime::describe(r) + " in the algebraic loop " + loops +
+            " at the operating point";
+      return std::nullopt;
+    }
+    z = start;
+    Eigen::MatrixXd dr(u, u);
+    jacobian(z.data(), dr.data());
+    loopLu.compute(dr);
+    if (!(std::abs(loopLu.determinant()) > 0)) {
+      why = "the algebraic loop " + loops + " has a singular Jacobian at the operating point";
+      return std::nullopt;
+    }
+  }
+  // d e / d s_j for each of `symbols`, through the loops: the partial
+  // derivative plus sum_k (d e / d z_k) (d z_k / d s_j).
+  auto totals = [&](const std::vector<sym::ExprId> &exprs,
+                    const std::vector<sym::SymbolId> &symbols, std::vector<double> &out) {
+    Eigen::MatrixXd dz = Eigen::MatrixXd::Zero(Eigen::Index(u), Eigen::Index(symbols.size()));
+    if (u > 0) {
+      for (std::size_t k = 0; k < u; ++k)
+        for (std::size_t j = 0; j < symbols.size(); ++j)
+          dz(Eigen::Index(k), Eigen::Index(j)) =
+              value(ctx.derivative(sys->residuals[k], symbols[j]));
+      dz = -loopLu.solve(dz);
+    }
+    for (sym::ExprId e : exprs) {
+      std::vector<double> byZ(u);
+      for (std::size_t k = 0; k < u; ++k)
+        byZ[k] = value(ctx.derivative(e, sys->unknowns[k].symbol));
+      for (std::size_t j = 0; j < symbols.size(); ++j) {
+        double d = value(ctx.derivative(e, symbols[j]));
+        for (std::size_t k = 0; k < u; ++k)
+          d += byZ[k] * dz(Eigen::Index(k), Eigen::Index(j));
+        out.push_back(d);
+      }
+    }
+  };
+  std::vector<sym::SymbolId> stateSymbols, all;
+  for (const State &s : sys->states)
+    stateSymbols.push_back(s.symbol);
+  all = stateSymbols;
+  all.insert(all.end(), inputs.begin(), inputs.end());
+  std::vector<sym::ExprId> derivatives, outputs;
+  for (const State &s : sys->states)
+    derivatives.push_back(s.derivative);
+  for (const Output &o : sys->outputs)
+    outputs.push_back(o.value);
+  // Rows of [A B] and [C D] together, then split.
+  std::vector<double> ab, cd;
+  totals(derivatives, all, ab);
+  totals(outputs, all, cd);
   for (std::size_t i = 0; i < n; ++i) {
-    for (std::size_t j = 0; j < n; ++j)
-      ss.a.push_back(value(ctx.derivative(sys->states[i].derivative, sys->states[j].symbol)));
-    for (std::size_t k = 0; k < m; ++k)
-      ss.b.push_back(value(ctx.derivative(sys->states[i].derivative, inputs[k])));
+    ss.a.insert(ss.a.end(), ab.begin() + std::ptrdiff_t(i * (n + m)),
+                ab.begin() + std::ptrdiff_t(i * (n + m) + n));
+    ss.b.insert(ss.b.end(), ab.begin() + std::ptrdiff_t(i * (n + m) + n),
+                ab.begin() + std::ptrdiff_t((i + 1) * (n + m)));
   }
   for (std::size_t i = 0; i < p; ++i) {
-    for (std::size_t j = 0; j < n; ++j)
-      ss.c.push_back(value(ctx.derivative(sys->outputs[i].value, sys->states[j].symbol)));
-    for (std::size_t k = 0; k < m; ++k)
-      ss.d.push_back(value(ctx.derivative(sys->outputs[i].value, inputs[k])));
+    ss.c.insert(ss.c.end(), cd.begin() + std::ptrdiff_t(i * (n + m)),
+                cd.begin() + std::ptrdiff_t(i * (n + m) + n));
+    ss.d.insert(ss.d.end(), cd.begin() + std::ptrdiff_t(i * (n + m) + n),
+                cd.begin() + std::ptrdiff_t((i + 1) * (n + m)));
   }
   if (n > 0) {
     Eigen::MatrixXd a(n, n);

@@ -225,10 +225,11 @@ struct StateSpace {
 
 /// Linearises `g` in `mode` at time t, with parameter values `params`
 /// (by parameter index) and state values `stateValue(name)` (held values
-/// `pre(...)` at 0). Empty, with an error in `why`, when the mode has no
-/// causal assignment or needs Newton's method (its derivatives through a
-/// nonlinear loop are not taken yet). Diagnostics of the mode go to
-/// `diags`.
+/// `pre(...)` at 0). Nonlinear loops are solved there by Newton's method
+/// (from zero, as Model::rhs does) and differentiated implicitly. Empty,
+/// with an error in `why`, when the mode has no causal assignment or a
+/// loop has no solution or a singular Jacobian there. Diagnostics of the
+/// mode go to `diags`.
 std::optional<StateSpace> linearize(const bg::BondGraph &g, const bg::Mode &mode,
                                     const std::vector<double> &params, double t,
                                     const std::function<double(const std::string &)> &stateValue,
