@@ -22,7 +22,9 @@ using namespace hbg;
 
 namespace {
 
-eq::StateSpace linearizeText(const std::string &text, double t = 0) {
+/// eq::linearize of `text` in its initial mode at all states zero; `why`
+/// gets the reason when it is empty.
+std::optional<eq::StateSpace> tryLinearize(const std::string &text, double t, std::string &why) {
   SourceManager sm;
   DiagnosticEngine diags(sm);
   std::uint32_t file = sm.addBuffer("test.hbg", text);
@@ -30,10 +32,13 @@ eq::StateSpace linearizeText(const std::string &text, double t = 0) {
   INFO(diags.renderAll());
   REQUIRE(fe.graph);
   std::vector<double> params = bg::defaultParameterValues(*fe.graph);
+  return eq::linearize(*fe.graph, fe.mode, params, t, [](const std::string &) { return 0.0; },
+                       diags, why);
+}
+
+eq::StateSpace linearizeText(const std::string &text, double t = 0) {
   std::string why;
-  std::optional<eq::StateSpace> ss =
-      eq::linearize(*fe.graph, fe.mode, params, t, [](const std::string &) { return 0.0; }, diags,
-                    why);
+  std::optional<eq::StateSpace> ss = tryLinearize(text, t, why);
   INFO(why);
   REQUIRE(ss);
   return *ss;
@@ -125,27 +130,18 @@ TEST_CASE("linearize: a quarter-car suspension's four poles") {
 }
 
 TEST_CASE("linearize through a loop solved by Newton's method") {
-  SourceManager sm;
-  DiagnosticEngine diags(sm);
   // A diode in series with a resistor charging a capacitor: one current i
   // with V - R i - vd - q / C = 0 and i = Is (exp(vd / Vt) - 1). At the
   // operating point q = 0 the diode's small-signal resistance is
   // rd = Vt / (i + Is), and every derivative goes through R + rd:
   // dq/dt = i gives A = -1 / (C (R + rd)) and B = 1 / (R + rd).
   const double V = 1, R = 1, Is = 1e-12, Vt = 0.025, C = 2;
-  std::uint32_t file = sm.addBuffer("test.hbg", R"(model Diode {
+  std::optional<eq::StateSpace> ss = linearizeText(R"(model Diode {
     Se s(1); R r(1); R d(f = 1e-12 * (exp(e / 0.025) - 1)); C c(2) { q0 = 0; }
     1 loop;
     bond s -> loop; bond loop -> r; bond loop -> d; bond loop -> c;
     output current = r.f, drop = d.e;
   })");
-  driver::FrontendResult fe = driver::runFrontend(sm, file, diags);
-  REQUIRE(fe.graph);
-  std::string why;
-  std::optional<eq::StateSpace> ss = eq::linearize(
-      *fe.graph, fe.mode, bg::defaultParameterValues(*fe.graph), 0,
-      [](const std::string &) { return 0.0; }, diags, why);
-  REQUIRE_MESSAGE(ss, why);
   // vd by bisection on V - R Is (exp(vd / Vt) - 1) - vd = 0.
   double lo = 0, hi = V;
   for (int k = 0; k < 200; ++k) {
@@ -165,21 +161,13 @@ TEST_CASE("linearize through a loop solved by Newton's method") {
 }
 
 TEST_CASE("linearize says why when Newton's method finds no loop solution") {
-  SourceManager sm;
-  DiagnosticEngine diags(sm);
   // i = -vd through the resistor and i = vd^2 + 1 through the law: no root.
-  std::uint32_t file = sm.addBuffer("test.hbg", R"(model NoRoot {
+  std::string why;
+  CHECK_FALSE(tryLinearize(R"(model NoRoot {
     Se s(0); R r(1); R d(f = e * e + 1); C c(1) { q0 = 0; }
     1 loop;
     bond s -> loop; bond loop -> r; bond loop -> d; bond loop -> c;
-  })");
-  driver::FrontendResult fe = driver::runFrontend(sm, file, diags);
-  REQUIRE(fe.graph);
-  std::string why;
-  std::optional<eq::StateSpace> ss = eq::linearize(
-      *fe.graph, fe.mode, bg::defaultParameterValues(*fe.graph), 0,
-      [](const std::string &) { return 0.0; }, diags, why);
-  CHECK_FALSE(ss);
+  })", 0, why));
   CHECK(why.find("in the algebraic loop `d") != std::string::npos);
   CHECK(why.find("at the operating point") != std::string::npos);
 }
