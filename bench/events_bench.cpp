@@ -79,6 +79,7 @@ public:
 std::size_t handBounces(double tEnd, double rtol, double atol, std::vector<double> &times) {
   FreeFall sys;
   hbg::runtime::IntegratorOptions io;
+  io.method = hbg::runtime::Method::DormandPrince;
   io.rtol = rtol;
   io.atol = atol;
   io.step = 0;
@@ -170,6 +171,7 @@ int main(int argc, char **argv) {
   if (part("events")) {
     hbg::Model model = hbg::Compiler().compileString(kBall, "ball.hbg");
     hbg::SimulationOptions opts;
+    opts.method = hbg::runtime::Method::DormandPrince; // the figures' method
     opts.tEnd = tEnd;
     opts.rtol = 1e-10;
     opts.atol = 1e-12;
@@ -229,6 +231,7 @@ int main(int argc, char **argv) {
                           "switch=open, diode=blocking", "switch=closed, diode=conducting"})
       model.compileMode(m);
     hbg::SimulationOptions opts;
+    opts.method = hbg::runtime::Method::DormandPrince; // the figures' method
     double fs = 10000, periods = 2000, D = 0.4, vin = 12;
     opts.tEnd = periods / fs;
     opts.dtOut = 0.05 / fs;
@@ -279,6 +282,7 @@ int main(int argc, char **argv) {
       hbg::Model model = hbg::Compiler().compileString(bank(n), "bank.hbg");
       first.push_back(seconds(std::chrono::steady_clock::now() - t0));
       hbg::SimulationOptions opts;
+      opts.method = hbg::runtime::Method::DormandPrince; // the figures' method
       opts.tEnd = 0.01 * (n + 1);
       hbg::Result r = hbg::Simulation(model, opts).run();
       if (!r.ok() || r.modesCompiled != static_cast<std::size_t>(n)) {
@@ -306,6 +310,7 @@ int main(int argc, char **argv) {
                     {"iterative 0.1", hbg::SimulationOptions::Remap::Iterative, 0.1}};
     for (const Variant &v : variants) {
       hbg::SimulationOptions opts;
+      opts.method = hbg::runtime::Method::DormandPrince; // the figures' method
       opts.tEnd = 0.4;
       opts.dtOut = 0.4;
       opts.remap = v.remap;
