@@ -11,12 +11,15 @@
 //
 // J and df/dt come from the system when it can evaluate them
 // (OdeSystem::jacobian: hbg's are symbolic derivatives, JIT-compiled),
-// else from forward differences. E is factorised densely for small or
-// dense systems and by Eigen's SparseLU, its pattern analysed once, for
-// large sparse ones.
+// else from forward differences. E is factorised by a band LU when
+// the Jacobian's band is narrow (a chain, a ladder, a line: bond graphs
+// of repeated sections numbered along them), by Eigen's SparseLU, its
+// pattern analysed once, when it is large and sparse but not banded, and
+// densely otherwise.
 //
 //===----------------------------------------------------------------------===//
 
+#include "BandLu.h"
 #include "StepperBase.h"
 
 #include <Eigen/Dense>
@@ -60,32 +63,46 @@ constexpr std::size_t NoState = static_cast<std::size_t>(-1);
 constexpr double Safety = 0.9, MaxGrow = 6;
 
 /// Systems with at least this many states and a Jacobian with at most a
-/// quarter of its entries structurally non-zero are factorised sparsely.
+/// quarter of its entries structurally non-zero are factorised sparsely,
+/// unless a band LU is cheaper.
 constexpr std::size_t SparseFrom = 40;
 
-/// E = I / (h gamma) - J, factorised densely or sparsely.
+
+/// E = I / (h gamma) - J, factorised densely, as a band or sparsely.
 class ImplicitMatrix {
 public:
   /// Dense J of n states, written by the caller into dense().
   void useDense(std::size_t n) {
-    sparse_ = false;
+    kind_ = Dense;
     jac_.resize(Eigen::Index(n), Eigen::Index(n));
   }
-  /// Sparse J with the given pattern; its values go into values().
-  void useSparse(const SparsePattern &p, std::size_t n);
-  bool isSparse() const { return sparse_; }
+  /// Sparse J with the given pattern; its values go into values(). The
+  /// pattern's band decides between a band LU and a general sparse one.
+  /// False when a dense LU is the cheaper (the caller then uses it).
+  bool useSparse(const SparsePattern &p, std::size_t n);
+  bool isSparse() const { return kind_ != Dense; }
   Eigen::MatrixXd &dense() { return jac_; }
   std::vector<double> &values() { return values_; }
   /// Factorises E for step h; false when it is singular.
   bool factorise(double h);
   /// x = E \ b, in place.
-  void solve(Eigen::VectorXd &b) const {
-    b = sparse_ ? Eigen::VectorXd(splu_.solve(b)) : Eigen::VectorXd(lu_.solve(b));
+  void solve(Eigen::VectorXd &b) {
+    if (kind_ == Band) {
+      band_.solve(b.data());
+      return;
+    }
+    if (kind_ == Sparse)
+      x_ = splu_.solve(b);
+    else
+      x_ = lu_.solve(b);
+    b.swap(x_);
   }
 
 private:
-  bool sparse_ = false;
-  Eigen::MatrixXd jac_;
+  enum Kind { Dense, Band, Sparse } kind_ = Dense;
+  BandLu band_;
+  Eigen::MatrixXd jac_, e_dense_;
+  Eigen::VectorXd x_;
   Eigen::PartialPivLU<Eigen::MatrixXd> lu_;
   // Sparse: E's pattern is J's and the diagonal; where each value of J and
   // each diagonal entry sits in E's values.
@@ -95,9 +112,33 @@ private:
   Eigen::SparseLU<Eigen::SparseMatrix<double>, Eigen::COLAMDOrdering<int>> splu_;
 };
 
-void ImplicitMatrix::useSparse(const SparsePattern &p, std::size_t n) {
-  sparse_ = true;
+bool ImplicitMatrix::useSparse(const SparsePattern &p, std::size_t n) {
   values_.assign(p.nonZeros(), 0.0);
+  fromJ_.resize(p.nonZeros());
+  diag_.resize(n);
+  // The band: a band LU costs about n kl (kl + ku) and its solves n (2 kl
+  // + ku); chosen when that is well below a dense LU's n^3 / 3 and the
+  // band holds a quarter of the matrix or less.
+  std::size_t kl = 0, ku = 0;
+  for (std::size_t j = 0; j < n; ++j)
+    for (std::uint32_t k = p.colStart[j]; k < p.colStart[j + 1]; ++k) {
+      std::size_t i = p.rows[k];
+      kl = std::max(kl, i > j ? i - j : 0);
+      ku = std::max(ku, j > i ? j - i : 0);
+    }
+  if (4 * (2 * kl + ku + 1) <= n) {
+    kind_ = Band;
+    band_.resize(n, kl, ku);
+    for (std::size_t j = 0; j < n; ++j) {
+      for (std::uint32_t k = p.colStart[j]; k < p.colStart[j + 1]; ++k)
+        fromJ_[k] = static_cast<std::uint32_t>(band_.at(p.rows[k], j));
+      diag_[j] = static_cast<std::uint32_t>(band_.at(j, j));
+    }
+    return true;
+  }
+  if (n < SparseFrom || 4 * p.nonZeros() > n * n)
+    return false;
+  kind_ = Sparse;
   std::vector<Eigen::Triplet<double>> entries;
   for (std::size_t j = 0; j < n; ++j) {
     for (std::uint32_t k = p.colStart[j]; k < p.colStart[j + 1]; ++k)
@@ -107,8 +148,6 @@ void ImplicitMatrix::useSparse(const SparsePattern &p, std::size_t n) {
   e_.resize(Eigen::Index(n), Eigen::Index(n));
   e_.setFromTriplets(entries.begin(), entries.end()); // sums duplicates
   e_.makeCompressed();
-  fromJ_.resize(p.nonZeros());
-  diag_.resize(n);
   for (std::size_t j = 0; j < n; ++j) {
     const int *rows = e_.innerIndexPtr();
     int begin = e_.outerIndexPtr()[j], end = e_.outerIndexPtr()[j + 1];
@@ -120,19 +159,30 @@ void ImplicitMatrix::useSparse(const SparsePattern &p, std::size_t n) {
     diag_[j] = at(static_cast<std::uint32_t>(j));
   }
   splu_.analyzePattern(e_);
+  return true;
 }
 
 bool ImplicitMatrix::factorise(double h) {
   double fac = 1 / (h * Gamma);
-  if (jac_.size() == 0 && !sparse_)
+  if (jac_.size() == 0 && kind_ == Dense)
     return true; // no states: nothing to solve
-  if (!sparse_) {
-    Eigen::MatrixXd e = -jac_;
-    e.diagonal().array() += fac;
-    lu_.compute(e);
-    // PartialPivLU does not report singularity; a zero pivot shows as a
-    // non-finite reciprocal condition estimate or a zero determinant.
-    return std::isfinite(lu_.rcond()) && lu_.rcond() > 0;
+  if (kind_ == Band) {
+    std::vector<double> &a = band_.values();
+    std::fill(a.begin(), a.end(), 0.0);
+    for (std::size_t k = 0; k < values_.size(); ++k)
+      a[fromJ_[k]] -= values_[k];
+    for (std::uint32_t d : diag_)
+      a[d] += fac;
+    return band_.factorise();
+  }
+  if (kind_ == Dense) {
+    e_dense_ = -jac_;
+    e_dense_.diagonal().array() += fac;
+    lu_.compute(e_dense_);
+    // PartialPivLU does not report singularity: a zero or non-finite pivot
+    // on U's diagonal shows it.
+    auto pivots = lu_.matrixLU().diagonal().array();
+    return pivots.isFinite().all() && (pivots != 0).all();
   }
   double *v = e_.valuePtr();
   std::fill(v, v + e_.nonZeros(), 0.0);
@@ -236,9 +286,7 @@ void RosenbrockStepper::reset(double t0, const double *x0) {
   if (!configured_) {
     configured_ = true;
     pattern_ = sys_.jacobianPattern();
-    if (pattern_ && n_ >= SparseFrom && 4 * pattern_->nonZeros() <= n_ * n_)
-      e_.useSparse(*pattern_, n_);
-    else
+    if (!pattern_ || !e_.useSparse(*pattern_, n_))
       e_.useDense(n_);
     values_.resize(pattern_ ? pattern_->nonZeros() : 0);
   }
