@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <functional>
 #include <limits>
 #include <unordered_set>
 
@@ -96,8 +95,8 @@ namespace {
 /// of its full state, held values are 0 (a Simulation holds them at
 /// events), and kinks follow their arguments' signs. False when a loop
 /// solve failed.
-bool withInitial(const Model::Impl &impl, double t, const double *x, const double *p,
-                 const std::function<bool(Evaluator &, const double *)> &f) {
+template <class F>
+bool withInitial(const Model::Impl &impl, double t, const double *x, const double *p, F &&f) {
   const ModeCode &m = *impl.initial;
   std::vector<double> params(p, p + m.equations.parameters.size());
   std::size_t firstBranch = params.size() + m.equations.numHeld, nk = m.equations.kinks.size();
