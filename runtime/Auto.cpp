@@ -9,11 +9,12 @@
 // about 3.3), the Rosenbrock method from Gershgorin's bound on the
 // Jacobian it already has.
 //
-//  - dopri5 -> rosenbrock after 15 accepted steps in a row at h|lambda|
-//    above 3.25: they sit on the stability boundary, so the error
-//    controller, not the solution, sets their size (HW's DOPRI5 rule);
-//  - rosenbrock -> dopri5 after 15 accepted steps in a row at h|lambda|
-//    below 1.5: dopri5 would be stable at these steps with room to grow.
+//  - dopri5 -> rosenbrock after 15 accepted steps at h|lambda| above
+//    3.25, counted until 6 in a row fall below (HW's DOPRI5 rule): such
+//    steps sit on the stability boundary, so the error controller, not
+//    the solution, sets their size;
+//  - rosenbrock -> dopri5 likewise after 15 at h|lambda| below 1.5:
+//    dopri5 would be stable at these steps with room to grow.
 //
 // Counts persist through reset(): a run restarted after an event in the
 // same mode keeps the method it had found.
@@ -54,9 +55,10 @@ public:
   StepStatus step(double tLimit) override {
     if (pendingSwitch_)
       switchMethod();
+    double before = active_->t();
     StepStatus st = active_->step(tLimit);
     mirror();
-    if (st == StepStatus::Ok)
+    if (st == StepStatus::Ok && active_->t() > before)
       judge();
     return st;
   }

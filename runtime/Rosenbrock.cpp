@@ -223,6 +223,12 @@ private:
   bool beginStep(double h) override;
   /// J and T by forward differences.
   bool differenceJacobian(double h);
+  /// Replaces the non-finite columns of the system's J (in pattern order,
+  /// `values`) and a non-finite T by forward differences; false, with
+  /// nonFinite_ set, when they are not finite either.
+  bool differenceWhereNotFinite(double h, std::vector<double> &values);
+  /// The size state j's difference step is relative to.
+  double differenceScale(std::size_t j) const;
   double trial(double h, double tNew) override;
   void accept(double tNew) override {
     tPrev_ = t_;
@@ -235,7 +241,8 @@ private:
     stiffness_ = (t_ - tPrev_) * radius_;
   }
   double stiffness() const override { return stiffness_; }
-  /// Gershgorin's bound on J's spectral radius: the largest row sum of |J|.
+  /// Gershgorin's bound on J's spectral radius, in the error weights'
+  /// scaling.
   void boundRadius();
   /// Stage i's state y = x + sum_j a_j k_j into y_, then f there into fy_.
   bool stage(double t, std::initializer_list<std::pair<double, const Eigen::VectorXd *>> terms);
@@ -255,23 +262,30 @@ private:
   /// The bound on J's spectral radius at the step's start, and h times it
   /// over the last accepted step.
   double radius_ = 0, stiffness_ = 0;
-  std::vector<double> rowSum_;
+  std::vector<double> rowSum_, weights_;
 };
 
 void RosenbrockStepper::boundRadius() {
-  if (n_ == 0) {
-    radius_ = 0;
-    return;
-  }
-  if (!pattern_ || !e_.isSparse()) {
-    radius_ = e_.dense().cwiseAbs().rowwise().sum().maxCoeff();
-    return;
-  }
+  // Of D^-1 J D with D the error weights: the same eigenvalues, and a
+  // bound that does not depend on the states' units.
   rowSum_.assign(n_, 0.0);
-  const std::vector<double> &values = e_.values();
-  for (std::size_t k = 0; k < values.size(); ++k)
-    rowSum_[pattern_->rows[k]] += std::abs(values[k]);
-  radius_ = *std::max_element(rowSum_.begin(), rowSum_.end());
+  weights_.resize(n_);
+  for (std::size_t i = 0; i < n_; ++i)
+    weights_[i] = std::max(weight(i, x_[i], x_[i]), std::numeric_limits<double>::min());
+  if (!pattern_ || !e_.isSparse()) {
+    const Eigen::MatrixXd &jac = e_.dense();
+    for (std::size_t j = 0; j < n_; ++j)
+      for (std::size_t i = 0; i < n_; ++i)
+        rowSum_[i] += std::abs(jac(Eigen::Index(i), Eigen::Index(j))) * weights_[j];
+  } else {
+    const std::vector<double> &values = e_.values();
+    for (std::size_t j = 0; j < n_; ++j)
+      for (std::uint32_t k = pattern_->colStart[j]; k < pattern_->colStart[j + 1]; ++k)
+        rowSum_[pattern_->rows[k]] += std::abs(values[k]) * weights_[j];
+  }
+  radius_ = 0;
+  for (std::size_t i = 0; i < n_; ++i)
+    radius_ = std::max(radius_, rowSum_[i] / weights_[i]);
 }
 
 void RosenbrockStepper::reset(double t0, const double *x0) {
@@ -283,6 +297,7 @@ void RosenbrockStepper::reset(double t0, const double *x0) {
   for (std::vector<double> *v : {&dense2_, &dense3_, &trial2_, &trial3_})
     v->assign(n_, 0.0);
   dfdt_.resize(Eigen::Index(n_));
+  radius_ = stiffness_ = 0;
   if (!configured_) {
     configured_ = true;
     pattern_ = sys_.jacobianPattern();
@@ -311,18 +326,11 @@ bool RosenbrockStepper::beginStep(double h) {
     nonFinite_ = {NoState, false, t_, true}; // could not be evaluated
     return false;
   }
-  // The first row (state derivative) with a non-finite entry.
-  std::size_t bad = NoState;
-  for (std::size_t k = 0; k < values.size(); ++k)
-    if (!std::isfinite(values[k]))
-      bad = std::min<std::size_t>(bad, pattern_->rows[k]);
-  for (std::size_t i = 0; i < n_ && bad == NoState; ++i)
-    if (!std::isfinite(dfdt_(Eigen::Index(i))))
-      bad = i;
-  if (bad != NoState) {
-    nonFinite_ = {bad, true, t_, true};
+  // A symbolic derivative can be infinite where f is not (sqrt at 0):
+  // those columns, and df/dt, are differenced instead; still not finite,
+  // the step fails naming the first row (state derivative) affected.
+  if (!differenceWhereNotFinite(h, values))
     return false;
-  }
   if (!e_.isSparse()) {
     Eigen::MatrixXd &jac = e_.dense();
     jac.setZero();
@@ -334,18 +342,58 @@ bool RosenbrockStepper::beginStep(double h) {
   return true;
 }
 
+bool RosenbrockStepper::differenceWhereNotFinite(double h, std::vector<double> &values) {
+  const double root = std::sqrt(std::numeric_limits<double>::epsilon());
+  std::size_t bad = NoState;
+  for (std::size_t j = 0; j < n_; ++j) {
+    bool finite = true;
+    for (std::uint32_t k = pattern_->colStart[j]; k < pattern_->colStart[j + 1]; ++k)
+      finite = finite && std::isfinite(values[k]);
+    if (finite)
+      continue;
+    y_ = x_;
+    double delta = root * differenceScale(j);
+    y_[j] = x_[j] + delta;
+    delta = y_[j] - x_[j];
+    ++rhsCalls_;
+    sys_.rhs(t_, y_.data(), scratch_.data());
+    for (std::uint32_t k = pattern_->colStart[j]; k < pattern_->colStart[j + 1]; ++k) {
+      values[k] = (scratch_[pattern_->rows[k]] - f_[pattern_->rows[k]]) / delta;
+      if (!std::isfinite(values[k]))
+        bad = std::min<std::size_t>(bad, pattern_->rows[k]);
+    }
+  }
+  if (!dfdt_.allFinite()) {
+    double dt = root * std::max(std::abs(t_), h);
+    ++rhsCalls_;
+    sys_.rhs(t_ + dt, x_.data(), scratch_.data());
+    for (std::size_t i = 0; i < n_; ++i) {
+      dfdt_(Eigen::Index(i)) = (scratch_[i] - f_[i]) / dt;
+      if (!std::isfinite(dfdt_(Eigen::Index(i))))
+        bad = std::min(bad, i);
+    }
+  }
+  if (bad != NoState) {
+    nonFinite_ = {bad, true, t_, true};
+    return false;
+  }
+  return true;
+}
+
+double RosenbrockStepper::differenceScale(std::size_t j) const {
+  // A step of sqrt(eps) relative to the state's scale; a state with no
+  // scale yet (zero, no nominal, no floor) takes 1e-5 as Hairer and
+  // Wanner's codes do.
+  double scale = std::max({std::abs(x_[j]), nominal_[j], opts_.atol});
+  return scale > 0 ? scale : 1e-5;
+}
+
 bool RosenbrockStepper::differenceJacobian(double h) {
   const double root = std::sqrt(std::numeric_limits<double>::epsilon());
   Eigen::MatrixXd &jac = e_.dense();
   y_ = x_;
   for (std::size_t j = 0; j < n_; ++j) {
-    // A step of sqrt(eps) relative to the state's scale; a state with no
-    // scale yet (zero, no nominal, no floor) takes 1e-5 as Hairer and
-    // Wanner's codes do.
-    double scale = std::max({std::abs(x_[j]), nominal_[j], opts_.atol});
-    if (!(scale > 0))
-      scale = 1e-5;
-    double delta = root * scale;
+    double delta = root * differenceScale(j);
     y_[j] = x_[j] + delta;
     delta = y_[j] - x_[j]; // exactly representable
     if (!eval(t_, y_.data(), scratch_.data()))
@@ -410,8 +458,11 @@ double RosenbrockStepper::trial(double h, double tNew) {
          (C65 / h) * k[4];
   e_.solve(k[5]);
   for (int s = 0; s < 6; ++s)
-    if (!k[s].allFinite())
-      return -1;
+    for (std::size_t i = 0; i < n_; ++i)
+      if (!std::isfinite(k[s](Eigen::Index(i)))) {
+        nonFinite_ = {i, false, tNew};
+        return -1;
+      }
   for (std::size_t i = 0; i < n_; ++i) {
     Eigen::Index r = Eigen::Index(i);
     xNew_[i] = y_[i] + k[5](r);

@@ -57,6 +57,9 @@ public:
     return false;
   }
   const std::string &failure() const { return failure_; }
+  /// Forgets a failure that the integrator recovered from (a trial step
+  /// retried shorter): called as each stretch of integration begins.
+  void clearFailure() { failure_.clear(); }
 
 private:
   Mode &m_;
@@ -295,6 +298,7 @@ void Run::simulate() {
       return;
     }
     Stepper *stepper = in.stepper.get();
+    in.ode->clearFailure();
     stepper->reset(t_, x.data());
     // Each state's nominal magnitude: the model's, grown to the largest
     // value the state has had in any mode so far.
@@ -364,6 +368,8 @@ void Run::simulate() {
           limit = std::min(limit, timeEvent);
       }
       StepStatus st = stepper->step(limit);
+      if (st == StepStatus::Ok && !ode.failure().empty())
+        ode.clearFailure(); // a trial failed, a shorter one succeeded
       if (st != StepStatus::Ok) {
         tally(*stepper);
         std::string inMode = m.name().empty() ? "" : " in mode " + modeText(q_);

@@ -52,6 +52,10 @@ double AdaptiveStepper::errorNorm(const std::vector<double> &xNew) {
   for (std::size_t i = 0; i < n_; ++i) {
     double sc = std::max(weight(i, x_[i], xNew[i]), std::numeric_limits<double>::min());
     double r = err_[i] == 0 ? 0 : std::abs(err_[i]) / sc;
+    if (std::isnan(r)) { // a non-finite estimate rejects the step
+      errorLeader_ = i;
+      return r;
+    }
     if (r > worst) {
       worst = r;
       errorLeader_ = i;

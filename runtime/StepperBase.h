@@ -72,8 +72,8 @@ protected:
     return std::max(opts_.atol, opts_.rtol * nominal_[i]) +
            opts_.rtol * std::max(std::abs(a), std::abs(b));
   }
-  /// RMS over the states of err_[i] weighted between x_ and `xNew`,
-  /// recording the error leader.
+  /// The largest over the states of |err_[i]| weighted between x_ and
+  /// `xNew` (NaN when an estimate is), recording the error leader.
   double errorNorm(const std::vector<double> &xNew);
   /// The first trial step, when nothing proposed one.
   virtual double firstStep(double tLimit) = 0;

@@ -104,7 +104,8 @@ std::optional<StateSpace> linearize(const BondGraph &original, const Mode &mode,
     Eigen::MatrixXd dr(u, u);
     jacobian(z.data(), dr.data());
     loopLu.compute(dr);
-    if (!(std::abs(loopLu.determinant()) > 0)) {
+    auto pivots = loopLu.matrixLU().diagonal().array();
+    if (!pivots.isFinite().all() || !(pivots != 0).all()) {
       why = "the algebraic loop " + loops + " has a singular Jacobian at the operating point";
       return std::nullopt;
     }

@@ -35,8 +35,11 @@ public:
 
 /// A compiled model. A cheap, shared handle: copies refer to the same JIT
 /// code, which is freed when the last copy goes. A switched model compiles
-/// modes into its shared cache while it runs, so simulations of one
-/// switched model must not run on several threads at once.
+/// modes into its shared cache while it runs, and the stiff method
+/// compiles a mode's Jacobian the first time it needs it (Model::jacobian
+/// too), both into the model's shared expression store; so simulations of
+/// one switched model, or the first stiff run of any model, must not run
+/// beside other uses of the same Model on other threads.
 class Model {
 public:
   const std::string &name() const;

@@ -99,11 +99,35 @@ TEST_CASE("the Jacobian over a switched model's full state") {
   checkAgainstDifferences(model, 0, x);
 }
 
-TEST_CASE("a Jacobian that is not finite stops the stiff method, naming the state") {
-  // e = sqrt(q) charged from zero: the derivative is finite at q = 0, its
-  // slope by q is not. dopri5 needs no Jacobian and runs.
+TEST_CASE("a Jacobian infinite where the right-hand side is not is differenced") {
+  // e = sqrt(q) charged from zero through 1 ohm from 1 V: dq/dt = 1 - sqrt(q)
+  // is finite at q = 0, its slope by q is not. The stiff method differences
+  // that column. Closed form: t = -2 sqrt(q) - 2 ln(1 - sqrt(q)).
   hbg::Model model = hbg::Compiler().compileString(R"(model Root {
-    Se v(1); R r(1); C c(e = sqrt(q)) { q0 = 0; } 1 s;
+    Se v(1); R r(1); C c(e = sqrt(q)) { q0 = 0; nominal = 1; } 1 s;
+    bond v -> s; bond s -> r; bond s -> c;
+    output q = c.q;
+  })", "root.hbg");
+  hbg::SimulationOptions opts;
+  opts.tEnd = 2;
+  opts.dtOut = 0.1;
+  opts.rtol = 1e-8;
+  opts.method = hbg::runtime::Method::Rosenbrock;
+  hbg::Result r = hbg::Simulation(model, opts).run();
+  REQUIRE_MESSAGE(r.ok(), r.error);
+  const std::vector<double> &t = r.at("time"), &q = r.at("q");
+  for (std::size_t k = 1; k < t.size(); ++k) {
+    double s = std::sqrt(q[k]);
+    CHECK(-2 * s - 2 * std::log(1 - s) == doctest::Approx(t[k]).epsilon(1e-6));
+  }
+}
+
+TEST_CASE("a Jacobian that is not finite, nor its differences, stops the stiff method") {
+  // e = -sqrt(-q) discharged from zero: dq/dt = -1 + sqrt(-q) is finite at
+  // q = 0 and its slope is not; a difference step towards q > 0 leaves the
+  // law's domain. dopri5 needs no Jacobian and runs (q goes negative).
+  hbg::Model model = hbg::Compiler().compileString(R"(model Root {
+    Se v(-1); R r(1); C c(e = -sqrt(-q)) { q0 = 0; } 1 s;
     bond v -> s; bond s -> r; bond s -> c;
     output q = c.q;
   })", "root.hbg");
