@@ -95,21 +95,42 @@ namespace {
 /// of its full state, held values are 0 (a Simulation holds them at
 /// events), and kinks follow their arguments' signs. False when a loop
 /// solve failed.
+/// Buffers of the Model entry points, per thread, grown and never shrunk:
+/// after the first call, rhs() and outputs() allocate nothing.
+struct Scratch {
+  std::vector<double> params, states, kinks, derivatives;
+};
+Scratch &scratch() {
+  thread_local Scratch s;
+  return s;
+}
+
 template <class F>
 bool withInitial(const Model::Impl &impl, double t, const double *x, const double *p, F &&f) {
   const ModeCode &m = *impl.initial;
-  std::vector<double> params(p, p + m.equations.parameters.size());
-  std::size_t firstBranch = params.size() + m.equations.numHeld, nk = m.equations.kinks.size();
-  params.resize(firstBranch + nk, 0.0);
-  std::vector<double> states;
-  if (impl.switched)
-    for (std::uint32_t slot : m.stateSlots)
-      states.push_back(x[slot]);
-  const double *xs = impl.switched ? states.data() : x;
-  Evaluator e(m, params.data());
+  Scratch &s = scratch();
+  std::size_t np = m.equations.parameters.size(), firstBranch = np + m.equations.numHeld,
+              nk = m.equations.kinks.size();
+  // Held values (0 here) and kink branches follow the parameters; without
+  // either, the caller's parameters serve as they are.
+  double *params = nullptr;
+  if (firstBranch + nk > np) {
+    s.params.assign(p, p + np);
+    s.params.resize(firstBranch + nk, 0.0);
+    params = s.params.data();
+  }
+  const double *xs = x;
+  if (impl.switched) {
+    s.states.resize(m.stateSlots.size());
+    for (std::size_t i = 0; i < m.stateSlots.size(); ++i)
+      s.states[i] = x[m.stateSlots[i]];
+    xs = s.states.data();
+  }
+  Evaluator e(m, params ? params : p);
   // Kinks take the branch of their argument's sign at (t, x); an argument
   // may read other kinks' branches, so repeat until none changes.
-  std::vector<double> c(nk);
+  std::vector<double> &c = s.kinks;
+  c.resize(nk);
   for (std::size_t round = 0; round <= nk && nk > 0; ++round) {
     if (!e.call(m.kinks, t, xs, c.data()))
       return false;
@@ -134,13 +155,15 @@ bool callInitial(const Model::Impl &impl, codegen::CompiledFn f, double t, const
 
 void Model::rhs(double t, const double *x, const double *p, double *xdot) const {
   const ModeCode &m = *impl_->initial;
-  std::vector<double> d(m.equations.states.size());
-  if (!callInitial(*impl_, m.rhs, t, x, p, d.data()))
-    std::fill(d.begin(), d.end(), std::numeric_limits<double>::quiet_NaN());
   if (!impl_->switched) {
-    std::copy(d.begin(), d.end(), xdot);
+    if (!callInitial(*impl_, m.rhs, t, x, p, xdot))
+      std::fill(xdot, xdot + m.equations.states.size(), std::numeric_limits<double>::quiet_NaN());
     return;
   }
+  std::vector<double> &d = scratch().derivatives;
+  d.resize(m.equations.states.size());
+  if (!callInitial(*impl_, m.rhs, t, x, p, d.data()))
+    std::fill(d.begin(), d.end(), std::numeric_limits<double>::quiet_NaN());
   std::fill(xdot, xdot + impl_->stateNames.size(), 0.0);
   for (std::size_t i = 0; i < d.size(); ++i)
     xdot[m.stateSlots[i]] = d[i];
@@ -175,12 +198,12 @@ void Model::outputs(double t, const double *x, const double *p, double *y) const
 
 Evaluator::Evaluator(const ModeCode &m, const double *p)
     : m_(m), p_(p), n_(m.equations.states.size()), u_(m.equations.unknowns.size()),
-      xz_(n_ + u_, 0.0), warm_(u_, 0.0) {}
+      xz_(u_ ? n_ + u_ : 0, 0.0), warm_(u_, 0.0) {}
 
 bool Evaluator::solve(double t, const double *x) {
-  std::copy(x, x + n_, xz_.begin());
   if (u_ == 0)
     return true;
+  std::copy(x, x + n_, xz_.begin());
   std::vector<double> start = warm_;
   auto residual = [&](const double *z, double *r) {
     std::copy(z, z + u_, xz_.begin() + n_);
@@ -204,6 +227,10 @@ bool Evaluator::solve(double t, const double *x) {
 }
 
 bool Evaluator::call(codegen::CompiledFn f, double t, const double *x, double *out) {
+  if (u_ == 0) { // no loop to solve: the states are all f reads
+    f(t, x, p_, out);
+    return true;
+  }
   if (!solve(t, x))
     return false;
   f(t, xz_.data(), p_, out);

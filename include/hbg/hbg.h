@@ -74,7 +74,8 @@ public:
   /// models: in the initial mode, over the full state (dependent storage
   /// gets derivative 0 here), with held values 0. Kinks (`sign`, `abs`,
   /// `min`, `max` of changing values) take the branch of their argument
-  /// at (t, x).
+  /// at (t, x). Without nonlinear loops, rhs() and outputs() allocate
+  /// nothing after their first call on a thread.
   void rhs(double t, const double *x, const double *p, double *xdot) const;
   void outputs(double t, const double *x, const double *p, double *y) const;
   /// The Jacobian of rhs(): d xdot / dx (row-major, states by states)

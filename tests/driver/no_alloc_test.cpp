@@ -1,0 +1,61 @@
+//===- tests/driver/no_alloc_test.cpp - Model entry points do not allocate ===//
+//
+// Model::rhs and Model::outputs are called in hand-written loops and by
+// other integrators; after the first call on a thread they must not
+// allocate (models with nonlinear loops still do: Newton's method keeps
+// its iterates on the heap). This test counts every global operator new
+// of the process.
+//
+//===----------------------------------------------------------------------===//
+
+#include "hbg/hbg.h"
+
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <new>
+#include <string>
+#include <vector>
+
+namespace {
+std::atomic<std::size_t> allocations{0};
+} // namespace
+
+void *operator new(std::size_t n) {
+  ++allocations;
+  if (void *p = std::malloc(n ? n : 1))
+    return p;
+  throw std::bad_alloc();
+}
+void operator delete(void *p) noexcept { std::free(p); }
+void operator delete(void *p, std::size_t) noexcept { std::free(p); }
+
+namespace {
+
+/// Allocations made by `f` after one warm-up call.
+template <class F> std::size_t allocationsOf(F &&f) {
+  f();
+  std::size_t before = allocations;
+  for (int k = 0; k < 10; ++k)
+    f();
+  return allocations - before;
+}
+
+} // namespace
+
+TEST_CASE("Model::rhs and Model::outputs allocate nothing after the first call") {
+  struct Case {
+    const char *what, *file;
+  };
+  for (Case c : {Case{"plain", "rlc.hbg"}, Case{"switched", "bouncing_ball.hbg"},
+                 Case{"kinks", "stick_slip.hbg"}}) {
+    CAPTURE(c.what);
+    hbg::Model model =
+        hbg::Compiler().compileFile(std::string(HBG_SOURCE_DIR) + "/examples/" + c.file);
+    std::vector<double> p = model.parameterValues(), x = model.initialState(p);
+    std::vector<double> xdot(x.size()), y(model.outputNames().size());
+    CHECK(allocationsOf([&] { model.rhs(0.1, x.data(), p.data(), xdot.data()); }) == 0);
+    CHECK(allocationsOf([&] { model.outputs(0.1, x.data(), p.data(), y.data()); }) == 0);
+  }
+}
