@@ -43,6 +43,7 @@ void Model::compileMode(const std::string &text) const {
 
 std::vector<double> Model::parameterValues(const std::map<std::string, double> &overrides) const {
   const eq::EquationSystem &sys = equations();
+  std::lock_guard<std::mutex> lock(sys.ctx->mutex());
   std::vector<double> values(sys.parameters.size(), 0.0);
   std::unordered_map<std::uint32_t, double> bySymbol;
   for (std::uint32_t i : sys.parameterOrder()) {
@@ -69,6 +70,7 @@ std::vector<sym::ExprId> Model::Impl::stateExprs(sym::ExprId eq::State::*field,
 
 std::vector<double> Model::initialState(const std::vector<double> &params) const {
   const eq::EquationSystem &sys = equations();
+  std::lock_guard<std::mutex> lock(sys.ctx->mutex());
   std::vector<double> x;
   for (sym::ExprId e : impl_->stateExprs(&eq::State::initial, impl_->initialValues))
     x.push_back(sys.ctx->evaluate(
@@ -78,6 +80,7 @@ std::vector<double> Model::initialState(const std::vector<double> &params) const
 
 std::vector<double> Model::nominalState(const std::vector<double> &params) const {
   const eq::EquationSystem &sys = equations();
+  std::lock_guard<std::mutex> lock(sys.ctx->mutex());
   std::vector<double> x;
   for (sym::ExprId e : impl_->stateExprs(&eq::State::nominal, impl_->nominalValues)) {
     double v = !e.valid() ? 0.0 : std::abs(sys.ctx->evaluate(e, [&](sym::SymbolId id) {
@@ -239,6 +242,7 @@ bool Evaluator::call(codegen::CompiledFn f, double t, const double *x, double *o
 
 const JacobianCode &ModeCode::jacobianCode() const {
   std::call_once(jacobianOnce, [&] {
+    std::lock_guard<std::mutex> lock(equations.ctx->mutex());
     auto jc = std::make_unique<JacobianCode>();
     eq::StateJacobian sj = eq::stateJacobian(equations);
     std::size_t n = equations.states.size();

@@ -118,6 +118,8 @@ std::shared_ptr<ModeCode> Model::Impl::modeCode(const bg::Mode &mode) const {
   auto it = cache.find(key);
   if (it != cache.end())
     return it->second;
+  // Analysing and compiling build into the model's shared expressions.
+  std::lock_guard<std::mutex> exprs(graph->ctx->mutex());
   DiagnosticEngine diags(*sources);
   std::optional<causality::CausalAssignment> ca = causality::assignCausality(*graph, mode, diags);
   std::shared_ptr<ModeCode> m;

@@ -34,12 +34,11 @@ public:
 };
 
 /// A compiled model. A cheap, shared handle: copies refer to the same JIT
-/// code, which is freed when the last copy goes. A switched model compiles
-/// modes into its shared cache while it runs, and the stiff method
-/// compiles a mode's Jacobian the first time it needs it (Model::jacobian
-/// too), both into the model's shared expression store; so simulations of
-/// one switched model, or the first stiff run of any model, must not run
-/// beside other uses of the same Model on other threads.
+/// code, which is freed when the last copy goes. Any number of threads may
+/// simulate one Model at once, plain or switched: modes and Jacobians
+/// compiled on first use go into shared caches under the model's locks.
+/// (Code that reads `equations().ctx` itself while others simulate takes
+/// `ctx->mutex()`.)
 class Model {
 public:
   const std::string &name() const;

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -174,6 +175,13 @@ public:
   /// Infix text with minimal parentheses, symbols by name: "k * (x1 - x2)".
   std::string print(ExprId id) const;
 
+  // --- Sharing between threads ------------------------------------------
+  /// Every member, reading ones included (they keep visit marks), must be
+  /// called by one thread at a time. A compiled model shares its context
+  /// between the threads that simulate it and takes this lock around every
+  /// use (parameter defaults, a mode or Jacobian compiled on first use).
+  std::mutex &mutex() const { return mutex_; }
+
 private:
   ExprId intern(const Node &n);
   /// The ids of the nodes reachable from `roots`, increasing (so operands
@@ -184,6 +192,7 @@ private:
   /// Visit marks for reach(): a node is marked when its stamp equals epoch_.
   mutable std::vector<std::uint32_t> stamp_;
   mutable std::uint32_t epoch_ = 0;
+  mutable std::mutex mutex_;
   struct KeyHash {
     std::size_t operator()(const Node &n) const;
   };
