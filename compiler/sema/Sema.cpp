@@ -614,18 +614,35 @@ sym::ExprId Analyzer::lower(const ast::Expr &e, const ExprScope &scope) {
     return e.op == '-' ? ctx().neg(a) : a;
   }
   case ast::ExprKind::Binary: {
-    sym::ExprId a = lower(*e.operands[0], scope);
-    sym::ExprId b = lower(*e.operands[1], scope);
-    if (!a.valid() || !b.valid())
-      return {};
-    switch (e.op) {
-    case '+': return ctx().add(a, b);
-    case '-': return ctx().sub(a, b);
-    case '*': return ctx().mul(a, b);
-    case '/': return ctx().div(a, b);
-    case '^': return ctx().pow(a, b);
+    // `a + b - c + ...` is a chain down the left operands as deep as it is
+    // long: walk it with a loop, recursing only into the right operands
+    // (which parentheses bound, syntax::kMaxNesting).
+    std::vector<const ast::Expr *> spine;
+    const ast::Expr *left = &e;
+    while (left->kind == ast::ExprKind::Binary && left->op != '^') {
+      spine.push_back(left);
+      left = left->operands[0].get();
     }
-    throw InternalError(std::string("unknown binary operator ") + e.op);
+    sym::ExprId acc = spine.empty() ? sym::ExprId() : lower(*left, scope);
+    if (spine.empty()) { // a power: right-associative, bounded by its parentheses
+      sym::ExprId a = lower(*e.operands[0], scope), b = lower(*e.operands[1], scope);
+      return a.valid() && b.valid() ? ctx().pow(a, b) : sym::ExprId();
+    }
+    bool valid = acc.valid();
+    for (auto it = spine.rbegin(); it != spine.rend(); ++it) {
+      sym::ExprId b = lower(*(*it)->operands[1], scope);
+      valid = valid && b.valid();
+      if (!valid)
+        continue; // lower the rest for their diagnostics
+      switch ((*it)->op) {
+      case '+': acc = ctx().add(acc, b); break;
+      case '-': acc = ctx().sub(acc, b); break;
+      case '*': acc = ctx().mul(acc, b); break;
+      case '/': acc = ctx().div(acc, b); break;
+      default: throw InternalError(std::string("unknown binary operator ") + (*it)->op);
+      }
+    }
+    return valid ? acc : sym::ExprId();
   }
   }
   throw InternalError("unknown expression kind");

@@ -18,6 +18,8 @@
 #include "hbg/syntax/AST.h"
 
 #include <charconv>
+#include <utility>
+#include <vector>
 
 namespace hbg::ast {
 
@@ -33,29 +35,36 @@ public:
     out += '\n';
   }
 
-  void expr(int depth, const Expr &e) {
-    switch (e.kind) {
-    case ExprKind::Number:
-      line(depth, "Number " + number(e.number));
-      break;
-    case ExprKind::Name:
-      line(depth, "Name " + e.name);
-      break;
-    case ExprKind::Member:
-      line(depth, "Member " + e.name + "." + e.member);
-      break;
-    case ExprKind::Unary:
-      line(depth, std::string("Unary ") + e.op);
-      break;
-    case ExprKind::Binary:
-      line(depth, std::string("Binary ") + e.op);
-      break;
-    case ExprKind::Call:
-      line(depth, "Call " + e.name);
-      break;
+  /// Iterative, with its own stack: a chain of `+` is as deep as it is long.
+  void expr(int depth, const Expr &root) {
+    std::vector<std::pair<int, const Expr *>> pending{{depth, &root}};
+    while (!pending.empty()) {
+      auto [d, node] = pending.back();
+      pending.pop_back();
+      const Expr &e = *node;
+      switch (e.kind) {
+      case ExprKind::Number:
+        line(d, "Number " + number(e.number));
+        break;
+      case ExprKind::Name:
+        line(d, "Name " + e.name);
+        break;
+      case ExprKind::Member:
+        line(d, "Member " + e.name + "." + e.member);
+        break;
+      case ExprKind::Unary:
+        line(d, std::string("Unary ") + e.op);
+        break;
+      case ExprKind::Binary:
+        line(d, std::string("Binary ") + e.op);
+        break;
+      case ExprKind::Call:
+        line(d, "Call " + e.name);
+        break;
+      }
+      for (auto it = e.operands.rbegin(); it != e.operands.rend(); ++it)
+        pending.push_back({d + 1, it->get()});
     }
-    for (const ExprPtr &operand : e.operands)
-      expr(depth + 1, *operand);
   }
 
   void guard(int depth, const Guard &g) {

@@ -20,6 +20,9 @@
 
 #include <BaseErrorListener.h>
 #include <CommonTokenStream.h>
+
+#include <cctype>
+#include <vector>
 #include <Exceptions.h>
 
 namespace hbg::syntax {
@@ -54,6 +57,41 @@ antlr4::Token *firstLexicalError(const SourceText &src, antlr4::CommonTokenStrea
   return nullptr;
 }
 
+/// The first token that nests deeper than kMaxNesting, if any: a `(`
+/// inside that many, or the operator past that many in a run of signs
+/// (`- - - x`) or of powers at one level (`a ^ b ^ c`), which the grammar
+/// nests like parentheses.
+antlr4::Token *tooDeep(antlr4::CommonTokenStream &tokens) {
+  std::vector<std::size_t> powers{0}; // `^` at each open parenthesis level
+  std::size_t signs = 0;
+  bool operandBefore = false; // the previous token ends an operand
+  for (antlr4::Token *tok : tokens.getTokens()) {
+    std::string text = tok->getText();
+    bool sign = (text == "-" || text == "+") && !operandBefore;
+    signs = sign ? signs + 1 : 0;
+    if (signs > kMaxNesting)
+      return tok;
+    if (text == "(") {
+      powers.push_back(0);
+      if (powers.size() - 1 > kMaxNesting)
+        return tok;
+    } else if (text == ")") {
+      if (powers.size() > 1)
+        powers.pop_back();
+    }
+    bool operand = !text.empty() && (std::isalnum(static_cast<unsigned char>(text.back())) ||
+                                     text.back() == '_' || text.back() == '.');
+    if (text == "^") {
+      if (++powers.back() > kMaxNesting)
+        return tok;
+    } else if (!operand && text != "(" && text != ")") {
+      powers.back() = 0; // any other operator ends a chain of powers
+    }
+    operandBefore = operand || text == ")";
+  }
+  return nullptr;
+}
+
 } // namespace
 
 std::unique_ptr<ast::File> parse(std::uint32_t fileId, const SourceManager &sm,
@@ -68,6 +106,13 @@ std::unique_ptr<ast::File> parse(std::uint32_t fileId, const SourceManager &sm,
   antlr4::CommonTokenStream tokens(&lexer);
   tokens.fill();
   antlr4::Token *lexError = firstLexicalError(src, tokens);
+  // The parser and every pass after it walk nested parentheses
+  // recursively: bound the depth before any of them runs (as clang's
+  // -fbracket-depth does).
+  if (antlr4::Token *deep = tooDeep(tokens)) {
+    diags.report(DiagKind::NestingTooDeep, tokenRange(fileId, deep), {kMaxNesting});
+    return nullptr;
+  }
 
   hbg_antlr::HbgParser parser(&tokens);
   parser.removeErrorListeners();

@@ -711,3 +711,61 @@ TEST_CASE("random mutations parse or fail once") {
     checkParsesOrFailsOnce(text);
   }
 }
+
+TEST_CASE("nesting past kMaxNesting is an error at the token too deep") {
+  auto model = [](const std::string &expr) {
+    return "model M {\n  parameter k = " + expr + ";\n}\n";
+  };
+  auto nested = [](std::size_t depth, const std::string &open, const std::string &close) {
+    std::string s;
+    for (std::size_t i = 0; i < depth; ++i)
+      s += open;
+    s += "1";
+    for (std::size_t i = 0; i < depth; ++i)
+      s += close;
+    return s;
+  };
+  const std::size_t limit = syntax::kMaxNesting;
+  // At the limit, parentheses and calls parse.
+  CHECK(Parsed(model(nested(limit, "(", ")"))).file);
+  CHECK(Parsed(model(nested(limit, "sin(", ")"))).file);
+  // One more, and the error points at the first `(` too deep: column 17
+  // of `  parameter k = ` plus the ones before it.
+  for (const char *open : {"(", "sin("}) {
+    std::string err = errorOf(model(nested(limit + 1, open, ")")));
+    std::size_t column = 17 + limit * std::string(open).size() + std::string(open).size() - 1;
+    CHECK(err.find("test.hbg:2:" + std::to_string(column) +
+                   ": error: parentheses nested more than 256 deep") == 0);
+  }
+  // Runs of signs and chains of powers nest the same way without
+  // parentheses.
+  std::string signs;
+  for (std::size_t i = 0; i <= limit; ++i)
+    signs += "- ";
+  CHECK(errorOf(model(signs + "1")).find("test.hbg:2:" + std::to_string(17 + 2 * limit) +
+                                          ": error: parentheses nested") == 0);
+  std::string powers = "2";
+  for (std::size_t i = 0; i <= limit; ++i)
+    powers += " ^ 1";
+  CHECK(errorOf(model(powers)).find("error: parentheses nested more than 256 deep") !=
+        std::string::npos);
+  // A long flat sum of powers and signed terms is not nesting.
+  std::string flat = "1";
+  for (int i = 0; i < 2000; ++i)
+    flat += " + -2 ^ 2";
+  CHECK(Parsed(model(flat)).file);
+}
+
+TEST_CASE("a sum of 200,000 terms parses, and its AST frees without recursion") {
+  std::string sum = "1";
+  for (int i = 1; i < 200000; ++i)
+    sum += " + " + std::to_string(i % 7 + 1);
+  Parsed p("model M {\n  parameter k = " + sum + ";\n}\n");
+  const ast::Model &m = p.model();
+  // Left-associated: the first operand is a chain 199,999 deep.
+  std::size_t depth = 0;
+  for (const ast::Expr *e = m.parameters[0].value.get(); e->kind == ast::ExprKind::Binary;
+       e = e->operands[0].get())
+    ++depth;
+  CHECK(depth == 199999);
+}

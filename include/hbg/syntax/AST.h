@@ -39,6 +39,13 @@ struct Expr {
   SourceRange memberRange;
   char op = 0;                   ///< Unary, Binary
   std::vector<ExprPtr> operands; ///< Unary (1), Binary (2), Call (arguments)
+
+  Expr() = default;
+  Expr(Expr &&) = default;
+  Expr &operator=(Expr &&) = default;
+  /// Frees the operands with a loop, not recursion: a chain of a million
+  /// `+` is a million nodes deep on its left.
+  ~Expr();
 };
 
 /// `parameter name = value;`
