@@ -87,6 +87,7 @@ public:
 
   /// Replaces every Variable symbol in `e` by its resolution.
   sym::ExprId resolve(sym::ExprId e);
+  sym::ExprId variable(sym::SymbolId s) { return resolveSymbol(s); }
   sym::ExprId effort(BondId b) { return resolveSymbol(g_.bond(b).effort); }
   sym::ExprId flow(BondId b) { return resolveSymbol(g_.bond(b).flow); }
   /// The causal definition of a bond variable, bypassing the memo (for
@@ -331,6 +332,56 @@ public:
     sys_.modelName = g.modelName;
   }
   std::optional<EquationSystem> run();
+
+  /// Resolution recurses along chains of signals (`s2 = s1 + 1`, ...),
+  /// one level per signal. Where a chain is longer than kSignalChain, the
+  /// signals are resolved first in dependency order (an iterative
+  /// depth-first search), so that each finds the ones it reads resolved.
+  /// Shorter chains resolve on demand as before, and where any loop through
+  /// them is torn does not change.
+  void resolveLongSignalChains() {
+    constexpr std::size_t kSignalChain = 200;
+    std::size_t n = g_.signals.size();
+    std::vector<std::vector<std::uint32_t>> reads(n);
+    for (std::size_t i = 0; i < n; ++i)
+      for (sym::SymbolId s : ctx_.symbolsOf(g_.signals[i].value)) {
+        VariableInfo info = g_.variable(s);
+        if (info.kind == VariableInfo::Signal && info.index != i)
+          reads[i].push_back(info.index);
+      }
+    // Post-order over the reads, and the longest chain below each signal.
+    std::vector<std::uint32_t> order, depth(n, 0);
+    std::vector<std::uint8_t> state(n, 0); // 0 new, 1 open, 2 done
+    std::size_t longest = 0;
+    for (std::uint32_t root = 0; root < n; ++root) {
+      if (state[root])
+        continue;
+      std::vector<std::pair<std::uint32_t, std::size_t>> stack{{root, 0}};
+      state[root] = 1;
+      while (!stack.empty()) {
+        auto &[v, next] = stack.back();
+        if (next < reads[v].size()) {
+          std::uint32_t w = reads[v][next++];
+          if (state[w] == 0) {
+            state[w] = 1;
+            stack.push_back({w, 0});
+          }
+          continue; // an open one is a cycle: left to resolution's tearing
+        }
+        for (std::uint32_t w : reads[v])
+          if (state[w] == 2)
+            depth[v] = std::max(depth[v], depth[w] + 1);
+        longest = std::max<std::size_t>(longest, depth[v]);
+        state[v] = 2;
+        order.push_back(v);
+        stack.pop_back();
+      }
+    }
+    if (longest <= kSignalChain)
+      return;
+    for (std::uint32_t i : order)
+      r_.variable(g_.signals[i].symbol);
+  }
 
 private:
   /// A storage element in derivative causality, torn on its output.
@@ -618,6 +669,8 @@ std::optional<EquationSystem> Builder::run() {
   tearDependentStorage();
   tearInvertedLaws();
   bindDependentStates();
+
+  resolveLongSignalChains();
 
   std::size_t k = 0;
   std::unordered_map<std::uint32_t, sym::ExprId> derivativeOf; // by state symbol index

@@ -46,3 +46,21 @@ TEST_CASE("an output summing 5,000 terms of a state simulates to its closed form
   double want = 5000.0 * 5001 / 2 * (1 - std::exp(-1.0));
   CHECK(r.at("y").back() == doctest::Approx(want).epsilon(1e-8));
 }
+
+TEST_CASE("a chain of 20,000 signals compiles and simulates") {
+  // s0 = c.e, s_k = s_(k-1) + 1: y = 1 - exp(-t) + 20000 at t = 1.
+  const int n = 20000;
+  std::string text = "model Chain {\n  Se v(1); R r(1); C c(1) { q0 = 0; } 1 s;\n"
+                     "  bond v -> s; bond s -> r; bond s -> c;\n  signal s0 = c.e;\n";
+  for (int i = 1; i <= n; ++i)
+    text += "  signal s" + std::to_string(i) + " = s" + std::to_string(i - 1) + " + 1;\n";
+  text += "  output y = s" + std::to_string(n) + ";\n}\n";
+  hbg::Model model = hbg::Compiler().compileString(text, "chain.hbg");
+  hbg::SimulationOptions opts;
+  opts.tEnd = 1;
+  opts.dtOut = 1;
+  opts.rtol = 1e-10;
+  hbg::Result r = hbg::Simulation(model, opts).run();
+  REQUIRE_MESSAGE(r.ok(), r.error);
+  CHECK(r.at("y").back() == doctest::Approx(n + 1 - std::exp(-1.0)).epsilon(1e-12));
+}
