@@ -12,6 +12,20 @@
 #include <cmath>
 #include <string>
 
+namespace {
+/// Output `y` at t = 1 of `text`, simulated at a tight tolerance.
+double yAtOne(const std::string &text) {
+  hbg::Model model = hbg::Compiler().compileString(text, "deep.hbg");
+  hbg::SimulationOptions opts;
+  opts.tEnd = 1;
+  opts.dtOut = 1;
+  opts.rtol = 1e-10;
+  hbg::Result r = hbg::Simulation(model, opts).run();
+  REQUIRE_MESSAGE(r.ok(), r.error);
+  return r.at("y").back();
+}
+} // namespace
+
 TEST_CASE("a parameter default of 300,000 terms compiles and sums exactly") {
   std::string sum = "1";
   double exact = 1;
@@ -32,19 +46,11 @@ TEST_CASE("an output summing 5,000 terms of a state simulates to its closed form
   std::string sum = "c.e * 1";
   for (int i = 2; i <= 5000; ++i)
     sum += " + c.e * " + std::to_string(i);
-  hbg::Model model = hbg::Compiler().compileString(
-      "model M {\n  Se v(1); R r(1); C c(1) { q0 = 0; } 1 s;\n  bond v -> s; bond s -> r; bond s "
-      "-> c;\n  output y = " +
-          sum + ";\n}\n",
-      "sum.hbg");
-  hbg::SimulationOptions opts;
-  opts.tEnd = 1;
-  opts.dtOut = 1;
-  opts.rtol = 1e-10;
-  hbg::Result r = hbg::Simulation(model, opts).run();
-  REQUIRE_MESSAGE(r.ok(), r.error);
+  double y = yAtOne("model M {\n  Se v(1); R r(1); C c(1) { q0 = 0; } 1 s;\n  bond v -> s; "
+                    "bond s -> r; bond s -> c;\n  output y = " +
+                    sum + ";\n}\n");
   double want = 5000.0 * 5001 / 2 * (1 - std::exp(-1.0));
-  CHECK(r.at("y").back() == doctest::Approx(want).epsilon(1e-8));
+  CHECK(y == doctest::Approx(want).epsilon(1e-8));
 }
 
 TEST_CASE("a chain of 20,000 signals compiles and simulates") {
@@ -55,12 +61,5 @@ TEST_CASE("a chain of 20,000 signals compiles and simulates") {
   for (int i = 1; i <= n; ++i)
     text += "  signal s" + std::to_string(i) + " = s" + std::to_string(i - 1) + " + 1;\n";
   text += "  output y = s" + std::to_string(n) + ";\n}\n";
-  hbg::Model model = hbg::Compiler().compileString(text, "chain.hbg");
-  hbg::SimulationOptions opts;
-  opts.tEnd = 1;
-  opts.dtOut = 1;
-  opts.rtol = 1e-10;
-  hbg::Result r = hbg::Simulation(model, opts).run();
-  REQUIRE_MESSAGE(r.ok(), r.error);
-  CHECK(r.at("y").back() == doctest::Approx(n + 1 - std::exp(-1.0)).epsilon(1e-12));
+  CHECK(yAtOne(text) == doctest::Approx(n + 1 - std::exp(-1.0)).epsilon(1e-12));
 }
