@@ -13,6 +13,7 @@
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <cstddef>
 #include <cstdlib>
 #include <new>
 #include <string>
@@ -22,14 +23,42 @@ namespace {
 std::atomic<std::size_t> allocations{0};
 } // namespace
 
-void *operator new(std::size_t n) {
+// Every form of the global allocation functions, replaced together so that
+// each allocation is a malloc and each deallocation a free (under the
+// sanitizers too, which check that they pair).
+namespace {
+void *counted(std::size_t n, std::size_t align = 0) {
   ++allocations;
-  if (void *p = std::malloc(n ? n : 1))
-    return p;
-  throw std::bad_alloc();
+  std::size_t size = n ? n : 1;
+  if (align > alignof(std::max_align_t))
+    size = (size + align - 1) / align * align;
+  return align > alignof(std::max_align_t) ? std::aligned_alloc(align, size) : std::malloc(size);
+}
+void *orThrow(void *p) {
+  if (!p)
+    throw std::bad_alloc();
+  return p;
+}
+} // namespace
+
+void *operator new(std::size_t n) { return orThrow(counted(n)); }
+void *operator new[](std::size_t n) { return orThrow(counted(n)); }
+void *operator new(std::size_t n, const std::nothrow_t &) noexcept { return counted(n); }
+void *operator new[](std::size_t n, const std::nothrow_t &) noexcept { return counted(n); }
+void *operator new(std::size_t n, std::align_val_t a) {
+  return orThrow(counted(n, static_cast<std::size_t>(a)));
+}
+void *operator new[](std::size_t n, std::align_val_t a) {
+  return orThrow(counted(n, static_cast<std::size_t>(a)));
 }
 void operator delete(void *p) noexcept { std::free(p); }
+void operator delete[](void *p) noexcept { std::free(p); }
 void operator delete(void *p, std::size_t) noexcept { std::free(p); }
+void operator delete[](void *p, std::size_t) noexcept { std::free(p); }
+void operator delete(void *p, std::align_val_t) noexcept { std::free(p); }
+void operator delete[](void *p, std::align_val_t) noexcept { std::free(p); }
+void operator delete(void *p, std::size_t, std::align_val_t) noexcept { std::free(p); }
+void operator delete[](void *p, std::size_t, std::align_val_t) noexcept { std::free(p); }
 
 namespace {
 
