@@ -79,7 +79,8 @@ private:
   llvm::Type *f64_;
   llvm::FunctionType *fnTy_;
   NodeSet set_;
-  std::vector<std::uint32_t> members_;
+  /// The depth-first stack of emitSlice: node, operands already pushed.
+  std::vector<std::pair<std::uint32_t, bool>> pending_;
   /// SSA value per node id for the function being emitted. Entries left from
   /// earlier functions are never read: a node's operands belong to the same
   /// function and have smaller ids, so they are overwritten first.
@@ -152,18 +153,43 @@ void Lowerer::define(llvm::Function *fn, const FunctionSpec &spec, std::size_t m
 }
 
 void Lowerer::emitSlice(llvm::Function *fn, const std::vector<ExprId> &outputs, OutputSlice slice) {
-  set_.clear();
-  members_.clear();
-  for (std::size_t i = slice.begin; i < slice.end; ++i)
-    set_.addReachable(outputs[i], members_);
-  std::sort(members_.begin(), members_.end()); // topological order
-
+  // Instructions in use order: each output's expression depth-first, its
+  // operands (loads of states and parameters included) just before their
+  // first use, and the output stored as soon as it is computed. Emitting
+  // in node-id order instead put every load at the top and every store at
+  // the bottom, so values lived across the whole function and the
+  // register allocator spilled them.
+  set_.clear(); // marks the nodes emitted in this function
   builder_.SetInsertPoint(llvm::BasicBlock::Create(module_.getContext(), "entry", fn));
-  for (std::uint32_t id : members_)
-    values_[id] = emitNode(ctx_.node(ExprId{id}), fn);
-
   llvm::Value *out = fn->getArg(ArgOut);
   for (std::size_t i = slice.begin; i < slice.end; ++i) {
+    // Post-order without recursion: an entry is pushed again below its
+    // operands, and emitted when it comes back up with them done.
+    pending_.clear();
+    if (!set_.contains(outputs[i].index))
+      pending_.push_back({outputs[i].index, false});
+    while (!pending_.empty()) {
+      auto [id, expanded] = pending_.back();
+      if (set_.contains(id)) {
+        pending_.pop_back();
+        continue;
+      }
+      const sym::Node &node = ctx_.node(ExprId{id});
+      if (!expanded) {
+        pending_.back().second = true;
+        // Pushed last, popped first: the left operand is emitted first.
+        std::uint32_t operands[3];
+        int count = 0;
+        sym::forEachOperand(node, [&](ExprId o) { operands[count++] = o.index; });
+        for (int k = count; k-- > 0;)
+          if (!set_.contains(operands[k]))
+            pending_.push_back({operands[k], false});
+        continue;
+      }
+      pending_.pop_back();
+      values_[id] = emitNode(node, fn);
+      set_.mark(id);
+    }
     llvm::Value *slot = builder_.CreateConstInBoundsGEP1_64(f64_, out, i);
     builder_.CreateStore(operand(outputs[i]), slot);
   }

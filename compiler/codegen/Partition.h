@@ -30,6 +30,8 @@ public:
   /// appends the newly added ids to `added` (in no particular order).
   void addReachable(sym::ExprId root, std::vector<std::uint32_t> &added);
   bool contains(std::uint32_t id) const { return stamp_[id] == epoch_; }
+  /// Adds one node (not what it reaches).
+  void mark(std::uint32_t id) { stamp_[id] = epoch_; }
 
 private:
   const sym::ExprContext &ctx_;
