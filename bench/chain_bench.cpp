@@ -490,12 +490,13 @@ struct Row {
 
 void usage(std::FILE *to) {
   std::fprintf(to,
-               "usage: hbg_bench_chain [--sizes N,N,...] [--repeat K] [--markdown]\n"
+               "usage: hbg_bench_chain [--sizes N,N,...] [--repeat K] [--max-nodes K] [--markdown]\n"
                "\n"
                "Compile time and right-hand-side speed of a generated chain of N masses,\n"
                "springs and dampers, against a hand-written C++ right-hand side.\n"
                "\n"
                "  --sizes LIST   chain lengths (default 10,100,1000,10000)\n"
+               "  --max-nodes K  DAG nodes per generated function (default: hbg's)\n"
                "  --repeat K     timing repeats, medians are reported (default 5; compiles\n"
                "                 of N >= 10000 use min(K, 3))\n"
                "  --markdown     print markdown tables\n");
@@ -556,9 +557,10 @@ int main(int argc, char **argv) {
   std::vector<std::size_t> sizes = {10, 100, 1000, 10000};
   int repeat = 5;
   bool markdown = false;
+  hbg::CompilerOptions options;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    if ((a == "--sizes" || a == "--repeat") && i + 1 >= argc) {
+    if ((a == "--sizes" || a == "--repeat" || a == "--max-nodes") && i + 1 >= argc) {
       std::fprintf(stderr, "hbg_bench_chain: %s needs a value\n", a.c_str());
       return 2;
     }
@@ -573,6 +575,13 @@ int main(int argc, char **argv) {
         std::fprintf(stderr, "hbg_bench_chain: --repeat needs a positive count\n");
         return 2;
       }
+    } else if (a == "--max-nodes") {
+      long k = std::atol(argv[++i]);
+      if (k < 1) {
+        std::fprintf(stderr, "hbg_bench_chain: --max-nodes needs a positive count\n");
+        return 2;
+      }
+      options.codegen.maxNodesPerFunction = static_cast<std::size_t>(k);
     } else if (a == "--markdown") {
       markdown = true;
     } else if (a == "--help" || a == "-h") {
@@ -585,7 +594,7 @@ int main(int argc, char **argv) {
     }
   }
 
-  hbg::Compiler compiler;
+  hbg::Compiler compiler(options);
   std::vector<Row> rows;
   auto start = Clock::now();
   for (std::size_t n : sizes) {
