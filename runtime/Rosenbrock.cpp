@@ -76,9 +76,10 @@ public:
     kind_ = Dense;
     jac_.resize(Eigen::Index(n), Eigen::Index(n));
   }
-  /// Sparse J with the given pattern; its values go into values(). The
-  /// pattern's band decides between a band LU and a general sparse one.
-  /// False when a dense LU is the cheaper (the caller then uses it).
+  /// J with the given pattern, whose values go into values() in the
+  /// pattern's order. The pattern's band decides between a band LU and a
+  /// general sparse one. False when a dense LU is the cheaper: the caller
+  /// then calls useDense() and scatters values() into dense().
   bool useSparse(const SparsePattern &p, std::size_t n);
   bool isSparse() const { return kind_ != Dense; }
   Eigen::MatrixXd &dense() { return jac_; }
@@ -252,8 +253,6 @@ private:
   /// The system's Jacobian pattern (null: differences), asked for once.
   bool configured_ = false;
   const SparsePattern *pattern_ = nullptr;
-  /// A dense E's Jacobian values in pattern order, before scattering.
-  std::vector<double> values_;
   ImplicitMatrix e_;
   std::vector<double> xPrev_, f_, xNew_, y_, fy_, scratch_;
   /// Dense output of the last accepted step and of the trial.
@@ -272,7 +271,7 @@ void RosenbrockStepper::boundRadius() {
   weights_.resize(n_);
   for (std::size_t i = 0; i < n_; ++i)
     weights_[i] = std::max(weight(i, x_[i], x_[i]), std::numeric_limits<double>::min());
-  if (!pattern_ || !e_.isSparse()) {
+  if (!pattern_) {
     const Eigen::MatrixXd &jac = e_.dense();
     for (std::size_t j = 0; j < n_; ++j)
       for (std::size_t i = 0; i < n_; ++i)
@@ -303,7 +302,6 @@ void RosenbrockStepper::reset(double t0, const double *x0) {
     pattern_ = sys_.jacobianPattern();
     if (!pattern_ || !e_.useSparse(*pattern_, n_))
       e_.useDense(n_);
-    values_.resize(pattern_ ? pattern_->nonZeros() : 0);
   }
   startAdaptive();
 }
@@ -320,7 +318,7 @@ bool RosenbrockStepper::beginStep(double h) {
     boundRadius();
     return true;
   }
-  std::vector<double> &values = e_.isSparse() ? e_.values() : values_;
+  std::vector<double> &values = e_.values();
   ++jacobianCalls_;
   if (!sys_.jacobian(t_, x_.data(), values.data(), dfdt_.data())) {
     nonFinite_ = {NoState, false, t_, true}; // could not be evaluated
@@ -355,8 +353,10 @@ bool RosenbrockStepper::differenceWhereNotFinite(double h, std::vector<double> &
     double delta = root * differenceScale(j);
     y_[j] = x_[j] + delta;
     delta = y_[j] - x_[j];
-    ++rhsCalls_;
-    sys_.rhs(t_, y_.data(), scratch_.data());
+    if (!eval(t_, y_.data(), scratch_.data())) {
+      bad = std::min(bad, nonFinite_.index);
+      continue;
+    }
     for (std::uint32_t k = pattern_->colStart[j]; k < pattern_->colStart[j + 1]; ++k) {
       values[k] = (scratch_[pattern_->rows[k]] - f_[pattern_->rows[k]]) / delta;
       if (!std::isfinite(values[k]))
@@ -365,9 +365,9 @@ bool RosenbrockStepper::differenceWhereNotFinite(double h, std::vector<double> &
   }
   if (!dfdt_.allFinite()) {
     double dt = root * std::max(std::abs(t_), h);
-    ++rhsCalls_;
-    sys_.rhs(t_ + dt, x_.data(), scratch_.data());
-    for (std::size_t i = 0; i < n_; ++i) {
+    if (!eval(t_ + dt, x_.data(), scratch_.data()))
+      bad = std::min(bad, nonFinite_.index);
+    for (std::size_t i = 0; i < n_ && bad == NoState; ++i) {
       dfdt_(Eigen::Index(i)) = (scratch_[i] - f_[i]) / dt;
       if (!std::isfinite(dfdt_(Eigen::Index(i))))
         bad = std::min(bad, i);

@@ -58,7 +58,7 @@ public:
   }
   const std::string &failure() const { return failure_; }
   /// Forgets a failure that the integrator recovered from (a trial step
-  /// retried shorter): called as each stretch of integration begins.
+  /// retried shorter): called after each accepted step that met one.
   void clearFailure() { failure_.clear(); }
 
 private:
@@ -298,7 +298,6 @@ void Run::simulate() {
       return;
     }
     Stepper *stepper = in.stepper.get();
-    in.ode->clearFailure();
     stepper->reset(t_, x.data());
     // Each state's nominal magnitude: the model's, grown to the largest
     // value the state has had in any mode so far.
