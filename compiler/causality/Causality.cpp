@@ -45,8 +45,15 @@ private:
   /// A choice, in its preferred causality if that leads to no conflict,
   /// else in the other one; a conflict both ways is reported.
   void chooseEitherWay(BondId b, ElementId preferredSetter, ElementId origin);
-  /// Reports the pending conflict and stops.
+  /// Reports the pending conflict and stops (only marks it while quiet_).
   void reportConflict();
+  /// A causality for every open bond that satisfies every junction rule,
+  /// found as a matching, for structures where choosing R causalities
+  /// greedily meets a conflict that no single choice explains (see run());
+  /// by bond index, the end that sets the effort. Empty when the open
+  /// bonds are not all between a 0- and a 1-junction or between a junction
+  /// and a free R, or when no such causality exists.
+  std::optional<std::vector<ElementId>> coverByMatching(const std::vector<ElementId> &rOrder) const;
   /// Where two imposers of one variable meet, for messages: at the element
   /// `at`, or on their common bond when they are bonded to each other.
   std::string meetingPlace(ElementId at, ElementId other) const {
@@ -88,6 +95,8 @@ private:
   std::deque<std::pair<ElementId, BondId>> work_;
   std::vector<BondId> wave_; ///< bonds assigned by the current wave, in order
   bool conflict_ = false;
+  /// While set, a conflict both ways is marked but not reported.
+  bool quiet_ = false;
   /// The last conflict found: where, and what rule failed.
   ElementId conflictAt_;
   std::string conflictWhy_;
@@ -115,6 +124,8 @@ void Scap::chooseEitherWay(BondId b, ElementId preferredSetter, ElementId origin
 
 void Scap::reportConflict() {
   conflict_ = true;
+  if (quiet_)
+    return;
   diags_.report(DiagKind::CausalConflict, g_.element(conflictAt_).range,
                 {g_.element(conflictAt_).name, conflictWhy_});
   noteMode();
@@ -288,6 +299,135 @@ void Scap::reportImposed(ElementId id, BondId b, ElementId at, bool effort) {
   if (!anyOff)
     noteMode();
   conflict_ = true;
+}
+
+std::optional<std::vector<ElementId>>
+Scap::coverByMatching(const std::vector<ElementId> &rOrder) const {
+  // Every open junction (one with an open bond) still lacks the bond that
+  // sets its effort (0) or flow (1): propagation would have fixed all its
+  // bonds otherwise. A bond between a 0- and a 1-junction is that special
+  // bond for both ends or for neither, so the special bonds between
+  // junctions form a matching of 0- against 1-junctions; a junction left
+  // unmatched must take a free R's bond as its special one. The matching
+  // has to cover every junction without a free R: grown from each by
+  // alternating paths that end at an unmatched junction, or at one with a
+  // free R that gives up its match.
+  const std::size_t none = std::numeric_limits<std::size_t>::max();
+  std::vector<std::size_t> vertex(g_.elements.size(), none);
+  std::vector<ElementId> junctions;
+  auto vertexOf = [&](ElementId e) {
+    if (vertex[e.index] == none) {
+      vertex[e.index] = junctions.size();
+      junctions.push_back(e);
+    }
+    return vertex[e.index];
+  };
+  std::vector<std::vector<std::pair<BondId, std::size_t>>> adj;
+  std::vector<std::vector<BondId>> rBonds;
+  auto freeR = [&](ElementId e) {
+    const Element &el = g_.element(e);
+    return el.kind == ElementKind::R && el.bonds.size() == 1;
+  };
+  for (std::uint32_t i = 0; i < g_.bonds.size(); ++i) {
+    BondId b{i};
+    if (assigned(b))
+      continue;
+    ElementId from = g_.bonds[i].from, to = g_.bonds[i].to;
+    bool jf = isJunction(g_.element(from).kind) && !off(from),
+         jt = isJunction(g_.element(to).kind) && !off(to);
+    if (jf && jt && g_.element(from).kind != g_.element(to).kind) {
+      std::size_t a = vertexOf(from), c = vertexOf(to);
+      adj.resize(junctions.size());
+      adj[a].emplace_back(b, c);
+      adj[c].emplace_back(b, a);
+    } else if ((jf && freeR(to)) || (jt && freeR(from))) {
+      std::size_t v = vertexOf(jf ? from : to);
+      rBonds.resize(junctions.size());
+      rBonds[v].push_back(b);
+    } else {
+      return std::nullopt;
+    }
+  }
+  std::size_t n = junctions.size();
+  adj.resize(n);
+  rBonds.resize(n);
+  std::vector<std::uint32_t> matchBond(n, std::numeric_limits<std::uint32_t>::max());
+  auto matched = [&](std::size_t v) { return matchBond[v] != std::numeric_limits<std::uint32_t>::max(); };
+  auto partner = [&](std::size_t v) {
+    return vertex[g_.otherEnd(BondId{matchBond[v]}, junctions[v]).index];
+  };
+  std::vector<std::size_t> prevVertex(n), seen(n, none), queue;
+  std::vector<BondId> prevBond(n);
+  for (std::size_t s = 0; s < n; ++s) {
+    if (matched(s) || !rBonds[s].empty())
+      continue;
+    // Breadth first from s over alternating paths; `seen` marks the
+    // vertices of the other side reached in this search.
+    queue.assign(1, s);
+    std::size_t end = none;
+    for (std::size_t head = 0; head < queue.size() && end == none; ++head) {
+      std::size_t u = queue[head];
+      for (auto [b, w] : adj[u]) {
+        if (seen[w] == s)
+          continue;
+        seen[w] = s;
+        prevVertex[w] = u;
+        prevBond[w] = b;
+        if (!matched(w)) {
+          end = w;
+          break;
+        }
+        std::size_t x = partner(w);
+        if (!rBonds[x].empty()) { // x takes its R instead
+          matchBond[x] = std::numeric_limits<std::uint32_t>::max();
+          end = w;
+          break;
+        }
+        queue.push_back(x);
+      }
+    }
+    if (end == none)
+      return std::nullopt;
+    for (std::size_t cur = end;;) {
+      std::size_t u = prevVertex[cur];
+      std::size_t next = u == s ? none : partner(u);
+      matchBond[u] = matchBond[cur] = prevBond[cur].index;
+      if (next == none)
+        break;
+      cur = next;
+    }
+  }
+  // The plan. A junction left unmatched takes as its special bond the R
+  // that prefers it most: at a 0-junction the R that sets the effort,
+  // which resistance causality prefers for the smallest R; at a
+  // 1-junction the R that takes it, conductance causality, for the
+  // largest.
+  std::vector<std::size_t> rank(g_.elements.size(), 0);
+  for (std::size_t k = 0; k < rOrder.size(); ++k)
+    rank[rOrder[k].index] = k;
+  std::vector<ElementId> plan(g_.bonds.size());
+  for (std::size_t v = 0; v < n; ++v) {
+    ElementId j = junctions[v];
+    bool zero = g_.element(j).kind == ElementKind::Zero;
+    for (auto [b, w] : adj[v]) // 0-1 bonds: the 1-junction sets the effort of a matched one
+      if (zero)
+        plan[b.index] = matched(v) && matchBond[v] == b.index ? junctions[w] : j;
+    BondId special;
+    if (!matched(v)) {
+      auto better = [&](BondId x, BondId y) {
+        std::size_t rx = rank[g_.otherEnd(x, j).index], ry = rank[g_.otherEnd(y, j).index];
+        return zero ? rx < ry : rx > ry;
+      };
+      special = *std::min_element(rBonds[v].begin(), rBonds[v].end(), better);
+    }
+    for (BondId b : rBonds[v]) {
+      // Special at a 0-junction: its effort comes from the R; at a
+      // 1-junction: it sets the effort on the R.
+      bool isSpecial = b == special;
+      plan[b.index] = isSpecial == zero ? g_.otherEnd(b, j) : j;
+    }
+  }
+  return plan;
 }
 
 std::vector<ElementId> Scap::pathTo(BondId b, ElementId end) const {
@@ -503,6 +643,7 @@ std::optional<CausalAssignment> Scap::run() {
     if (e.kind == ElementKind::R && e.bonds.size() == 1 && !assigned(e.bonds[0]))
       free.push_back(ElementId{i});
   }
+  std::vector<ElementId> rOrder;
   if (!free.empty()) {
     std::vector<double> params = defaultParameterValues(g_);
     const sym::ExprContext &ctx = *g_.ctx;
@@ -527,7 +668,13 @@ std::optional<CausalAssignment> Scap::run() {
         return a.first < b.first;
       return g_.element(a.second).name < g_.element(b.second).name;
     });
-    for (const auto &[unused, id] : order) {
+    for (const auto &entry : order)
+      rOrder.push_back(entry.second);
+  }
+  // Steps 3 and 4, each choice either as preferred or, given `plan`, as
+  // the plan says.
+  auto chooseAll = [&](const std::vector<ElementId> *plan) {
+    for (ElementId id : rOrder) {
       if (conflict_)
         break;
       const Element &e = g_.element(id);
@@ -535,13 +682,32 @@ std::optional<CausalAssignment> Scap::run() {
       if (assigned(b))
         continue;
       bool rSetsEffort = e.law != LawForm::FlowLaw;
-      choose(b, rSetsEffort ? id : g_.otherEnd(b, id), id);
+      choose(b, plan ? (*plan)[b.index] : rSetsEffort ? id : g_.otherEnd(b, id), id);
     }
+    // 4. Junction structure still free (loops of junctions alone).
+    for (std::uint32_t i = 0; i < g_.bonds.size() && !conflict_; ++i)
+      if (!assigned(BondId{i}))
+        choose(BondId{i}, plan ? (*plan)[i] : g_.bonds[i].from, ElementId{});
+  };
+  // Greedy choices, each checked by propagation, fail on networks such as
+  // a grid of resistors: early choices can leave a set of junctions with
+  // fewer bonds able to set their effort than junctions, which no single
+  // later choice can repair. Such a conflict is not reported at once: the
+  // open structure is then solved as a whole, by a matching, and the
+  // choices follow that solution; only when it has none (or is not of the
+  // shape the matching handles) is the greedy conflict reported.
+  std::vector<BondCausality> before = ca_.bonds;
+  std::size_t choicesBefore = ca_.choices.size();
+  quiet_ = true;
+  chooseAll(nullptr);
+  quiet_ = false;
+  if (conflict_) {
+    ca_.bonds = before;
+    ca_.choices.resize(choicesBefore);
+    conflict_ = false;
+    std::optional<std::vector<ElementId>> plan = coverByMatching(rOrder);
+    chooseAll(plan ? &*plan : nullptr);
   }
-  // 4. Junction structure still free (loops of junctions alone).
-  for (std::uint32_t i = 0; i < g_.bonds.size() && !conflict_; ++i)
-    if (!assigned(BondId{i}))
-      choose(BondId{i}, g_.bonds[i].from, ElementId{});
   if (conflict_)
     return std::nullopt;
 

@@ -1108,3 +1108,43 @@ TEST_CASE("equal resistances choose by name, whatever the order of declarations"
     CHECK(h.g.element(ca.choices[0].element).name == "r1");
   }
 }
+
+TEST_CASE("resistor grids: a causality for every size, the capacitor integral") {
+  // Nodes (0-junctions) on an n x m grid, a resistor on a 1-junction
+  // between neighbours, a source through a resistor at one corner and a
+  // capacitor at the other. Greedy choices in order of resistance run into
+  // conflicts here from 4 x 4 on; the matching must find the causality.
+  for (auto [n, m] : {std::pair{2, 2}, {3, 3}, {4, 4}, {5, 7}, {8, 8}, {12, 5}, {20, 20}}) {
+    CAPTURE(n);
+    CAPTURE(m);
+    Hand h;
+    auto node = [&](int i, int j) { return ElementId{static_cast<std::uint32_t>(i * m + j)}; };
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < m; ++j)
+        h.add(ElementKind::Zero, "n" + std::to_string(i) + "_" + std::to_string(j));
+    int k = 0;
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < m; ++j)
+        for (auto [a, b] : {std::pair{i + 1, j}, {i, j + 1}}) {
+          if (a >= n || b >= m)
+            continue;
+          ++k;
+          ElementId e = h.add(ElementKind::One, "e" + std::to_string(k));
+          ElementId r = h.add(ElementKind::R, "r" + std::to_string(k));
+          h.g.elements[r.index].value = h.g.ctx->constant(1 + (k * 37 % 101) / 100.0);
+          h.bond(node(i, j), e);
+          h.bond(e, node(a, b));
+          h.bond(e, r);
+        }
+    ElementId se = h.add(ElementKind::Se, "src");
+    ElementId s0 = h.add(ElementKind::One, "s0");
+    ElementId r0 = h.add(ElementKind::R, "r0");
+    ElementId c = h.add(ElementKind::C, "cap");
+    h.bond(se, s0);
+    h.bond(s0, r0);
+    h.bond(s0, node(0, 0));
+    h.bond(node(n - 1, m - 1), c);
+    const CausalAssignment &ca = h.run();
+    CHECK(ca.derivative.empty());
+  }
+}
