@@ -3,6 +3,7 @@
 #include "hbg/runtime/Newton.h"
 
 #include <Eigen/Dense>
+#include <Eigen/SparseLU>
 
 #include <algorithm>
 #include <cmath>
@@ -35,15 +36,95 @@ std::string describe(const NewtonResult &r) {
   return "";
 }
 
-NewtonResult newtonSolve(std::size_t m,
-                         const std::function<void(const double *z, double *r)> &residual,
-                         const std::function<void(const double *z, double *jac)> &jacobian,
-                         double *z, const NewtonOptions &opts) {
-  using Vec = Eigen::VectorXd;
+namespace {
+
+using Vec = Eigen::VectorXd;
+
+/// What an iteration of Newton's method needs of the loop's Jacobian J.
+class Linearisation {
+public:
+  virtual ~Linearisation() = default;
+  /// Evaluates J at z; false when an entry is not finite.
+  virtual bool evaluate(const double *z) = 0;
+  /// The step dz for the residual r: J dz = -r, or a regularised step
+  /// where J is (nearly) singular. False when there is no usable step
+  /// (J vanishes, or the step is zero or not finite).
+  virtual bool step(const Vec &r, Vec &dz) = 0;
+  /// out = |J| tol, the residual that moving each unknown by its
+  /// tolerance could produce.
+  virtual void absTimes(const Vec &tol, Vec &out) const = 0;
+};
+
+/// J as a dense matrix, LU with partial pivoting.
+class DenseLinearisation final : public Linearisation {
+public:
+  DenseLinearisation(std::size_t m, const std::function<void(const double *, double *)> &jacobian)
+      : jacobian_(jacobian), jac_(Eigen::Index(m), Eigen::Index(m)) {}
+  bool evaluate(const double *z) override {
+    jacobian_(z, jac_.data());
+    return jac_.allFinite();
+  }
+  bool step(const Vec &r, Vec &dz) override {
+    Eigen::PartialPivLU<Eigen::MatrixXd> lu(jac_);
+    // PartialPivLU does not report singularity. A Jacobian singular at one
+    // point (e^3 = p at e = 0) is regularised, Levenberg-Marquardt style,
+    // so that the step still moves towards a root.
+    double scale = std::max(1.0, jac_.cwiseAbs().maxCoeff());
+    if (lu.matrixLU().diagonal().cwiseAbs().minCoeff() > 1e-12 * scale) {
+      dz = lu.solve(-r);
+      return true;
+    }
+    Eigen::MatrixXd damped = jac_.transpose() * jac_;
+    damped.diagonal().array() += 1e-8 * scale * scale;
+    dz = damped.ldlt().solve(-(jac_.transpose() * r));
+    return dz.allFinite() && dz.lpNorm<Eigen::Infinity>() != 0;
+  }
+  void absTimes(const Vec &tol, Vec &out) const override { out = jac_.cwiseAbs() * tol; }
+
+private:
+  const std::function<void(const double *, double *)> &jacobian_;
+  Eigen::MatrixXd jac_;
+};
+
+/// J over a LoopSolver's sparse pattern, factorised by the solver.
+class SparseLinearisation final : public Linearisation {
+public:
+  SparseLinearisation(LoopSolver &solver, const SparsePattern &pattern,
+                      const std::function<void(const double *, double *)> &jacobian,
+                      std::vector<double> &values)
+      : solver_(solver), pattern_(pattern), jacobian_(jacobian), values_(values) {
+    values_.resize(pattern.nonZeros());
+  }
+  bool evaluate(const double *z) override {
+    jacobian_(z, values_.data());
+    return std::all_of(values_.begin(), values_.end(), [](double v) { return std::isfinite(v); });
+  }
+  bool step(const Vec &r, Vec &dz) override {
+    if (!solver_.factorize(values_.data()))
+      return false;
+    dz = -r;
+    solver_.solveInPlace(dz.data(), 1);
+    return dz.allFinite() && dz.lpNorm<Eigen::Infinity>() != 0;
+  }
+  void absTimes(const Vec &tol, Vec &out) const override {
+    out.setZero(tol.size());
+    for (std::size_t j = 0; j + 1 < pattern_.colStart.size(); ++j)
+      for (std::uint32_t k = pattern_.colStart[j]; k < pattern_.colStart[j + 1]; ++k)
+        out[pattern_.rows[k]] += std::fabs(values_[k]) * tol[Eigen::Index(j)];
+  }
+
+private:
+  LoopSolver &solver_;
+  const SparsePattern &pattern_;
+  const std::function<void(const double *, double *)> &jacobian_;
+  std::vector<double> &values_;
+};
+
+NewtonResult newton(std::size_t m, const std::function<void(const double *z, double *r)> &residual,
+                    Linearisation &jac, double *z, const NewtonOptions &opts) {
   NewtonResult result;
   Eigen::Map<Vec> zv(z, static_cast<Eigen::Index>(m));
-  Vec r(m), trialR(m), trial(m), dz(m), tol(m);
-  Eigen::MatrixXd jac(m, m);
+  Vec r(m), trialR(m), trial(m), dz(m), tol(m), bound(m);
 
   residual(z, r.data());
   if (!r.allFinite()) {
@@ -60,36 +141,23 @@ NewtonResult newtonSolve(std::size_t m,
   };
   bool perturbed = false;
   for (result.iterations = 0; result.iterations < opts.maxIterations; ++result.iterations) {
-    jacobian(z, jac.data());
-    if (!jac.allFinite())
+    if (!jac.evaluate(z))
       return fail(NewtonStatus::NonFinite);
-    Eigen::PartialPivLU<Eigen::MatrixXd> lu(jac);
-    // PartialPivLU does not report singularity. A Jacobian singular at one
-    // point (e^3 = p at e = 0) is regularised, Levenberg-Marquardt style,
-    // so that the step still moves towards a root.
-    double scale = std::max(1.0, jac.cwiseAbs().maxCoeff());
-    if (!(lu.matrixLU().diagonal().cwiseAbs().minCoeff() > 1e-12 * scale)) {
-      Eigen::MatrixXd damped = jac.transpose() * jac;
-      damped.diagonal().array() += 1e-8 * scale * scale;
-      dz = damped.ldlt().solve(-(jac.transpose() * r));
-      if (!dz.allFinite() || dz.lpNorm<Eigen::Infinity>() == 0) {
-        // A flat point (the Jacobian vanishes, as d(e^3)/de at e = 0): step
-        // off it once and try again.
-        if (perturbed)
-          return fail(NewtonStatus::SingularJacobian);
-        perturbed = true;
-        for (std::size_t i = 0; i < m; ++i)
-          z[i] += 1e-6 * std::max(1.0, std::fabs(z[i]));
-        residual(z, r.data());
-        if (!r.allFinite()) {
-          result.status = NewtonStatus::NonFinite;
-          return result;
-        }
-        norm = r.lpNorm<Eigen::Infinity>();
-        continue;
+    if (!jac.step(r, dz)) {
+      // A flat point (the Jacobian vanishes, as d(e^3)/de at e = 0): step
+      // off it once and try again.
+      if (perturbed)
+        return fail(NewtonStatus::SingularJacobian);
+      perturbed = true;
+      for (std::size_t i = 0; i < m; ++i)
+        z[i] += 1e-6 * std::max(1.0, std::fabs(z[i]));
+      residual(z, r.data());
+      if (!r.allFinite()) {
+        result.status = NewtonStatus::NonFinite;
+        return result;
       }
-    } else {
-      dz = lu.solve(-r);
+      norm = r.lpNorm<Eigen::Infinity>();
+      continue;
     }
 
     // Converged when the full step, the linear estimate of the distance to
@@ -105,8 +173,9 @@ NewtonResult newtonSolve(std::size_t m,
     // the distance to the root.
     for (std::size_t i = 0; i < m; ++i)
       tol[i] = opts.atol + opts.rtol * std::fabs(z[i]);
+    jac.absTimes(tol, bound);
     bool converged = (dz.cwiseAbs().array() <= tol.array()).all() &&
-                     (r.cwiseAbs().array() <= (jac.cwiseAbs() * tol).array()).all();
+                     (r.cwiseAbs().array() <= bound.array()).all();
     if (converged) {
       // Take the last step too, unless rounding makes it worse: it costs one
       // residual and gains the digits of quadratic convergence.
@@ -139,6 +208,7 @@ NewtonResult newtonSolve(std::size_t m,
       ++result.iterations;
       return fail(std::isfinite(trialNorm) ? NewtonStatus::Stalled : NewtonStatus::NonFinite);
     }
+    bool full = lambda == 0.5; // the loop halved once after the full step
     zv = trial;
     r = trialR;
     norm = trialNorm;
@@ -147,8 +217,128 @@ NewtonResult newtonSolve(std::size_t m,
       result.residualNorm = 0;
       return result;
     }
+    if (opts.linear && full) {
+      // r is linear in z: the full step solved J dz = -r exactly, so what
+      // remains is rounding. Accepted when it is no larger than moving each
+      // unknown by its tolerance would make it (J is constant, so the
+      // bound uses the same |J|); otherwise the next step refines.
+      for (std::size_t i = 0; i < m; ++i)
+        tol[i] = opts.atol + opts.rtol * std::fabs(z[i]);
+      jac.absTimes(tol, bound);
+      if ((r.cwiseAbs().array() <= bound.array()).all()) {
+        ++result.iterations;
+        result.residualNorm = norm;
+        return result;
+      }
+    }
   }
   return fail(NewtonStatus::NotConverged);
+}
+
+} // namespace
+
+NewtonResult newtonSolve(std::size_t m,
+                         const std::function<void(const double *z, double *r)> &residual,
+                         const std::function<void(const double *z, double *jac)> &jacobian,
+                         double *z, const NewtonOptions &opts) {
+  DenseLinearisation jac(m, jacobian);
+  return newton(m, residual, jac, z, opts);
+}
+
+struct LoopSolver::Impl {
+  SparsePattern pattern;
+  std::size_t m = 0;
+  bool dense = true;
+  /// The values last factorised, to reuse the factorisation when J has
+  /// not changed (a loop whose matrix depends on parameters only).
+  std::vector<double> factored;
+  bool valid = false;
+  std::size_t factorisations = 0;
+  Eigen::MatrixXd denseMatrix;
+  Eigen::PartialPivLU<Eigen::MatrixXd> denseLu;
+  Eigen::SparseMatrix<double> sparseMatrix;
+  Eigen::SparseLU<Eigen::SparseMatrix<double>, Eigen::COLAMDOrdering<int>> sparseLu;
+  std::vector<double> values; ///< Newton's Jacobian values
+};
+
+LoopSolver::LoopSolver(SparsePattern pattern) : impl_(std::make_unique<Impl>()) {
+  Impl &s = *impl_;
+  s.m = pattern.colStart.empty() ? 0 : pattern.colStart.size() - 1;
+  s.dense = s.m <= kDenseMax;
+  s.pattern = std::move(pattern);
+  if (s.dense) {
+    s.denseMatrix = Eigen::MatrixXd::Zero(Eigen::Index(s.m), Eigen::Index(s.m));
+    return;
+  }
+  std::vector<Eigen::Triplet<double>> entries;
+  for (std::size_t j = 0; j < s.m; ++j)
+    for (std::uint32_t k = s.pattern.colStart[j]; k < s.pattern.colStart[j + 1]; ++k)
+      entries.emplace_back(int(s.pattern.rows[k]), int(j), 1.0);
+  s.sparseMatrix.resize(Eigen::Index(s.m), Eigen::Index(s.m));
+  s.sparseMatrix.setFromTriplets(entries.begin(), entries.end());
+  s.sparseMatrix.makeCompressed();
+  s.sparseLu.analyzePattern(s.sparseMatrix);
+}
+
+LoopSolver::~LoopSolver() = default;
+
+std::size_t LoopSolver::size() const { return impl_->m; }
+std::size_t LoopSolver::factorisations() const { return impl_->factorisations; }
+
+bool LoopSolver::factorize(const double *values) {
+  Impl &s = *impl_;
+  std::size_t nnz = s.pattern.nonZeros();
+  if (s.valid && std::equal(values, values + nnz, s.factored.begin()))
+    return true;
+  s.factored.assign(values, values + nnz);
+  s.valid = false;
+  ++s.factorisations;
+  if (s.dense) {
+    s.denseMatrix.setZero();
+    for (std::size_t j = 0; j < s.m; ++j)
+      for (std::uint32_t k = s.pattern.colStart[j]; k < s.pattern.colStart[j + 1]; ++k)
+        s.denseMatrix(Eigen::Index(s.pattern.rows[k]), Eigen::Index(j)) = values[k];
+    s.denseLu.compute(s.denseMatrix);
+    double scale = std::max(1.0, s.denseMatrix.cwiseAbs().maxCoeff());
+    s.valid = s.denseLu.matrixLU().diagonal().cwiseAbs().minCoeff() > 1e-14 * scale;
+    return s.valid;
+  }
+  // The compressed matrix holds the pattern's entries in the pattern's
+  // order (both by column, rows ascending).
+  std::copy(values, values + nnz, s.sparseMatrix.valuePtr());
+  s.sparseLu.factorize(s.sparseMatrix);
+  s.valid = s.sparseLu.info() == Eigen::Success;
+  return s.valid;
+}
+
+void LoopSolver::solveInPlace(double *b, std::size_t k) {
+  Impl &s = *impl_;
+  Eigen::Map<Eigen::MatrixXd> rhs(b, Eigen::Index(s.m), Eigen::Index(k));
+  if (s.dense)
+    rhs = s.denseLu.solve(rhs).eval();
+  else
+    rhs = s.sparseLu.solve(rhs).eval();
+}
+
+NewtonResult LoopSolver::solve(const std::function<void(const double *z, double *r)> &residual,
+                               const std::function<void(const double *z, double *values)> &jacobian,
+                               double *z, const NewtonOptions &opts) {
+  Impl &s = *impl_;
+  if (s.dense) {
+    // Small loops: the dense iteration, regularised where J is singular.
+    auto dense = [&](const double *zz, double *jac) {
+      s.values.resize(s.pattern.nonZeros());
+      jacobian(zz, s.values.data());
+      std::fill(jac, jac + s.m * s.m, 0.0);
+      for (std::size_t j = 0; j < s.m; ++j)
+        for (std::uint32_t k = s.pattern.colStart[j]; k < s.pattern.colStart[j + 1]; ++k)
+          jac[j * s.m + s.pattern.rows[k]] = s.values[k];
+    };
+    DenseLinearisation jac(s.m, dense);
+    return newton(s.m, residual, jac, z, opts);
+  }
+  SparseLinearisation jac(*this, s.pattern, jacobian, s.values);
+  return newton(s.m, residual, jac, z, opts);
 }
 
 } // namespace hbg::runtime

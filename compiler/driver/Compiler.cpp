@@ -201,22 +201,45 @@ void Model::outputs(double t, const double *x, const double *p, double *y) const
 
 Evaluator::Evaluator(const ModeCode &m, const double *p)
     : m_(m), p_(p), n_(m.equations.states.size()), u_(m.equations.unknowns.size()),
-      xz_(u_ ? n_ + u_ : 0, 0.0), warm_(u_, 0.0) {}
+      xz_(u_ ? n_ + u_ : 0, 0.0), warm_(u_, 0.0),
+      loops_(u_ ? std::make_unique<runtime::LoopSolver>(m.equations.jacobianPattern) : nullptr) {
+  newton_.linear = m.equations.loopsLinear();
+}
 
 bool Evaluator::solve(double t, const double *x) {
   if (u_ == 0)
     return true;
   std::copy(x, x + n_, xz_.begin());
-  std::vector<double> start = warm_;
-  auto residual = [&](const double *z, double *r) {
-    std::copy(z, z + u_, xz_.begin() + n_);
-    m_.residual(t, xz_.data(), p_, r);
-  };
-  auto jacobian = [&](const double *z, double *j) {
-    std::copy(z, z + u_, xz_.begin() + n_);
-    m_.jacobian(t, xz_.data(), p_, j);
-  };
-  runtime::NewtonResult r = runtime::newtonSolve(u_, residual, jacobian, start.data());
+  start_.assign(warm_.begin(), warm_.end());
+  runtime::NewtonResult r;
+  if (m_.linearLoops) {
+    // r(z) = J z + r(0), J and r(0) evaluated once at (t, x).
+    const runtime::SparsePattern &pattern = m_.equations.jacobianPattern;
+    r0_.resize(u_);
+    j0_.resize(pattern.nonZeros());
+    m_.residual(t, xz_.data(), p_, r0_.data(), distinct_);
+    m_.jacobian(t, xz_.data(), p_, j0_.data(), distinct_);
+    auto residual = [&](const double *z, double *res) {
+      std::copy(r0_.begin(), r0_.end(), res);
+      for (std::size_t j = 0; j < u_; ++j)
+        for (std::uint32_t k = pattern.colStart[j]; k < pattern.colStart[j + 1]; ++k)
+          res[pattern.rows[k]] += j0_[k] * z[j];
+    };
+    auto jacobian = [&](const double *, double *values) {
+      std::copy(j0_.begin(), j0_.end(), values);
+    };
+    r = loops_->solve(residual, jacobian, start_.data(), newton_);
+  } else {
+    auto residual = [&](const double *z, double *res) {
+      std::copy(z, z + u_, xz_.begin() + n_);
+      m_.residual(t, xz_.data(), p_, res, distinct_);
+    };
+    auto jacobian = [&](const double *z, double *values) {
+      std::copy(z, z + u_, xz_.begin() + n_);
+      loopJacobian(t, values);
+    };
+    r = loops_->solve(residual, jacobian, start_.data(), newton_);
+  }
   if (!r.ok()) {
     char when[32];
     std::snprintf(when, sizeof when, "%.9g", t);
@@ -224,9 +247,37 @@ bool Evaluator::solve(double t, const double *x) {
                " at t = " + when;
     return false;
   }
-  warm_ = start;
-  std::copy(start.begin(), start.end(), xz_.begin() + n_);
+  std::copy(start_.begin(), start_.end(), warm_.begin());
+  std::copy(start_.begin(), start_.end(), xz_.begin() + n_);
   return true;
+}
+
+std::vector<sym::ExprId> ScatteredFn::gather(const std::vector<sym::ExprId> &entries) {
+  std::unordered_map<std::uint32_t, std::uint32_t> slot;
+  std::vector<sym::ExprId> values;
+  of.clear();
+  for (sym::ExprId e : entries) {
+    auto [it, added] = slot.emplace(e.index, static_cast<std::uint32_t>(values.size()));
+    if (added)
+      values.push_back(e);
+    of.push_back(it->second);
+  }
+  if (values.size() == entries.size())
+    of.clear();
+  distinct = values.size();
+  return values;
+}
+
+void ScatteredFn::operator()(double t, const double *x, const double *p, double *out,
+                             std::vector<double> &scratch) const {
+  if (of.empty()) {
+    fn(t, x, p, out);
+    return;
+  }
+  scratch.resize(distinct);
+  fn(t, x, p, scratch.data());
+  for (std::size_t k = 0; k < of.size(); ++k)
+    out[k] = scratch[of[k]];
 }
 
 bool Evaluator::call(codegen::CompiledFn f, double t, const double *x, double *out) {
@@ -319,29 +370,30 @@ bool Evaluator::jacobian(double t, const double *x, double *values, double *dfdt
   // dr/dz at the solved point, restricted to the columns rx reads.
   const double *fz = raw_.data() + nfx + n_, *rx = fz + jc.fz.size(),
                *drdt = rx + jc.rx.size();
-  loopJacobian_.resize(u_ * u_);
-  m_.jacobian(t, xz_.data(), p_, loopJacobian_.data());
-  Eigen::Map<Eigen::MatrixXd> r(loopJacobian_.data(), Eigen::Index(u_), Eigen::Index(u_));
-  Eigen::PartialPivLU<Eigen::MatrixXd> lu(r);
+  loopJacobian_.resize(m_.equations.jacobianPattern.nonZeros());
+  loopJacobian(t, loopJacobian_.data());
   std::size_t nc = jc.columns.size();
-  Eigen::MatrixXd rhs = Eigen::MatrixXd::Zero(Eigen::Index(u_), Eigen::Index(nc + 1));
+  dz_.assign(u_ * (nc + 1), 0.0); // column-major: u_ rows, one column per x_j read, then t
   for (std::size_t e = 0; e < jc.rx.size(); ++e) {
     auto c = std::lower_bound(jc.columns.begin(), jc.columns.end(), jc.rx[e].second);
-    rhs(Eigen::Index(jc.rx[e].first), Eigen::Index(c - jc.columns.begin())) = rx[e];
+    dz_[std::size_t(c - jc.columns.begin()) * u_ + jc.rx[e].first] = -rx[e];
   }
   for (std::size_t k = 0; k < u_; ++k)
-    rhs(Eigen::Index(k), Eigen::Index(nc)) = drdt[k];
-  Eigen::MatrixXd dz = -lu.solve(rhs);
-  if (!dz.allFinite()) {
+    dz_[nc * u_ + k] = -drdt[k];
+  bool regular = loops_->factorize(loopJacobian_.data());
+  if (regular)
+    loops_->solveInPlace(dz_.data(), nc + 1);
+  if (!regular || !std::all_of(dz_.begin(), dz_.end(), [](double v) { return std::isfinite(v); })) {
     failure_ = "the algebraic loop " + m_.nonlinearLoops +
                " has a singular Jacobian at t = " + runtime::timeText(t);
     return false;
   }
+  auto dz = [&](std::size_t k, std::size_t c) { return dz_[c * u_ + k]; };
   for (std::size_t e = 0; e < jc.fz.size(); ++e) {
     auto [row, k] = jc.fz[e];
     for (std::size_t c = 0; c < nc; ++c)
-      values[jc.fzAt[e * nc + c]] += fz[e] * dz(Eigen::Index(k), Eigen::Index(c));
-    dfdt[row] += fz[e] * dz(Eigen::Index(k), Eigen::Index(nc));
+      values[jc.fzAt[e * nc + c]] += fz[e] * dz(k, c);
+    dfdt[row] += fz[e] * dz(k, nc);
   }
   return true;
 }
@@ -359,10 +411,28 @@ std::shared_ptr<ModeCode> compileMode(eq::EquationSystem equations,
     fns[1].outputs.push_back(o.value);
   bool newton = !equations.unknowns.empty();
   if (newton) {
-    fns.push_back({"residual", equations.residuals});
-    fns.push_back({"jacobian", equations.jacobian});
+    // Linear loops (a resistor or spring network) need only r(0): the
+    // evaluator assembles J z + r(0), and a network's residuals, as large
+    // as the network, are never compiled.
+    m->linearLoops = equations.loopsLinear();
+    std::vector<sym::ExprId> residuals = equations.residuals;
+    if (m->linearLoops) {
+      std::unordered_map<std::uint32_t, sym::ExprId> zero;
+      for (const eq::Unknown &u : equations.unknowns)
+        zero[u.symbol.index] = equations.ctx->constant(0);
+      std::vector<sym::ExprId *> roots;
+      for (sym::ExprId &r : residuals)
+        roots.push_back(&r);
+      equations.ctx->substitute(roots, zero);
+    }
+    // Both vectors have an entry per residual or structural non-zero, and
+    // in a network most are the same few values (0; 1, -1, 1/R): each is
+    // computed once and scattered (thousands of stores of a handful of
+    // values would otherwise dominate the module's compile time).
+    fns.push_back({"residual", m->residual.gather(residuals)});
+    fns.push_back({"jacobian", m->jacobian.gather(equations.jacobian)});
     for (const eq::AlgebraicLoop &l : equations.loops)
-      if (!l.linear)
+      if (!l.unknowns.empty())
         m->nonlinearLoops += (m->nonlinearLoops.empty() ? "`" : "; `") + l.path + "`";
   }
   if (switched || !equations.heldValues.empty())
@@ -477,8 +547,8 @@ std::shared_ptr<ModeCode> compileMode(eq::EquationSystem equations,
   m->rhs = need("rhs");
   m->outputs = need("outputs");
   if (newton) {
-    m->residual = need("residual");
-    m->jacobian = need("jacobian");
+    m->residual.fn = need("residual");
+    m->jacobian.fn = need("jacobian");
   }
   if (switched || !equations.heldValues.empty())
     m->held = need("held");
@@ -514,7 +584,9 @@ Model Compiler::compileString(const std::string &text, const std::string &name) 
   auto sm = std::make_shared<SourceManager>();
   std::uint32_t file = sm->addBuffer(name, text);
   DiagnosticEngine diags(*sm);
-  driver::FrontendResult r = driver::runFrontend(*sm, file, diags);
+  driver::PipelineOptions pipeline;
+  pipeline.equations = opts_.equations;
+  driver::FrontendResult r = driver::runFrontend(*sm, file, diags, pipeline);
   if (diags.hasErrors() || !r.equations)
     throw CompileError(diags.renderAll());
   if (bg::hasSwitched(*r.graph))

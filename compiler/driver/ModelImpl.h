@@ -18,6 +18,24 @@
 
 namespace hbg {
 
+/// A generated function that computes each distinct value of a long
+/// vector once (a loop's Jacobian over its pattern, where most entries
+/// are 1, -1 or 1/R; a linear loop's residual at z = 0, mostly zero),
+/// and the map that scatters them.
+struct ScatteredFn {
+  codegen::CompiledFn fn = nullptr;
+  /// Entry k of the vector is distinct value of[k]; empty when every
+  /// entry is distinct and fn writes them in order.
+  std::vector<std::uint32_t> of;
+  std::size_t distinct = 0;
+  /// The distinct expressions of `entries` (what fn computes), filling
+  /// `of` and `distinct`.
+  std::vector<sym::ExprId> gather(const std::vector<sym::ExprId> &entries);
+  /// out = the vector at (t, x, p); `scratch` holds the distinct values.
+  void operator()(double t, const double *x, const double *p, double *out,
+                  std::vector<double> &scratch) const;
+};
+
 /// A mode's Jacobian code (ModeCode::jacobianCode): one function writing
 /// the values of eq::StateJacobian's entries, in the order fx, dfdt, fz,
 /// rx, drdt, and how they assemble into df/dx over `pattern`.
@@ -51,8 +69,13 @@ struct ModeCode {
   codegen::CompiledModule code;
   codegen::CompiledFn rhs = nullptr;
   codegen::CompiledFn outputs = nullptr;
-  codegen::CompiledFn residual = nullptr; ///< nonlinear loops only
-  codegen::CompiledFn jacobian = nullptr; ///< column-major
+  /// Loops solved at run time: the residuals r(t, x, z) and their
+  /// Jacobian dr/dz over eq::EquationSystem::jacobianPattern. When every
+  /// such loop is linear (`linearLoops`), `residual` gives r at z = 0
+  /// instead, and the evaluator assembles r = J z + r(0) from the
+  /// pattern: a large network's residuals are then not compiled at all.
+  ScatteredFn residual, jacobian;
+  bool linearLoops = false;
   /// Switched models: guard sides, held values, dependent storage values,
   /// their derivatives by the states (row-major: dependent x state) and
   /// the impulse matrix (row-major: state x dependent).
@@ -75,7 +98,7 @@ struct ModeCode {
   std::vector<std::uint32_t> guardStates;
   /// The comparisons (kinks after the guards') of time and parameters only.
   std::vector<std::uint32_t> timeComparisons;
-  /// The nonlinear loops' paths, for run-time errors.
+  /// The paths of the loops solved at run time, for run-time errors.
   std::string nonlinearLoops;
   /// Switched models: the mode, `contact=on, valve=off`, for run-time errors.
   std::string modeName;
@@ -95,6 +118,7 @@ struct Model::Impl {
   std::shared_ptr<ModeCode> initial;
   std::vector<std::string> parameterNames, stateNames, outputNames;
   codegen::CodeGenOptions codegen;
+  eq::EquationOptions equationOptions;
 
   // Switched models only.
   bool switched = false;
@@ -161,10 +185,18 @@ public:
 
 private:
   bool solve(double t, const double *x);
+  /// The loops' Jacobian at the states and unknowns in xz_, over
+  /// eq::EquationSystem::jacobianPattern.
+  void loopJacobian(double t, double *values) {
+    m_.jacobian(t, xz_.data(), p_, values, distinct_);
+  }
   const ModeCode &m_;
   const double *p_;
   std::size_t n_, u_;
-  std::vector<double> xz_, warm_, raw_, loopJacobian_;
+  std::vector<double> xz_, warm_, start_, raw_, loopJacobian_, dz_, distinct_, r0_, j0_;
+  /// The loops' Newton iteration and factorisation, kept between calls.
+  std::unique_ptr<runtime::LoopSolver> loops_;
+  runtime::NewtonOptions newton_;
   std::string failure_;
 };
 

@@ -128,7 +128,7 @@ std::shared_ptr<ModeCode> Model::Impl::modeCode(const bg::Mode &mode) const {
   if (!m) {
     std::optional<eq::EquationSystem> sys;
     if (ca && !diags.hasErrors())
-      sys = eq::buildEquations(*graph, *ca, mode, diags);
+      sys = eq::buildEquations(*graph, *ca, mode, diags, equationOptions);
     if (!sys || diags.hasErrors())
       throw CompileError(diags.renderAll());
     m = hbg::compileMode(std::move(*sys), codegen, true);
@@ -179,7 +179,8 @@ std::shared_ptr<ModeCode> Model::Impl::shortedMode(const bg::Mode &mode, std::st
             return !bg::isSource(trial.element(r).kind) && !driven(*ca, r);
           }))
         continue;
-      std::optional<eq::EquationSystem> sys = eq::buildEquations(trial, *ca, mode, diags);
+      std::optional<eq::EquationSystem> sys =
+          eq::buildEquations(trial, *ca, mode, diags, equationOptions);
       if (!sys || diags.hasErrors())
         continue;
       names.push_back(std::move(name));
@@ -220,6 +221,7 @@ Model Compiler::compileSwitched(std::shared_ptr<SourceManager> sources, bg::Bond
   auto impl = std::make_shared<Model::Impl>();
   impl->switched = true;
   impl->codegen = opts_.codegen;
+  impl->equationOptions = opts_.equations;
   impl->sources = std::move(sources);
   impl->graph = std::make_shared<bg::BondGraph>(std::move(graph));
   const bg::BondGraph &g = *impl->graph;

@@ -128,7 +128,7 @@ FrontendResult runFrontend(const SourceManager &sm, std::uint32_t file, Diagnost
   // storage in derivative causality dependent.
   {
     PassTimer t(opts, "equations");
-    r.equations = eq::buildEquations(*r.graph, *r.causality, r.mode, diags);
+    r.equations = eq::buildEquations(*r.graph, *r.causality, r.mode, diags, opts.equations);
   }
   return r;
 }

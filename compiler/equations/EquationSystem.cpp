@@ -2,10 +2,16 @@
 
 #include "hbg/equations/Equations.h"
 
+#include <algorithm>
 #include <sstream>
 #include <unordered_map>
 
 namespace hbg::eq {
+
+bool EquationSystem::loopsLinear() const {
+  return std::all_of(loops.begin(), loops.end(),
+                     [](const AlgebraicLoop &l) { return l.unknowns.empty() || l.linear; });
+}
 
 std::vector<std::uint32_t> EquationSystem::parameterOrder() const {
   std::unordered_map<std::uint32_t, std::uint32_t> bySymbol;
@@ -62,8 +68,9 @@ std::string EquationSystem::verify() const {
     }
     return "";
   };
-  if (residuals.size() != unknowns.size() || jacobian.size() != unknowns.size() * unknowns.size())
-    return "nonlinear loops need one residual per unknown and a square Jacobian";
+  if (residuals.size() != unknowns.size() || jacobian.size() != jacobianPattern.nonZeros() ||
+      (!unknowns.empty() && jacobianPattern.colStart.size() != unknowns.size() + 1))
+    return "loops need one residual per unknown and a square Jacobian";
   for (std::size_t i = 0; i < residuals.size(); ++i)
     if (auto m = check(residuals[i], "residual " + std::to_string(i), false); !m.empty())
       return m;
@@ -117,9 +124,10 @@ std::string EquationSystem::dump() const {
       for (const std::string &t : l.tearing)
         os << " " << t;
       os << "\n";
-      if (!l.linear) {
-        os << "    nonlinear: Newton, " << l.unknowns.size()
-           << (l.unknowns.size() == 1 ? " unknown" : " unknowns") << "\n";
+      if (!l.unknowns.empty()) {
+        os << (l.linear ? "    linear, solved at run time by a sparse LU, "
+                        : "    nonlinear: Newton, ")
+           << l.unknowns.size() << (l.unknowns.size() == 1 ? " unknown" : " unknowns") << "\n";
         continue;
       }
       os << "    linear, solved " << (l.closedForm ? "in closed form" : "by a generated LU")
@@ -129,7 +137,7 @@ std::string EquationSystem::dump() const {
     }
   }
   if (!unknowns.empty()) {
-    os << "newton residuals\n";
+    os << (loopsLinear() ? "loop residuals\n" : "newton residuals\n");
     for (std::size_t i = 0; i < unknowns.size(); ++i)
       os << "  0 = " << ctx->print(residuals[i]) << "   (for " << unknowns[i].name << ")\n";
   }

@@ -326,8 +326,8 @@ sym::ExprId Resolver::computeFlow(BondId b, ElementId setter) {
 class Builder {
 public:
   Builder(const BondGraph &g, const CausalAssignment &ca, const Mode &mode,
-          DiagnosticEngine &diags)
-      : g_(g), ca_(ca), diags_(diags), ctx_(*g.ctx), r_(g, ca, mode, ctx_) {
+          DiagnosticEngine &diags, const EquationOptions &opts)
+      : g_(g), ca_(ca), diags_(diags), opts_(opts), ctx_(*g.ctx), r_(g, ca, mode, ctx_) {
     sys_.ctx = g.ctx;
     sys_.modelName = g.modelName;
   }
@@ -409,6 +409,7 @@ private:
   const BondGraph &g_;
   const CausalAssignment &ca_;
   DiagnosticEngine &diags_;
+  const EquationOptions opts_;
   sym::ExprContext &ctx_;
   Resolver r_;
   EquationSystem sys_;
@@ -734,9 +735,10 @@ std::optional<EquationSystem> Builder::run() {
     }
   };
   ClosedLoops closed;
-  if (!closeLoops(torn_, sys_, nominal, diags_, closed))
+  if (!closeLoops(torn_, sys_, nominal, opts_.runTimeLoopMin, diags_, closed))
     return std::nullopt;
-  auto finish = [&](sym::ExprId &e) { e = ctx_.substitute(e, closed.substitution); };
+  std::vector<sym::ExprId *> finished;
+  auto finish = [&](sym::ExprId &e) { finished.push_back(&e); };
   for (State &s : sys_.states)
     finish(s.derivative);
   for (Output &o : sys_.outputs)
@@ -756,6 +758,8 @@ std::optional<EquationSystem> Builder::run() {
     finish(sys_.bondEffort[i]);
     finish(sys_.bondFlow[i]);
   }
+  ctx_.substitute(finished, closed.substitution);
+  replaceNodes(ctx_, closed.nodes, std::move(finished));
   extractKinks(sys_);
   std::string problem = sys_.verify();
   if (!problem.empty())
@@ -788,19 +792,21 @@ std::vector<const bg::Guard *> guardComparisons(const BondGraph &g) {
 }
 
 std::optional<EquationSystem> buildEquations(const BondGraph &g, const CausalAssignment &ca,
-                                             const Mode &mode, DiagnosticEngine &diags) {
+                                             const Mode &mode, DiagnosticEngine &diags,
+                                             const EquationOptions &opts) {
   // The causality fixes which ends of an OFF junction's bonds set what, so
   // the equations must be built in the mode the causality was assigned in.
   for (std::uint32_t i = 0; i < g.elements.size(); ++i)
     if (isJunction(g.elements[i].kind) && mode.isOn(ElementId{i}) != ca.mode.isOn(ElementId{i}))
       throw InternalError("equations requested in another mode than the causality's (`" +
                           g.elements[i].name + "`)");
-  return Builder(g, ca, mode, diags).run();
+  return Builder(g, ca, mode, diags, opts).run();
 }
 
 std::optional<EquationSystem> buildEquations(const BondGraph &g, const CausalAssignment &ca,
-                                             DiagnosticEngine &diags) {
-  return buildEquations(g, ca, ca.mode, diags);
+                                             DiagnosticEngine &diags,
+                                             const EquationOptions &opts) {
+  return buildEquations(g, ca, ca.mode, diags, opts);
 }
 
 } // namespace hbg::eq

@@ -79,10 +79,11 @@ std::optional<StateSpace> linearize(const BondGraph &original, const Mode &mode,
   // starts them, and dr/dz there.
   std::string loops;
   for (const AlgebraicLoop &l : sys->loops)
-    if (!l.linear)
+    if (!l.unknowns.empty())
       loops += (loops.empty() ? "`" : "; `") + l.path + "`";
-  Eigen::PartialPivLU<Eigen::MatrixXd> loopLu;
+  std::unique_ptr<runtime::LoopSolver> loopLu;
   if (u > 0) {
+    loopLu = std::make_unique<runtime::LoopSolver>(sys->jacobianPattern);
     auto residual = [&](const double *zz, double *r) {
       std::copy(zz, zz + u, z.begin());
       for (std::size_t k = 0; k < u; ++k)
@@ -90,22 +91,22 @@ std::optional<StateSpace> linearize(const BondGraph &original, const Mode &mode,
     };
     auto jacobian = [&](const double *zz, double *j) {
       std::copy(zz, zz + u, z.begin());
-      for (std::size_t k = 0; k < u * u; ++k)
+      for (std::size_t k = 0; k < sys->jacobian.size(); ++k)
         j[k] = value(sys->jacobian[k]);
     };
     std::vector<double> start(u, 0.0);
-    runtime::NewtonResult r = runtime::newtonSolve(u, residual, jacobian, start.data());
+    runtime::NewtonOptions opts;
+    opts.linear = sys->loopsLinear();
+    runtime::NewtonResult r = loopLu->solve(residual, jacobian, start.data(), opts);
     if (!r.ok()) {
       why = runtime::describe(r) + " in the algebraic loop " + loops +
             " at the operating point";
       return std::nullopt;
     }
     z = start;
-    Eigen::MatrixXd dr(u, u);
+    std::vector<double> dr(sys->jacobian.size());
     jacobian(z.data(), dr.data());
-    loopLu.compute(dr);
-    auto pivots = loopLu.matrixLU().diagonal().array();
-    if (!pivots.isFinite().all() || !(pivots != 0).all()) {
+    if (!loopLu->factorize(dr.data())) {
       why = "the algebraic loop " + loops + " has a singular Jacobian at the operating point";
       return std::nullopt;
     }
@@ -120,7 +121,8 @@ std::optional<StateSpace> linearize(const BondGraph &original, const Mode &mode,
         for (std::size_t j = 0; j < symbols.size(); ++j)
           dz(Eigen::Index(k), Eigen::Index(j)) =
               value(ctx.derivative(sys->residuals[k], symbols[j]));
-      dz = -loopLu.solve(dz);
+      loopLu->solveInPlace(dz.data(), symbols.size());
+      dz = -dz;
     }
     for (sym::ExprId e : exprs) {
       std::vector<double> byZ(u);

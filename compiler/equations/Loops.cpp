@@ -5,9 +5,11 @@
 #include "hbg/symbolic/LinearSolve.h"
 
 #include <Eigen/Dense>
+#include <Eigen/SparseLU>
 
 #include <algorithm>
 #include <cmath>
+#include <unordered_set>
 
 namespace hbg::eq {
 
@@ -73,11 +75,138 @@ std::string joinNames(const std::vector<std::string> &names) {
   return out;
 }
 
+/// The nodes `roots` reach, in increasing id (operands first), without
+/// looking below the nodes where `stop` holds.
+std::vector<std::uint32_t> nodesReached(const sym::ExprContext &ctx,
+                                        const std::vector<sym::ExprId> &roots,
+                                        const std::function<bool(std::uint32_t)> &stop) {
+  std::vector<char> seen(ctx.size(), 0);
+  std::vector<std::uint32_t> nodes, todo;
+  for (sym::ExprId r : roots)
+    todo.push_back(r.index);
+  while (!todo.empty()) {
+    std::uint32_t id = todo.back();
+    todo.pop_back();
+    if (seen[id])
+      continue;
+    seen[id] = 1;
+    nodes.push_back(id);
+    if (!stop(id))
+      sym::forEachOperand(ctx.node(sym::ExprId{id}), [&](sym::ExprId o) { todo.push_back(o.index); });
+  }
+  std::sort(nodes.begin(), nodes.end());
+  return nodes;
+}
+
+/// Rewrites a large linear loop's residuals so that each reads few
+/// unknowns. Resolved along the causal paths of a network (a grid of
+/// resistors), a tearing variable's residual reaches the node voltages on
+/// a long chain back to a state, so each residual reads a long run of
+/// unknowns and the Jacobian fills in (its entries grow as N^1.5 and
+/// more). Every subexpression that depends on the unknowns and is used
+/// more than once becomes an unknown w of its own, with the residual
+/// w - (its expression, its used-again operands as unknowns) = 0: the
+/// residuals are then as large as the DAG, and the Jacobian as sparse as
+/// the network. Eliminating the w (each defined in terms of earlier ones)
+/// gives back the original system, so the two are regular together.
+/// `residuals` are rewritten in place; the new unknowns' residuals are
+/// appended to them, and `addUnknown(k)` makes the symbol of the k-th new
+/// unknown. `outer` receives each rewritten node's replacement, equal to
+/// it at the solution, for the expressions outside the loop that read it
+/// (replaceNodes).
+void cutSharedSubexpressions(sym::ExprContext &ctx, std::vector<sym::ExprId> &residuals,
+                             const std::unordered_set<std::uint32_t> &unknowns,
+                             const std::function<sym::SymbolId(std::size_t)> &addUnknown,
+                             std::unordered_map<std::uint32_t, sym::ExprId> &outer) {
+  std::vector<sym::ExprId> roots(residuals.begin(), residuals.end());
+  std::vector<std::uint32_t> nodes = nodesReached(ctx, roots, [](std::uint32_t) { return false; });
+  std::unordered_map<std::uint32_t, std::uint32_t> uses;
+  std::unordered_set<std::uint32_t> varying;
+  for (std::uint32_t id : nodes) {
+    const sym::Node &n = ctx.node(sym::ExprId{id});
+    bool v = n.op == sym::Op::Symbol && unknowns.count(n.symbol.index);
+    sym::forEachOperand(n, [&](sym::ExprId o) {
+      if (varying.count(o.index)) {
+        v = true;
+        ++uses[o.index];
+      }
+    });
+    if (v)
+      varying.insert(id);
+  }
+  for (sym::ExprId r : residuals)
+    if (varying.count(r.index))
+      ++uses[r.index];
+  // inner: the node rebuilt over its operands' outer forms; outer: the
+  // node itself, or its unknown where it is cut.
+  auto outerOf = [&](sym::ExprId e) {
+    auto it = outer.find(e.index);
+    return it == outer.end() ? e : it->second;
+  };
+  std::vector<sym::ExprId> definitions;
+  for (std::uint32_t id : nodes) {
+    if (!varying.count(id))
+      continue;
+    const sym::Node &n = ctx.node(sym::ExprId{id});
+    if (n.op == sym::Op::Symbol)
+      continue;
+    int k = sym::arity(n.op);
+    sym::ExprId inner = ctx.make(n.op, outerOf(n.lhs), k >= 2 ? outerOf(n.rhs) : sym::ExprId(),
+                                 k >= 3 ? outerOf(n.third) : sym::ExprId());
+    bool cut = uses[id] >= 2 && sym::arity(ctx.node(inner).op) > 0;
+    if (!cut) {
+      outer[id] = inner;
+      continue;
+    }
+    sym::ExprId w = ctx.ref(addUnknown(definitions.size()));
+    definitions.push_back(ctx.sub(w, inner));
+    outer[id] = w;
+  }
+  for (sym::ExprId &r : residuals)
+    r = outerOf(r);
+  residuals.insert(residuals.end(), definitions.begin(), definitions.end());
+}
+
 } // namespace
 
+void replaceNodes(sym::ExprContext &ctx, const std::unordered_map<std::uint32_t, sym::ExprId> &nodes,
+                  std::vector<sym::ExprId *> roots) {
+  if (nodes.empty())
+    return;
+  // The nodes the roots reach, rebuilt bottom-up over their operands'
+  // replacements; one memo for all roots, which share most of their nodes.
+  std::vector<sym::ExprId> from;
+  for (sym::ExprId *r : roots)
+    from.push_back(*r);
+  std::vector<std::uint32_t> order =
+      nodesReached(ctx, from, [&](std::uint32_t id) { return nodes.count(id) > 0; });
+  std::unordered_map<std::uint32_t, sym::ExprId> done;
+  auto of = [&](sym::ExprId e) {
+    auto it = done.find(e.index);
+    return it == done.end() ? e : it->second;
+  };
+  for (std::uint32_t id : order) {
+    if (auto it = nodes.find(id); it != nodes.end()) {
+      done[id] = it->second;
+      continue;
+    }
+    const sym::Node n = ctx.node(sym::ExprId{id}); // a copy: make() may grow the store
+    int k = sym::arity(n.op);
+    if (k == 0)
+      continue;
+    sym::ExprId a = of(n.lhs), b = k >= 2 ? of(n.rhs) : sym::ExprId(),
+                c = k >= 3 ? of(n.third) : sym::ExprId();
+    if (a.index != n.lhs.index || (k >= 2 && b.index != n.rhs.index) ||
+        (k >= 3 && c.index != n.third.index))
+      done[id] = ctx.make(n.op, a, b, c);
+  }
+  for (sym::ExprId *r : roots)
+    *r = of(*r);
+}
+
 bool closeLoops(const std::vector<TornVariable> &torn, EquationSystem &sys,
-                const std::function<double(sym::SymbolId)> &nominal, DiagnosticEngine &diags,
-                ClosedLoops &out) {
+                const std::function<double(sym::SymbolId)> &nominal, std::size_t runTimeLoopMin,
+                DiagnosticEngine &diags, ClosedLoops &out) {
   sym::ExprContext &ctx = *sys.ctx;
   std::unordered_map<std::uint32_t, std::uint32_t> bySymbol;
   for (std::uint32_t k = 0; k < torn.size(); ++k)
@@ -100,25 +229,140 @@ bool closeLoops(const std::vector<TornVariable> &torn, EquationSystem &sys,
       loop.tearing.push_back(torn[k].name);
       if (std::find(paths.begin(), paths.end(), torn[k].path) == paths.end())
         paths.push_back(torn[k].path);
-      res.push_back(ctx.substitute(torn[k].residual, out.substitution));
+      res.push_back(torn[k].residual);
+    }
+    {
+      std::vector<sym::ExprId *> roots;
+      for (sym::ExprId &r : res)
+        roots.push_back(&r);
+      ctx.substitute(roots, out.substitution);
     }
     for (std::size_t i = 0; i < paths.size(); ++i)
       loop.path += (i ? "; " : "") + paths[i];
     const TornVariable &first = torn[comp[0]];
 
-    // Row-major Jacobian of the residuals in this loop's tearing variables.
-    std::vector<sym::ExprId> jac(m * m);
+    // Large loops are solved at run time: their tearing variables become
+    // unknowns at once, with the residuals' shared subexpressions as
+    // unknowns of their own (cutSharedSubexpressions), so that what
+    // follows works on a sparse system.
+    bool runTime = m > runTimeLoopMin;
+    std::vector<sym::SymbolId> columns; // the loop's variables, by column
+    if (runTime) {
+      std::unordered_map<std::uint32_t, sym::ExprId> toUnknown;
+      std::unordered_set<std::uint32_t> loopUnknowns;
+      auto addUnknown = [&](const std::string &name) {
+        auto index = static_cast<std::uint32_t>(sys.unknowns.size());
+        sym::SymbolId s = ctx.addSymbol(name, sym::SymbolKind::Algebraic, numStates + index);
+        sys.unknowns.push_back({name, s});
+        loop.unknowns.push_back(index);
+        loopUnknowns.insert(s.index);
+        columns.push_back(s);
+        return s;
+      };
+      for (std::uint32_t k : comp) {
+        sym::ExprId z = ctx.ref(addUnknown(torn[k].name));
+        toUnknown[torn[k].symbol.index] = z;
+        out.substitution[torn[k].symbol.index] = z;
+      }
+      std::vector<sym::ExprId *> roots;
+      for (sym::ExprId &r : res)
+        roots.push_back(&r);
+      ctx.substitute(roots, toUnknown);
+      std::string base = torn[comp[0]].name;
+      cutSharedSubexpressions(
+          ctx, res, loopUnknowns,
+          [&](std::size_t k) {
+            return addUnknown("(" + base + " loop node " + std::to_string(k + 1) + ")");
+          },
+          out.nodes);
+    } else {
+      for (std::uint32_t k : comp)
+        columns.push_back(torn[k].symbol);
+    }
+    std::size_t size = columns.size();
+
+    // The Jacobian of the residuals in the loop's variables, by entry:
+    // only the variables each residual reads.
+    std::unordered_map<std::uint32_t, std::uint32_t> inLoop; // symbol -> column
+    for (std::size_t j = 0; j < size; ++j)
+      inLoop[columns[j].index] = static_cast<std::uint32_t>(j);
+    struct Entry {
+      std::uint32_t row, col;
+      sym::ExprId value;
+    };
+    std::vector<Entry> entries;
     bool linear = true;
-    for (std::size_t i = 0; i < m; ++i)
-      for (std::size_t j = 0; j < m; ++j) {
-        jac[i * m + j] = ctx.derivative(res[i], torn[comp[j]].symbol);
-        for (std::uint32_t k : comp)
-          linear = linear && !ctx.dependsOn(jac[i * m + j], torn[k].symbol);
+    for (std::size_t i = 0; i < size; ++i)
+      for (sym::SymbolId s : ctx.symbolsOf(res[i])) {
+        auto col = inLoop.find(s.index);
+        if (col == inLoop.end())
+          continue;
+        sym::ExprId d = ctx.derivative(res[i], s);
+        for (sym::SymbolId r : ctx.symbolsOf(d))
+          linear = linear && !inLoop.count(r.index);
+        entries.push_back({static_cast<std::uint32_t>(i), col->second, d});
       }
     loop.linear = linear;
 
-    if (linear) {
+    // A loop may be regular in structure yet singular for the values the
+    // model is run with: check the Jacobian at the defaults where it can be
+    // evaluated (it cannot when it uses Newton unknowns). Returns 1 when
+    // singular at the point, 0 when regular, -1 when the Jacobian cannot be
+    // evaluated there.
+    auto singularAt = [&](const std::function<double(sym::SymbolId)> &at) {
+      std::vector<Eigen::Triplet<double>> values;
+      for (const Entry &e : entries) {
+        double v = ctx.evaluate(e.value, at);
+        if (!std::isfinite(v))
+          return -1;
+        values.emplace_back(int(e.row), int(e.col), v);
+      }
+      if (!runTime) {
+        Eigen::MatrixXd numeric = Eigen::MatrixXd::Zero(Eigen::Index(size), Eigen::Index(size));
+        for (const auto &t : values)
+          numeric(t.row(), t.col()) += t.value();
+        Eigen::FullPivLU<Eigen::MatrixXd> lu(numeric);
+        lu.setThreshold(1e-12);
+        return lu.rank() < static_cast<Eigen::Index>(size) ? 1 : 0;
+      }
+      // Large loops: a sparse LU, singular when it meets a zero pivot (one
+      // that is only nearly zero shows at run time as a step that is not
+      // finite, an error naming the loop).
+      Eigen::SparseMatrix<double> a(static_cast<Eigen::Index>(size),
+                                    static_cast<Eigen::Index>(size));
+      a.setFromTriplets(values.begin(), values.end());
+      a.makeCompressed();
+      Eigen::SparseLU<Eigen::SparseMatrix<double>, Eigen::COLAMDOrdering<int>> lu;
+      lu.compute(a);
+      return lu.info() != Eigen::Success ? 1 : 0;
+    };
+    auto reportSingular = [&]() {
+      // Singular for other values too (the symbolic solver did not see
+      // that, e.g., `r * (1 / r)` is 1)? Move every value by its own
+      // factor, so that values equal at the defaults differ.
+      auto elsewhere = [&](sym::SymbolId s) {
+        double u = std::fmod(0.6180339887 * (s.index + 1), 1.0);
+        return nominal(s) * (1.25 + 0.5 * u) + 0.125 * (1 + u);
+      };
+      bool always = singularAt(elsewhere) == 1;
+      diags.report(always ? DiagKind::SingularLoop : DiagKind::SingularLoopAtDefaults, first.at,
+                   {loop.path, joinNames(loop.tearing)});
+    };
+
+    if (runTime) {
+      // Solved at run time by a sparse LU, which the runtime factorises
+      // once while its values stay the same (nonlinear: Newton's method).
+      if (linear && singularAt(nominal) == 1) {
+        reportSingular();
+        return false;
+      }
+      loop.closedForm = false;
+      sys.residuals.insert(sys.residuals.end(), res.begin(), res.end());
+    } else if (linear) {
       // r(z) = J z + r(0) = 0.
+      std::vector<sym::ExprId> jac(m * m, ctx.constant(0));
+      for (const Entry &e : entries)
+        jac[e.row * m + e.col] = e.value;
       std::unordered_map<std::uint32_t, sym::ExprId> zero;
       for (std::uint32_t k : comp)
         zero[torn[k].symbol.index] = ctx.constant(0);
@@ -130,34 +374,8 @@ bool closeLoops(const std::vector<TornVariable> &torn, EquationSystem &sys,
         diags.report(DiagKind::SingularLoop, first.at, {loop.path, joinNames(loop.tearing)});
         return false;
       }
-      // A loop may be regular in structure yet singular for the values the
-      // model is run with: check the Jacobian at the defaults where it can
-      // be evaluated (it cannot when it uses Newton unknowns).
-      // Returns 1 when singular at the point, 0 when regular, -1 when the
-      // Jacobian cannot be evaluated there.
-      auto singularAt = [&](const std::function<double(sym::SymbolId)> &at) {
-        Eigen::MatrixXd numeric(m, m);
-        for (std::size_t i = 0; i < m; ++i)
-          for (std::size_t j = 0; j < m; ++j) {
-            numeric(i, j) = ctx.evaluate(jac[i * m + j], at);
-            if (!std::isfinite(numeric(i, j)))
-              return -1;
-          }
-        Eigen::FullPivLU<Eigen::MatrixXd> lu(numeric);
-        lu.setThreshold(1e-12);
-        return lu.rank() < static_cast<Eigen::Index>(m) ? 1 : 0;
-      };
       if (singularAt(nominal) == 1) {
-        // Singular for other values too (the symbolic solver did not see
-        // that, e.g., `r * (1 / r)` is 1)? Move every value by its own
-        // factor, so that values equal at the defaults differ.
-        auto elsewhere = [&](sym::SymbolId s) {
-          double u = std::fmod(0.6180339887 * (s.index + 1), 1.0);
-          return nominal(s) * (1.25 + 0.5 * u) + 0.125 * (1 + u);
-        };
-        bool always = singularAt(elsewhere) == 1;
-        diags.report(always ? DiagKind::SingularLoop : DiagKind::SingularLoopAtDefaults, first.at,
-                     {loop.path, joinNames(loop.tearing)});
+        reportSingular();
         return false;
       }
       loop.closedForm = sol.method == sym::SolveMethod::ClosedForm;
@@ -165,7 +383,8 @@ bool closeLoops(const std::vector<TornVariable> &torn, EquationSystem &sys,
       for (std::size_t i = 0; i < m; ++i)
         out.substitution[torn[comp[i]].symbol.index] = sol.z[i];
     } else {
-      // Newton unknowns live after the states in the generated code's x.
+      // Nonlinear: Newton's method. The unknowns live after the states in
+      // the generated code's x.
       std::unordered_map<std::uint32_t, sym::ExprId> toUnknown;
       for (std::uint32_t k : comp) {
         auto index = static_cast<std::uint32_t>(sys.unknowns.size());
@@ -181,13 +400,35 @@ bool closeLoops(const std::vector<TornVariable> &torn, EquationSystem &sys,
     sys.loops.push_back(std::move(loop));
   }
 
-  // Newton works on all nonlinear loops together; later loops' residuals
-  // use earlier unknowns, so the Jacobian is block triangular.
-  std::size_t u = sys.unknowns.size();
-  sys.jacobian.assign(u * u, ctx.constant(0));
-  for (std::size_t col = 0; col < u; ++col)
-    for (std::size_t row = 0; row < u; ++row)
-      sys.jacobian[col * u + row] = ctx.derivative(sys.residuals[row], sys.unknowns[col].symbol);
+  // Newton works on all run-time loops together; later loops' residuals
+  // use earlier unknowns, so the Jacobian is block triangular. It is kept
+  // sparse: only the unknowns each residual reads.
+  std::unordered_map<std::uint32_t, std::uint32_t> unknownOf;
+  for (std::uint32_t k = 0; k < sys.unknowns.size(); ++k)
+    unknownOf[sys.unknowns[k].symbol.index] = k;
+  std::vector<std::vector<std::pair<std::uint32_t, sym::ExprId>>> byColumn(sys.unknowns.size());
+  for (std::uint32_t row = 0; row < sys.residuals.size(); ++row)
+    for (sym::SymbolId s : ctx.symbolsOf(sys.residuals[row])) {
+      auto it = unknownOf.find(s.index);
+      if (it != unknownOf.end())
+        byColumn[it->second].emplace_back(row, ctx.derivative(sys.residuals[row], s));
+    }
+  sys.jacobianPattern = {};
+  sys.jacobian.clear();
+  if (!sys.unknowns.empty()) {
+    for (auto &column : byColumn) {
+      std::sort(column.begin(), column.end(),
+                [](const auto &a, const auto &b) { return a.first < b.first; });
+      sys.jacobianPattern.colStart.push_back(
+          static_cast<std::uint32_t>(sys.jacobianPattern.rows.size()));
+      for (const auto &[row, value] : column) {
+        sys.jacobianPattern.rows.push_back(row);
+        sys.jacobian.push_back(value);
+      }
+    }
+    sys.jacobianPattern.colStart.push_back(
+        static_cast<std::uint32_t>(sys.jacobianPattern.rows.size()));
+  }
   return true;
 }
 

@@ -31,14 +31,27 @@ struct ClosedLoops {
   /// Tearing-variable symbol index -> its solution (linear) or its
   /// Algebraic unknown (nonlinear). Substitute into every expression.
   std::unordered_map<std::uint32_t, sym::ExprId> substitution;
+  /// Loops solved at run time: node id (after substitution) -> the
+  /// unknown that stands for it, or the node rebuilt over such unknowns.
+  /// Applied after the substitution (replaceNodes), it lets the state
+  /// equations and outputs read a large loop's node values instead of
+  /// the long causal chains they stand for.
+  std::unordered_map<std::uint32_t, sym::ExprId> nodes;
 };
+
+/// Replaces, in every root, each node of `nodes` by its mapped
+/// expression, rebuilding the nodes above it.
+void replaceNodes(sym::ExprContext &ctx, const std::unordered_map<std::uint32_t, sym::ExprId> &nodes,
+                  std::vector<sym::ExprId *> roots);
 
 /// Solves the loops of `torn`, appending loops, unknowns, residuals and the
 /// Jacobian to `sys` (whose states are final). `nominal` gives the value of
 /// a Time, State or Parameter symbol at the defaults, for detecting loops
-/// that are singular there. Returns false after reporting an error.
+/// that are singular there. Linear loops of more than `runTimeLoopMin`
+/// tearing variables are solved at run time. Returns false after
+/// reporting an error.
 bool closeLoops(const std::vector<TornVariable> &torn, EquationSystem &sys,
-                const std::function<double(sym::SymbolId)> &nominal, DiagnosticEngine &diags,
-                ClosedLoops &out);
+                const std::function<double(sym::SymbolId)> &nominal, std::size_t runTimeLoopMin,
+                DiagnosticEngine &diags, ClosedLoops &out);
 
 } // namespace hbg::eq

@@ -353,11 +353,20 @@ std::size_t ExprContext::countNodes(const std::vector<ExprId> &roots) const {
 
 ExprId ExprContext::substitute(ExprId id,
                                const std::unordered_map<std::uint32_t, ExprId> &bySymbol) {
-  if (bySymbol.empty())
-    return id;
+  substitute(std::vector<ExprId *>{&id}, bySymbol);
+  return id;
+}
+
+void ExprContext::substitute(const std::vector<ExprId *> &roots,
+                             const std::unordered_map<std::uint32_t, ExprId> &bySymbol) {
+  if (bySymbol.empty() || roots.empty())
+    return;
+  std::vector<ExprId> from;
+  for (ExprId *r : roots)
+    from.push_back(*r);
   std::unordered_map<std::uint32_t, ExprId> image;
   auto at = [&image](ExprId e) { return image.at(e.index); };
-  for (std::uint32_t i : reach({id})) {
+  for (std::uint32_t i : reach(from)) {
     Node n = nodes_[i]; // copy: building may grow nodes_
     if (n.op == Op::Symbol) {
       auto it = bySymbol.find(n.symbol.index);
@@ -370,7 +379,8 @@ ExprId ExprContext::substitute(ExprId id,
                       k >= 3 ? at(n.third) : ExprId());
     }
   }
-  return image.at(id.index);
+  for (ExprId *r : roots)
+    *r = image.at(r->index);
 }
 
 ExprId ExprContext::derivative(ExprId id, SymbolId s) {

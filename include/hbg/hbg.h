@@ -95,6 +95,7 @@ private:
 /// Compiler settings.
 struct CompilerOptions {
   codegen::CodeGenOptions codegen;
+  eq::EquationOptions equations;
   /// Switched models: analyse and compile every mode up front (at most
   /// 2^maxEagerJunctions modes) instead of each on first entry.
   bool compileAllModes = false;

@@ -3,7 +3,7 @@
 // Every graph is compiled by hbg, and its state matrices are read off the
 // JIT-compiled right-hand side: b = rhs(0), A[:, j] = rhs(e_j) - rhs(0) (the
 // right-hand side of a linear model is affine: linear loops are solved
-// symbolically). Independently, the graph is written down as the full linear
+// symbolically, or by an LU at run time, exactly up to rounding). Independently, the graph is written down as the full linear
 // DAE of its element and junction equations, in descriptor form
 //
 //     E w' = A w + g,   w = [q, p of every storage element; e, f of every bond],
@@ -702,6 +702,7 @@ int envInt(const char *name, int fallback) {
 
 struct Stats {
   int generated = 0, compiled = 0, withLoops = 0, withDependent = 0, interesting = 0;
+  int runTimeLoops = 0; ///< models with a linear loop solved at run time
   int rejectedSingular = 0, rejectedRegular = 0, derivativeThroughLoop = 0, knownConflicts = 0;
   int maxStates = 0, maxElements = 0;
   std::map<std::string, int> singularKinds, regularKinds;
@@ -709,13 +710,17 @@ struct Stats {
 
 } // namespace
 
-TEST_CASE("random linear bond graphs: compiled state matrices equal a reduction of the DAE") {
+namespace {
+
+/// Compiles random graphs with `compiler` and compares each with the
+/// reduction of its DAE.
+/// Returns how many compiled models had a linear loop solved at run time.
+int checkRandomGraphs(const hbg::Compiler &compiler) {
   // Graphs with loops or dependent states to check, and the first seed; a
   // longer run: HBG_DIFFERENTIAL_GRAPHS=5000 HBG_DIFFERENTIAL_SEED=1000000.
   const int kWanted = envInt("HBG_DIFFERENTIAL_GRAPHS", 200);
   const auto firstSeed = static_cast<std::uint64_t>(envInt("HBG_DIFFERENTIAL_SEED", 1));
   const int kMaxGraphs = 25 * kWanted; // a bound in case the generator drifts
-  hbg::Compiler compiler;
   Stats st;
   std::vector<std::string> failures;
 
@@ -777,6 +782,9 @@ TEST_CASE("random linear bond graphs: compiled state matrices equal a reduction 
     const hbg::eq::EquationSystem &eqs = model->equations();
     bool loops = !eqs.loops.empty(), dependent = !eqs.dependent.empty();
     st.withLoops += loops;
+    st.runTimeLoops += std::any_of(eqs.loops.begin(), eqs.loops.end(), [](const auto &l) {
+      return l.linear && !l.unknowns.empty();
+    });
     st.withDependent += dependent;
     int numStates = static_cast<int>(model->stateNames().size());
     st.interesting += (loops || dependent) && numStates > 0;
@@ -837,6 +845,7 @@ TEST_CASE("random linear bond graphs: compiled state matrices equal a reduction 
   summary << "graphs generated: " << st.generated << " (up to " << st.maxElements
           << " elements, up to " << st.maxStates << " states)\n"
           << "compiled: " << st.compiled << ", with algebraic loops: " << st.withLoops
+          << " (linear, solved at run time: " << st.runTimeLoops << ")"
           << ", with dependent states: " << st.withDependent
           << ", with loops or dependent states and at least one state: " << st.interesting << "\n"
           << "rejected, DAE singular: " << st.rejectedSingular;
@@ -859,4 +868,19 @@ TEST_CASE("random linear bond graphs: compiled state matrices equal a reduction 
   // Dependent storage driven through an algebraic loop is documented as
   // unsupported; it must stay rare for the test to mean anything.
   CHECK(st.derivativeThroughLoop <= st.interesting / 10);
+  return st.runTimeLoops;
+}
+
+} // namespace
+
+TEST_CASE("random linear bond graphs: compiled state matrices equal a reduction of the DAE") {
+  CHECK(checkRandomGraphs(hbg::Compiler()) == 0);
+}
+
+TEST_CASE("the same graphs with every linear loop solved at run time") {
+  // Large loops are solved by the runtime's LU instead of symbolically;
+  // the graphs here are small, so the option sends every loop that way.
+  hbg::CompilerOptions opts;
+  opts.equations.runTimeLoopMin = 0;
+  CHECK(checkRandomGraphs(hbg::Compiler(opts)) >= 150);
 }

@@ -38,6 +38,8 @@ struct PipelineOptions {
   /// The mode to analyse, `j1=on,j2=off` (junctions not named keep their
   /// initial state); "" is the initial mode.
   std::string mode;
+  /// How the equations stage solves loops.
+  eq::EquationOptions equations;
 };
 
 /// Reports why `bg::parseMode` refused a mode's text.

@@ -11,6 +11,7 @@
 #pragma once
 
 #include "hbg/causality/Causality.h"
+#include "hbg/runtime/Integrator.h"
 #include "hbg/sema/BondGraph.h"
 #include "hbg/support/Diagnostics.h"
 
@@ -70,8 +71,22 @@ struct AlgebraicLoop {
   bool linear = true;
   /// Linear: solved in closed form (true) or by a generated LU.
   bool closedForm = true;
-  /// Nonlinear: the unknowns' indices in EquationSystem::unknowns.
+  /// Solved at run time (nonlinear loops, and linear ones too large for a
+  /// generated solution): the unknowns' indices in EquationSystem::unknowns.
   std::vector<std::uint32_t> unknowns;
+};
+
+/// Linear loops with more tearing variables than this are solved at run
+/// time, by a sparse LU factorised once per parameter set, rather than by
+/// a generated solution whose size (and compile time) grows as the cube of
+/// the loop's. Chosen by measurement (docs/performance.md, linear loops).
+inline constexpr std::size_t kRunTimeLoopMin = 12;
+
+/// How the equations stage solves what it finds.
+struct EquationOptions {
+  /// Linear loops with more tearing variables than this are solved at run
+  /// time (0: every linear loop, as the differential test checks).
+  std::size_t runTimeLoopMin = kRunTimeLoopMin;
 };
 
 /// An algebraic unknown solved by Newton's method at run time.
@@ -110,11 +125,18 @@ struct EquationSystem {
   std::vector<Output> outputs;
   std::vector<DependentState> dependent;
   std::vector<AlgebraicLoop> loops;
-  /// Nonlinear loops: unknowns, residuals r(t, x, z) = 0 and the Jacobian
-  /// dr/dz (column-major, unknowns.size() squared), all solved together.
+  /// Loops solved at run time (nonlinear loops, and linear ones above
+  /// kRunTimeLoopMin tearing variables): unknowns, residuals r(t, x, z) = 0
+  /// and the Jacobian dr/dz, all solved together. The Jacobian is sparse:
+  /// its values over jacobianPattern (compressed columns, column k for
+  /// unknown k, rows ascending).
   std::vector<Unknown> unknowns;
   std::vector<sym::ExprId> residuals;
+  runtime::SparsePattern jacobianPattern;
   std::vector<sym::ExprId> jacobian;
+  /// Every loop solved at run time is linear: Newton's first full step
+  /// solves it (runtime::NewtonOptions::linear).
+  bool loopsLinear() const;
   /// Switched models: every guard comparison of every transition (in
   /// guardComparisons order) as two entries, its left and right side,
   /// resolved in this mode.
@@ -183,7 +205,8 @@ inline constexpr double kDerivedNominalFraction = 1e-3;
 /// junction's own balance is not enforced while it is OFF.
 std::optional<EquationSystem> buildEquations(const bg::BondGraph &g,
                                              const causality::CausalAssignment &ca,
-                                             const bg::Mode &mode, DiagnosticEngine &diags);
+                                             const bg::Mode &mode, DiagnosticEngine &diags,
+                                             const EquationOptions &opts = {});
 /// Replaces every kink of `sys` whose argument changes in time (not only
 /// with parameters and held values) by its branch (see Kink), filling
 /// `sys.kinks`. Calls sharing an argument share a branch: abs(c) and the
@@ -238,6 +261,7 @@ std::optional<StateSpace> linearize(const bg::BondGraph &g, const bg::Mode &mode
 /// buildEquations in the mode `ca` was assigned in.
 std::optional<EquationSystem> buildEquations(const bg::BondGraph &g,
                                              const causality::CausalAssignment &ca,
-                                             DiagnosticEngine &diags);
+                                             DiagnosticEngine &diags,
+                                             const EquationOptions &opts = {});
 
 } // namespace hbg::eq

@@ -11,8 +11,11 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "hbg/runtime/Integrator.h"
+
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <string>
 
 namespace hbg::runtime {
@@ -26,6 +29,10 @@ struct NewtonOptions {
   double atol = 1e-12;
   /// Jacobians evaluated (steps tried) before giving up.
   int maxIterations = 50;
+  /// The residual is linear in z (only linear loops): a full step whose
+  /// residual is within |r_i| <= sum_j |J_ij| tol_j ends the iteration
+  /// without a second Jacobian.
+  bool linear = false;
 };
 
 /// How newtonSolve ended. `Stalled`: no damped step lowers the residual,
@@ -51,5 +58,39 @@ NewtonResult newtonSolve(std::size_t m,
                          const std::function<void(const double *z, double *r)> &residual,
                          const std::function<void(const double *z, double *jac)> &jacobian,
                          double *z, const NewtonOptions &opts = {});
+
+/// Newton's method on the loops of one mode, whose Jacobian has a fixed
+/// sparse pattern (compressed columns: column j is unknown j), keeping its
+/// factorisation between calls: a loop whose matrix depends only on
+/// parameters (a network of linear resistors or springs) is factorised
+/// once. Loops up to kDenseMax unknowns are factorised densely and, where
+/// J is singular, regularised as newtonSolve does; larger ones by a sparse
+/// LU (Eigen's SparseLU with a COLAMD ordering analysed once).
+class LoopSolver {
+public:
+  static constexpr std::size_t kDenseMax = 48;
+  explicit LoopSolver(SparsePattern pattern);
+  ~LoopSolver();
+  LoopSolver(const LoopSolver &) = delete;
+  LoopSolver &operator=(const LoopSolver &) = delete;
+  std::size_t size() const;
+  /// newtonSolve with `jacobian(z, values)` writing J's values over the
+  /// pattern.
+  NewtonResult solve(const std::function<void(const double *z, double *r)> &residual,
+                     const std::function<void(const double *z, double *values)> &jacobian,
+                     double *z, const NewtonOptions &opts = {});
+  /// Factorises J (values over the pattern); when the values equal those
+  /// last factorised, keeps that factorisation. False when J is singular.
+  bool factorize(const double *values);
+  /// Solves J X = B in place with the last factorisation: B has size()
+  /// rows and k columns, column-major.
+  void solveInPlace(double *b, std::size_t k);
+  /// Factorisations computed (not reused) so far.
+  std::size_t factorisations() const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 } // namespace hbg::runtime

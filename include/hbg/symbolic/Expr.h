@@ -159,6 +159,11 @@ public:
   // --- Transformations ---------------------------------------------------
   /// Replaces symbols by expressions (symbols not in the map stay).
   ExprId substitute(ExprId id, const std::unordered_map<std::uint32_t, ExprId> &bySymbol);
+  /// The same for many roots at once, in place: each node they share is
+  /// rebuilt once, so the cost is the size of their union, not the sum of
+  /// their sizes.
+  void substitute(const std::vector<ExprId *> &roots,
+                  const std::unordered_map<std::uint32_t, ExprId> &bySymbol);
   /// The symbolic partial derivative d id / d s.
   ExprId derivative(ExprId id, SymbolId s);
   /// The size of the numbers whose rounding forms `id`: the value
