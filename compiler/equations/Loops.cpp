@@ -211,16 +211,45 @@ bool closeLoops(const std::vector<TornVariable> &torn, EquationSystem &sys,
   std::unordered_map<std::uint32_t, std::uint32_t> bySymbol;
   for (std::uint32_t k = 0; k < torn.size(); ++k)
     bySymbol[torn[k].symbol.index] = k;
-  std::vector<std::vector<std::uint32_t>> deps(torn.size());
-  for (std::uint32_t k = 0; k < torn.size(); ++k)
-    for (sym::SymbolId s : ctx.symbolsOf(torn[k].residual)) {
-      auto it = bySymbol.find(s.index);
-      if (it != bySymbol.end())
-        deps[k].push_back(it->second);
+  // The loops are the strongly connected components of "residual k reads
+  // z_j". Walking each residual for the z it reads costs the sum of their
+  // sizes, quadratic in a network whose residuals reach back along long
+  // causal chains; instead the components are found on the DAG itself:
+  // vertex k (< torn.size()) stands for z_k and leads to its residual's
+  // root, a node leads to its operands, and z_j's symbol leads to vertex j.
+  // Keeping only the tearing variables of each component gives the loops,
+  // still in dependency order.
+  auto numTorn = static_cast<std::uint32_t>(torn.size());
+  std::vector<sym::ExprId> roots;
+  for (const TornVariable &t : torn)
+    roots.push_back(t.residual);
+  std::vector<std::uint32_t> nodes = nodesReached(ctx, roots, [](std::uint32_t) { return false; });
+  std::unordered_map<std::uint32_t, std::uint32_t> vertexOf;
+  for (std::uint32_t i = 0; i < nodes.size(); ++i)
+    vertexOf[nodes[i]] = numTorn + i;
+  std::vector<std::vector<std::uint32_t>> deps(numTorn + nodes.size());
+  for (std::uint32_t k = 0; k < numTorn; ++k)
+    deps[k].push_back(vertexOf.at(torn[k].residual.index));
+  for (std::uint32_t i = 0; i < nodes.size(); ++i) {
+    const sym::Node &n = ctx.node(sym::ExprId{nodes[i]});
+    std::vector<std::uint32_t> &out = deps[numTorn + i];
+    if (n.op == sym::Op::Symbol) {
+      if (auto it = bySymbol.find(n.symbol.index); it != bySymbol.end())
+        out.push_back(it->second);
+      continue;
     }
+    sym::forEachOperand(n, [&](sym::ExprId o) { out.push_back(vertexOf.at(o.index)); });
+  }
+  std::vector<std::vector<std::uint32_t>> loops;
+  for (std::vector<std::uint32_t> &comp : components(deps)) {
+    comp.erase(std::remove_if(comp.begin(), comp.end(), [&](std::uint32_t v) { return v >= numTorn; }),
+               comp.end());
+    if (!comp.empty())
+      loops.push_back(std::move(comp));
+  }
 
   const auto numStates = static_cast<std::uint32_t>(sys.states.size());
-  for (const std::vector<std::uint32_t> &comp : components(deps)) {
+  for (const std::vector<std::uint32_t> &comp : loops) {
     std::size_t m = comp.size();
     AlgebraicLoop loop;
     std::vector<std::string> paths;
