@@ -3,7 +3,7 @@
 #include "hbg/runtime/Newton.h"
 
 #include <Eigen/Dense>
-#include <Eigen/SparseLU>
+#include <klu.h>
 
 #include <algorithm>
 #include <cmath>
@@ -256,9 +256,20 @@ struct LoopSolver::Impl {
   std::size_t factorisations = 0;
   Eigen::MatrixXd denseMatrix;
   Eigen::PartialPivLU<Eigen::MatrixXd> denseLu;
-  Eigen::SparseMatrix<double> sparseMatrix;
-  Eigen::SparseLU<Eigen::SparseMatrix<double>, Eigen::COLAMDOrdering<int>> sparseLu;
   std::vector<double> values; ///< Newton's Jacobian values
+  std::vector<double> residual, bound, step; ///< solveLinear's
+  /// Large loops: KLU's analysis (its ordering, kept for every
+  /// factorisation) and factors, over the pattern as int arrays.
+  std::vector<int> ap, ai;
+  klu_common common;
+  klu_symbolic *symbolic = nullptr;
+  klu_numeric *numeric = nullptr;
+  ~Impl() {
+    if (numeric)
+      klu_free_numeric(&numeric, &common);
+    if (symbolic)
+      klu_free_symbolic(&symbolic, &common);
+  }
 };
 
 LoopSolver::LoopSolver(SparsePattern pattern) : impl_(std::make_unique<Impl>()) {
@@ -270,14 +281,10 @@ LoopSolver::LoopSolver(SparsePattern pattern) : impl_(std::make_unique<Impl>()) 
     s.denseMatrix = Eigen::MatrixXd::Zero(Eigen::Index(s.m), Eigen::Index(s.m));
     return;
   }
-  std::vector<Eigen::Triplet<double>> entries;
-  for (std::size_t j = 0; j < s.m; ++j)
-    for (std::uint32_t k = s.pattern.colStart[j]; k < s.pattern.colStart[j + 1]; ++k)
-      entries.emplace_back(int(s.pattern.rows[k]), int(j), 1.0);
-  s.sparseMatrix.resize(Eigen::Index(s.m), Eigen::Index(s.m));
-  s.sparseMatrix.setFromTriplets(entries.begin(), entries.end());
-  s.sparseMatrix.makeCompressed();
-  s.sparseLu.analyzePattern(s.sparseMatrix);
+  klu_defaults(&s.common);
+  s.ap.assign(s.pattern.colStart.begin(), s.pattern.colStart.end());
+  s.ai.assign(s.pattern.rows.begin(), s.pattern.rows.end());
+  s.symbolic = klu_analyze(int(s.m), s.ap.data(), s.ai.data(), &s.common);
 }
 
 LoopSolver::~LoopSolver() = default;
@@ -303,21 +310,77 @@ bool LoopSolver::factorize(const double *values) {
     s.valid = s.denseLu.matrixLU().diagonal().cwiseAbs().minCoeff() > 1e-14 * scale;
     return s.valid;
   }
-  // The compressed matrix holds the pattern's entries in the pattern's
-  // order (both by column, rows ascending).
-  std::copy(values, values + nnz, s.sparseMatrix.valuePtr());
-  s.sparseLu.factorize(s.sparseMatrix);
-  s.valid = s.sparseLu.info() == Eigen::Success;
+  if (!s.symbolic)
+    return false;
+  if (s.numeric)
+    klu_free_numeric(&s.numeric, &s.common);
+  // KLU reads the values and does not write them.
+  s.numeric = klu_factor(s.ap.data(), s.ai.data(), const_cast<double *>(values), s.symbolic,
+                         &s.common);
+  s.valid = s.numeric != nullptr && s.common.status == KLU_OK;
   return s.valid;
 }
 
 void LoopSolver::solveInPlace(double *b, std::size_t k) {
   Impl &s = *impl_;
-  Eigen::Map<Eigen::MatrixXd> rhs(b, Eigen::Index(s.m), Eigen::Index(k));
-  if (s.dense)
+  if (s.dense) {
+    Eigen::Map<Eigen::MatrixXd> rhs(b, Eigen::Index(s.m), Eigen::Index(k));
     rhs = s.denseLu.solve(rhs).eval();
-  else
-    rhs = s.sparseLu.solve(rhs).eval();
+  } else {
+    klu_solve(s.symbolic, s.numeric, int(s.m), int(k), b, &s.common);
+  }
+}
+
+NewtonResult LoopSolver::solveLinear(const double *values, const double *r0, double *z,
+                                     const NewtonOptions &opts) {
+  Impl &s = *impl_;
+  NewtonResult result;
+  if (!factorize(values)) {
+    result.status = NewtonStatus::SingularJacobian;
+    return result;
+  }
+  const SparsePattern &pattern = s.pattern;
+  s.residual.resize(s.m);
+  s.bound.resize(s.m);
+  s.step.resize(s.m);
+  for (std::size_t i = 0; i < s.m; ++i)
+    z[i] = -r0[i];
+  solveInPlace(z, 1);
+  for (result.iterations = 1;; ++result.iterations) {
+    // r = J z + r0, and the bound sum_j |J_ij| tol_j.
+    std::copy(r0, r0 + s.m, s.residual.begin());
+    std::fill(s.bound.begin(), s.bound.end(), 0.0);
+    for (std::size_t j = 0; j < s.m; ++j) {
+      double tol = opts.atol + opts.rtol * std::fabs(z[j]);
+      for (std::uint32_t k = pattern.colStart[j]; k < pattern.colStart[j + 1]; ++k) {
+        s.residual[pattern.rows[k]] += values[k] * z[j];
+        s.bound[pattern.rows[k]] += std::fabs(values[k]) * tol;
+      }
+    }
+    double norm = 0;
+    bool within = true;
+    for (std::size_t i = 0; i < s.m; ++i) {
+      if (!std::isfinite(s.residual[i])) {
+        result.status = NewtonStatus::NonFinite;
+        return result;
+      }
+      norm = std::max(norm, std::fabs(s.residual[i]));
+      within = within && std::fabs(s.residual[i]) <= s.bound[i];
+    }
+    result.residualNorm = norm;
+    if (within)
+      return result;
+    if (result.iterations > 3) {
+      result.status = NewtonStatus::NotConverged;
+      return result;
+    }
+    // Refine: J d = -r, z += d.
+    for (std::size_t i = 0; i < s.m; ++i)
+      s.step[i] = -s.residual[i];
+    solveInPlace(s.step.data(), 1);
+    for (std::size_t i = 0; i < s.m; ++i)
+      z[i] += s.step[i];
+  }
 }
 
 NewtonResult LoopSolver::solve(const std::function<void(const double *z, double *r)> &residual,

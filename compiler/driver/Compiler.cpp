@@ -102,6 +102,15 @@ namespace {
 /// after the first call, rhs() and outputs() allocate nothing.
 struct Scratch {
   std::vector<double> params, states, kinks, derivatives;
+  /// Modes with loops solved at run time: an evaluator kept between calls,
+  /// so that its factorisation (made once while the loop's matrix stays
+  /// the same) survives; dropped when its mode is freed. Each call starts
+  /// Newton's method afresh, so values do not depend on earlier calls.
+  struct Kept {
+    std::weak_ptr<const ModeCode> mode;
+    std::unique_ptr<Evaluator> evaluator;
+  };
+  std::unordered_map<const ModeCode *, Kept> evaluators;
 };
 Scratch &scratch() {
   thread_local Scratch s;
@@ -129,7 +138,28 @@ bool withInitial(const Model::Impl &impl, double t, const double *x, const doubl
       s.states[i] = x[m.stateSlots[i]];
     xs = s.states.data();
   }
-  Evaluator e(m, params ? params : p);
+  const double *parameters = params ? params : p;
+  std::optional<Evaluator> local;
+  Evaluator *ep = nullptr;
+  if (m.equations.unknowns.empty()) {
+    ep = &local.emplace(m, parameters);
+  } else {
+    Scratch::Kept &kept = s.evaluators[&m];
+    if (kept.mode.expired() || !kept.evaluator) {
+      // A mode freed since, whose address the allocator gave this one.
+      for (auto it = s.evaluators.begin(); it != s.evaluators.end();)
+        it = it->second.mode.expired() ? s.evaluators.erase(it) : std::next(it);
+      Scratch::Kept &fresh = s.evaluators[&m];
+      fresh.mode = impl.initial;
+      fresh.evaluator = std::make_unique<Evaluator>(m, parameters);
+      ep = fresh.evaluator.get();
+    } else {
+      ep = kept.evaluator.get();
+      ep->setParameters(parameters);
+      ep->forgetStart();
+    }
+  }
+  Evaluator &e = *ep;
   // Kinks take the branch of their argument's sign at (t, x); an argument
   // may read other kinks' branches, so repeat until none changes.
   std::vector<double> &c = s.kinks;
@@ -219,16 +249,7 @@ bool Evaluator::solve(double t, const double *x) {
     j0_.resize(pattern.nonZeros());
     m_.residual(t, xz_.data(), p_, r0_.data(), distinct_);
     m_.jacobian(t, xz_.data(), p_, j0_.data(), distinct_);
-    auto residual = [&](const double *z, double *res) {
-      std::copy(r0_.begin(), r0_.end(), res);
-      for (std::size_t j = 0; j < u_; ++j)
-        for (std::uint32_t k = pattern.colStart[j]; k < pattern.colStart[j + 1]; ++k)
-          res[pattern.rows[k]] += j0_[k] * z[j];
-    };
-    auto jacobian = [&](const double *, double *values) {
-      std::copy(j0_.begin(), j0_.end(), values);
-    };
-    r = loops_->solve(residual, jacobian, start_.data(), newton_);
+    r = loops_->solveLinear(j0_.data(), r0_.data(), start_.data(), newton_);
   } else {
     auto residual = [&](const double *z, double *res) {
       std::copy(z, z + u_, xz_.begin() + n_);

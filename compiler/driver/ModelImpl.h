@@ -182,6 +182,13 @@ public:
   /// Why the last failed call failed: names the loop and the time.
   const std::string &failure() const { return failure_; }
   const ModeCode &code() const { return m_; }
+  /// Evaluates with other parameters from now on (the loops' solver keeps
+  /// its factorisation while their matrix does not change, and reuses it
+  /// only for identical values).
+  void setParameters(const double *p) { p_ = p; }
+  /// Starts Newton's method from zero again, as a new evaluator does, so
+  /// that a kept evaluator gives the same values whatever it solved before.
+  void forgetStart() { std::fill(warm_.begin(), warm_.end(), 0.0); }
 
 private:
   bool solve(double t, const double *x);
