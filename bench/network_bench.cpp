@@ -47,32 +47,35 @@ constexpr double kM = 1.5, kSpring = 0.01, kDamper = 3;         // lattice
 using Sparse = Eigen::SparseMatrix<double>;
 using Lu = Eigen::SparseLU<Sparse>;
 
-/// Links of an n x n lattice of nodes i*n+j: right and down neighbours.
-std::vector<std::pair<int, int>> links(int n) {
+/// Links of a rows x cols lattice of nodes i*cols+j: right and down
+/// neighbours.
+std::vector<std::pair<int, int>> links(int rows, int cols) {
   std::vector<std::pair<int, int>> out;
-  for (int i = 0; i < n; ++i)
-    for (int j = 0; j < n; ++j) {
-      if (j + 1 < n)
-        out.push_back({i * n + j, i * n + j + 1});
-      if (i + 1 < n)
-        out.push_back({i * n + j, (i + 1) * n + j});
+  for (int i = 0; i < rows; ++i)
+    for (int j = 0; j < cols; ++j) {
+      if (j + 1 < cols)
+        out.push_back({i * cols + j, i * cols + j + 1});
+      if (i + 1 < rows)
+        out.push_back({i * cols + j, (i + 1) * cols + j});
     }
   return out;
 }
+std::vector<std::pair<int, int>> links(int n) { return links(n, n); }
 
-std::string gridModel(int n) {
+std::string gridModel(int rows, int cols) {
   std::ostringstream os;
   os << "model Grid {\n  parameter R = " << kR << "; parameter Rg = " << kRg
      << "; parameter Cv = " << kC << ";\n  C cap(Cv) { q0 = 1e-3; }\n  R rg(Rg);\n";
-  for (int k = 0; k < n * n; ++k)
+  for (int k = 0; k < rows * cols; ++k)
     os << "  0 n" << k << ";\n";
-  std::vector<std::pair<int, int>> l = links(n);
+  std::vector<std::pair<int, int>> l = links(rows, cols);
   for (std::size_t k = 0; k < l.size(); ++k)
     os << "  1 b" << k << "; R r" << k << "(R); bond n" << l[k].first << " -> b" << k << "; bond b"
        << k << " -> n" << l[k].second << "; bond b" << k << " -> r" << k << ";\n";
-  os << "  bond n0 -> cap;\n  bond n" << n * n - 1 << " -> rg;\n}\n";
+  os << "  bond n0 -> cap;\n  bond n" << rows * cols - 1 << " -> rg;\n}\n";
   return os.str();
 }
+std::string gridModel(int n) { return gridModel(n, n); }
 
 std::string latticeModel(int n) {
   std::ostringstream os;
@@ -336,8 +339,8 @@ void threshold(const Options &o) {
   hbg::CompilerOptions symbolic, runTime;
   symbolic.equations.runTimeLoopMin = 1u << 30;
   runTime.equations.runTimeLoopMin = 0;
-  for (int n = 2; n <= 6; ++n) {
-    std::string text = gridModel(n);
+  for (auto [rows, cols] : {std::pair{2, 3}, {2, 4}, {3, 3}, {2, 6}, {3, 4}, {2, 8}, {4, 4}}) {
+    std::string text = gridModel(rows, cols);
     hbg::Model ms = hbg::Compiler(symbolic).compileString(text);
     hbg::Model mr = hbg::Compiler(runTime).compileString(text);
     double cs = compileTime(hbg::Compiler(symbolic), text, o.repeat, ms);
@@ -349,7 +352,7 @@ void threshold(const Options &o) {
     std::size_t tearing = ms.equations().loops.empty() ? 0 : ms.equations().loops[0].tearing.size();
     std::printf(o.markdown ? "| %dx%d | %zu | %.1f | %.0f | %.1f | %.0f |\n"
                            : "%3dx%-2d %8zu %14.1f %10.0f %14.1f %10.0f\n",
-                n, n, tearing, cs * 1e3, rs * 1e9, cr * 1e3, rr * 1e9);
+                rows, cols, tearing, cs * 1e3, rs * 1e9, cr * 1e3, rr * 1e9);
     std::fflush(stdout);
   }
 }
@@ -381,7 +384,7 @@ int main(int argc, char **argv) {
     threshold(o);
     return 0;
   }
-  if (!measure<GridByHand>("Resistor grid (n x n nodes, one loop)", gridModel, o) ||
+  if (!measure<GridByHand>("Resistor grid (n x n nodes, one loop)", [](int n) { return gridModel(n); }, o) ||
       !measure<LatticeByHand>("Spring-damper lattice with massless nodes (n x n)", latticeModel, o))
     return 1;
   return 0;

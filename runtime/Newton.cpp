@@ -272,10 +272,10 @@ struct LoopSolver::Impl {
   }
 };
 
-LoopSolver::LoopSolver(SparsePattern pattern) : impl_(std::make_unique<Impl>()) {
+LoopSolver::LoopSolver(SparsePattern pattern, bool linear) : impl_(std::make_unique<Impl>()) {
   Impl &s = *impl_;
   s.m = pattern.colStart.empty() ? 0 : pattern.colStart.size() - 1;
-  s.dense = s.m <= kDenseMax;
+  s.dense = !linear && s.m <= kDenseMax;
   s.pattern = std::move(pattern);
   if (s.dense) {
     s.denseMatrix = Eigen::MatrixXd::Zero(Eigen::Index(s.m), Eigen::Index(s.m));

@@ -232,7 +232,9 @@ void Model::outputs(double t, const double *x, const double *p, double *y) const
 Evaluator::Evaluator(const ModeCode &m, const double *p)
     : m_(m), p_(p), n_(m.equations.states.size()), u_(m.equations.unknowns.size()),
       xz_(u_ ? n_ + u_ : 0, 0.0), warm_(u_, 0.0),
-      loops_(u_ ? std::make_unique<runtime::LoopSolver>(m.equations.jacobianPattern) : nullptr) {
+      loops_(u_ ? std::make_unique<runtime::LoopSolver>(m.equations.jacobianPattern,
+                                                         m.linearLoops)
+                : nullptr) {
   newton_.linear = m.equations.loopsLinear();
 }
 

@@ -80,7 +80,7 @@ struct AlgebraicLoop {
 /// time, by a sparse LU factorised once per parameter set, rather than by
 /// a generated solution whose size (and compile time) grows as the cube of
 /// the loop's. Chosen by measurement (docs/performance.md, linear loops).
-inline constexpr std::size_t kRunTimeLoopMin = 12;
+inline constexpr std::size_t kRunTimeLoopMin = 8;
 
 /// How the equations stage solves what it finds.
 struct EquationOptions {
