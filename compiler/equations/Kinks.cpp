@@ -84,8 +84,14 @@ private:
       varies = varies || d.varies;
       out[k] = d.id;
     }
-    if (!isKinkOp(n.op) || !varies)
-      return {ctx_.make(n.op, out[0], out[1], out[2]), varies};
+    if (!isKinkOp(n.op) || !varies) {
+      bool same = true;
+      for (int k = 0; k < arity; ++k)
+        same = same && out[k] == ops[k];
+      // Unchanged below: the node itself (building it again would only
+      // find it in the store).
+      return {same ? id : ctx_.make(n.op, out[0], out[1], out[2]), varies};
+    }
     sym::ExprId u = out[0], v = out[1];
     sym::ExprId c = n.op == sym::Op::Min ? ctx_.sub(v, u) : n.op == sym::Op::Max ? ctx_.sub(u, v) : u;
     sym::ExprId b = ctx_.ref(branchOf(c, id));

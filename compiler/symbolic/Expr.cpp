@@ -375,8 +375,10 @@ void ExprContext::substitute(const std::vector<ExprId *> &roots,
       image[i] = ExprId{i};
     } else {
       int k = arity(n.op);
-      image[i] = make(n.op, at(n.lhs), k >= 2 ? at(n.rhs) : ExprId(),
-                      k >= 3 ? at(n.third) : ExprId());
+      ExprId a = at(n.lhs), b = k >= 2 ? at(n.rhs) : ExprId(), c = k >= 3 ? at(n.third) : ExprId();
+      // Unchanged operands: the node itself, without hashing it again.
+      bool same = a == n.lhs && (k < 2 || b == n.rhs) && (k < 3 || c == n.third);
+      image[i] = same ? ExprId{i} : make(n.op, a, b, c);
     }
   }
   for (ExprId *r : roots)
