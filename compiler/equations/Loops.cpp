@@ -143,24 +143,49 @@ void cutSharedSubexpressions(sym::ExprContext &ctx, std::vector<sym::ExprId> &re
     auto it = outer.find(e.index);
     return it == outer.end() ? e : it->second;
   };
+  // The unknowns each node's outer form reads, up to kFew + 1 of them: a
+  // shared node that reads few unknowns (a branch voltage w_a - w_b, a
+  // current (w_a - w_b) / R) is cheaper copied into the residuals that use
+  // it, as nodal analysis writes it, than made an unknown of its own.
+  constexpr std::size_t kFew = 2;
+  std::unordered_map<std::uint32_t, std::vector<std::uint32_t>> reads;
+  auto merge = [&](std::vector<std::uint32_t> &into, sym::ExprId from) {
+    auto it = reads.find(from.index);
+    if (it == reads.end())
+      return;
+    for (std::uint32_t s : it->second)
+      if (into.size() <= kFew && std::find(into.begin(), into.end(), s) == into.end())
+        into.push_back(s);
+  };
   std::vector<sym::ExprId> definitions;
   for (std::uint32_t id : nodes) {
     if (!varying.count(id))
       continue;
     const sym::Node &n = ctx.node(sym::ExprId{id});
-    if (n.op == sym::Op::Symbol)
-      continue;
-    int k = sym::arity(n.op);
-    sym::ExprId inner = ctx.make(n.op, outerOf(n.lhs), k >= 2 ? outerOf(n.rhs) : sym::ExprId(),
-                                 k >= 3 ? outerOf(n.third) : sym::ExprId());
-    bool cut = uses[id] >= 2 && sym::arity(ctx.node(inner).op) > 0;
-    if (!cut) {
-      outer[id] = inner;
+    if (n.op == sym::Op::Symbol) {
+      reads[id] = {n.symbol.index};
       continue;
     }
-    sym::ExprId w = ctx.ref(addUnknown(definitions.size()));
+    int k = sym::arity(n.op);
+    std::vector<std::uint32_t> read;
+    merge(read, n.lhs);
+    if (k >= 2)
+      merge(read, n.rhs);
+    if (k >= 3)
+      merge(read, n.third);
+    sym::ExprId inner = ctx.make(n.op, outerOf(n.lhs), k >= 2 ? outerOf(n.rhs) : sym::ExprId(),
+                                 k >= 3 ? outerOf(n.third) : sym::ExprId());
+    bool cut = uses[id] >= 2 && read.size() > kFew && sym::arity(ctx.node(inner).op) > 0;
+    if (!cut) {
+      outer[id] = inner;
+      reads[id] = std::move(read);
+      continue;
+    }
+    sym::SymbolId unknown = addUnknown(definitions.size());
+    sym::ExprId w = ctx.ref(unknown);
     definitions.push_back(ctx.sub(w, inner));
     outer[id] = w;
+    reads[id] = {unknown.index};
   }
   for (sym::ExprId &r : residuals)
     r = outerOf(r);
