@@ -103,8 +103,9 @@ std::vector<std::uint32_t> nodesReached(const sym::ExprContext &ctx,
 /// resistors), a tearing variable's residual reaches the node voltages on
 /// a long chain back to a state, so each residual reads a long run of
 /// unknowns and the Jacobian fills in (its entries grow as N^1.5 and
-/// more). Every subexpression that depends on the unknowns and is used
-/// more than once becomes an unknown w of its own, with the residual
+/// more). Every subexpression that depends on the unknowns, is used more
+/// than once and reads more than two of them becomes an unknown w of its
+/// own, with the residual
 /// w - (its expression, its used-again operands as unknowns) = 0: the
 /// residuals are then as large as the DAG, and the Jacobian as sparse as
 /// the network. Eliminating the w (each defined in terms of earlier ones)
