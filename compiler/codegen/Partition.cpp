@@ -41,10 +41,7 @@ std::vector<OutputSlice> partitionOutputs(const sym::ExprContext &ctx,
   std::size_t begin = 0;
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     set.addReachable(outputs[i], members);
-    // Each output is a store as well as its nodes: a function with few
-    // nodes but thousands of outputs (a sparse Jacobian's entries, many of
-    // them one shared value) still makes one huge block for the scheduler.
-    if (members.size() + (i + 1 - begin) > maxNodes && i > begin) {
+    if (members.size() > maxNodes && i > begin) {
       // Output i does not fit: close the slice before it and start afresh,
       // recounting the nodes it shares with the closed slice.
       slices.push_back({begin, i});

@@ -47,8 +47,7 @@ struct OutputSlice {
 };
 
 /// Splits `outputs` greedily into consecutive slices, each as long as it can
-/// be while the nodes reachable from it plus its outputs (each a store)
-/// number at most `maxNodes`. A single
+/// be while the nodes reachable from it number at most `maxNodes`. A single
 /// output that alone exceeds the bound gets a slice of its own. Returns one
 /// slice covering everything (possibly empty) when no split is needed.
 std::vector<OutputSlice> partitionOutputs(const sym::ExprContext &ctx,
