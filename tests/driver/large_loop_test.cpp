@@ -288,3 +288,24 @@ TEST_CASE("a lattice of springs and dampers with massless nodes matches force ba
     CHECK(worst <= 1e-10 * scale);
   }
 }
+
+TEST_CASE("a grid made singular by its parameters stops with an error naming the loop") {
+  // Every resistor zero: the nodes are shorted together, and the currents
+  // in the grid's meshes are no longer determined.
+  Grid grid(4);
+  hbg::Model model = hbg::Compiler().compileString(grid.text(), "grid.hbg");
+  REQUIRE(model.equations().loops.size() == 1);
+  REQUIRE(!model.equations().loops[0].unknowns.empty());
+  hbg::SimulationOptions opts;
+  opts.tEnd = 1;
+  hbg::Simulation sim(model, opts);
+  for (const std::string &name : model.parameterNames())
+    if (name[0] == 'R' && name != "Rg")
+      sim.setParameter(name, 0);
+  hbg::Result result = sim.run();
+  CHECK(!result.ok());
+  INFO(result.error);
+  CHECK(result.error.find("the loop's Jacobian is singular in the algebraic loop `") !=
+        std::string::npos);
+  CHECK(result.error.find("at t = 0") != std::string::npos);
+}
