@@ -4,8 +4,10 @@
 
 #include "hbg/symbolic/LinearSolve.h"
 
+#include "hbg/runtime/Newton.h"
+
 #include <Eigen/Dense>
-#include <Eigen/SparseLU>
+#include <Eigen/SparseCore>
 
 #include <algorithm>
 #include <cmath>
@@ -380,16 +382,24 @@ bool closeLoops(const std::vector<TornVariable> &torn, EquationSystem &sys,
         lu.setThreshold(1e-12);
         return lu.rank() < static_cast<Eigen::Index>(size) ? 1 : 0;
       }
-      // Large loops: a sparse LU, singular when it meets a zero pivot (one
-      // that is only nearly zero shows at run time as a step that is not
-      // finite, an error naming the loop).
-      Eigen::SparseMatrix<double> a(static_cast<Eigen::Index>(size),
-                                    static_cast<Eigen::Index>(size));
-      a.setFromTriplets(values.begin(), values.end());
-      a.makeCompressed();
-      Eigen::SparseLU<Eigen::SparseMatrix<double>, Eigen::COLAMDOrdering<int>> lu;
-      lu.compute(a);
-      return lu.info() != Eigen::Success ? 1 : 0;
+      // Large loops: the run time's LU (KLU), singular when it meets a
+      // zero pivot (one only nearly zero shows at run time as a residual
+      // that refinement cannot bring down, an error naming the loop).
+      std::sort(values.begin(), values.end(), [](const auto &x, const auto &y) {
+        return x.col() != y.col() ? x.col() < y.col() : x.row() < y.row();
+      });
+      runtime::SparsePattern pattern;
+      std::vector<double> numbers;
+      for (const auto &v : values) {
+        while (pattern.colStart.size() <= static_cast<std::size_t>(v.col()))
+          pattern.colStart.push_back(static_cast<std::uint32_t>(pattern.rows.size()));
+        pattern.rows.push_back(static_cast<std::uint32_t>(v.row()));
+        numbers.push_back(v.value());
+      }
+      while (pattern.colStart.size() <= size)
+        pattern.colStart.push_back(static_cast<std::uint32_t>(pattern.rows.size()));
+      runtime::LoopSolver lu(std::move(pattern), true);
+      return lu.factorize(numbers.data()) ? 0 : 1;
     };
     auto reportSingular = [&]() {
       // Singular for other values too (the symbolic solver did not see
