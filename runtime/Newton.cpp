@@ -82,7 +82,8 @@ public:
   void absTimes(const Vec &tol, Vec &out) const override { out = jac_.cwiseAbs() * tol; }
 
 private:
-  const std::function<void(const double *, double *)> &jacobian_;
+  /// Held by value: callers may pass a lambda, converted to a temporary.
+  std::function<void(const double *, double *)> jacobian_;
   Eigen::MatrixXd jac_;
 };
 
@@ -116,7 +117,7 @@ public:
 private:
   LoopSolver &solver_;
   const SparsePattern &pattern_;
-  const std::function<void(const double *, double *)> &jacobian_;
+  std::function<void(const double *, double *)> jacobian_; ///< by value, as above
   std::vector<double> &values_;
 };
 
