@@ -235,7 +235,7 @@ Evaluator::Evaluator(const ModeCode &m, const double *p)
       loops_(u_ ? std::make_unique<runtime::LoopSolver>(m.equations.jacobianPattern,
                                                          m.linearLoops)
                 : nullptr) {
-  newton_.linear = m.equations.loopsLinear();
+  newton_.linear = m.linearLoops; // not loopsLinear(): a call per rhs must not walk every loop
 }
 
 bool Evaluator::solve(double t, const double *x) {
