@@ -290,7 +290,6 @@ LoopSolver::LoopSolver(SparsePattern pattern, bool linear) : impl_(std::make_uni
 
 LoopSolver::~LoopSolver() = default;
 
-std::size_t LoopSolver::size() const { return impl_->m; }
 std::size_t LoopSolver::factorisations() const { return impl_->factorisations; }
 
 bool LoopSolver::factorize(const double *values) {

@@ -234,9 +234,7 @@ Evaluator::Evaluator(const ModeCode &m, const double *p)
       xz_(u_ ? n_ + u_ : 0, 0.0), warm_(u_, 0.0),
       loops_(u_ ? std::make_unique<runtime::LoopSolver>(m.equations.jacobianPattern,
                                                          m.linearLoops)
-                : nullptr) {
-  newton_.linear = m.linearLoops; // not loopsLinear(): a call per rhs must not walk every loop
-}
+                : nullptr) {}
 
 bool Evaluator::solve(double t, const double *x) {
   if (u_ == 0)

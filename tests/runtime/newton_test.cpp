@@ -136,3 +136,39 @@ TEST_CASE("newton: the residual's units do not decide convergence") {
     CHECK(z == doctest::Approx(3).epsilon(1e-14));
   }
 }
+
+TEST_CASE("LoopSolver: a linear system by KLU, factorised once while its values stay") {
+  // J = [[4, 1, 0], [1, 3, 1], [0, 1, 2]] by compressed columns; J z = -r0.
+  SparsePattern pattern{{0, 2, 5, 7}, {0, 1, 0, 1, 2, 1, 2}};
+  std::vector<double> values{4, 1, 1, 3, 1, 1, 2};
+  std::vector<double> r0{-5, -5, -3}; // z = (1, 1, 1)
+  LoopSolver solver(pattern, true);
+  std::vector<double> z(3);
+  NewtonResult r = solver.solveLinear(values.data(), r0.data(), z.data());
+  REQUIRE(r.ok());
+  for (double v : z)
+    CHECK(v == doctest::Approx(1).epsilon(1e-15));
+  CHECK(solver.factorisations() == 1);
+  // Same values (another right-hand side): the factorisation is kept.
+  std::vector<double> r1{-4, -1, 0}; // z = (1, 0, 0)
+  REQUIRE(solver.solveLinear(values.data(), r1.data(), z.data()).ok());
+  CHECK(z[0] == doctest::Approx(1).epsilon(1e-15));
+  CHECK(std::fabs(z[1]) < 1e-15);
+  CHECK(solver.factorisations() == 1);
+  // New values: factorised again. J = 2 I plus the same couplings.
+  std::vector<double> other{2, 1, 1, 2, 1, 1, 2};
+  std::vector<double> r2{-3, -4, -3}; // z = (1, 1, 1)
+  REQUIRE(solver.solveLinear(other.data(), r2.data(), z.data()).ok());
+  CHECK(z[2] == doctest::Approx(1).epsilon(1e-14));
+  CHECK(solver.factorisations() == 2);
+}
+
+TEST_CASE("LoopSolver: a singular linear system is reported, not solved") {
+  // Columns 0 and 1 equal: [[1, 1], [2, 2]].
+  SparsePattern pattern{{0, 2, 4}, {0, 1, 0, 1}};
+  std::vector<double> values{1, 2, 1, 2}, r0{1, 1}, z(2);
+  LoopSolver solver(pattern, true);
+  NewtonResult r = solver.solveLinear(values.data(), r0.data(), z.data());
+  CHECK(r.status == NewtonStatus::SingularJacobian);
+  CHECK(describe(r).find("singular") != std::string::npos);
+}

@@ -78,7 +78,6 @@ public:
   ~LoopSolver();
   LoopSolver(const LoopSolver &) = delete;
   LoopSolver &operator=(const LoopSolver &) = delete;
-  std::size_t size() const;
   /// newtonSolve with `jacobian(z, values)` writing J's values over the
   /// pattern.
   NewtonResult solve(const std::function<void(const double *z, double *r)> &residual,
