@@ -20,17 +20,12 @@ namespace hbg::codegen {
 
 namespace {
 
-/// Lowers `fns` into `llvmCtx` and optimises the result for the host.
-std::unique_ptr<llvm::Module> buildModule(llvm::LLVMContext &llvmCtx, const sym::ExprContext &ctx,
-                                          const std::vector<FunctionSpec> &fns,
-                                          const CodeGenOptions &opts) {
+/// Configures `module` for the host and optimises it.
+void optimizeForHost(llvm::Module &module, const CodeGenOptions &opts) {
   std::unique_ptr<llvm::TargetMachine> tm = createHostTargetMachine();
-  std::unique_ptr<llvm::Module> module =
-      lowerFunctions(llvmCtx, ctx, fns, opts.maxNodesPerFunction);
-  configureForTarget(*module, *tm);
+  configureForTarget(module, *tm);
   if (opts.optLevel >= 1)
-    optimizeModule(*module, *tm);
-  return module;
+    optimizeModule(module, *tm);
 }
 
 } // namespace
@@ -40,7 +35,9 @@ CodeGenerator::CodeGenerator(CodeGenOptions opts) : opts_(opts) {}
 std::string CodeGenerator::emitIR(const sym::ExprContext &ctx,
                                   const std::vector<FunctionSpec> &fns) const {
   llvm::LLVMContext llvmCtx;
-  std::unique_ptr<llvm::Module> module = buildModule(llvmCtx, ctx, fns, opts_);
+  std::unique_ptr<llvm::Module> module =
+      lowerFunctions(llvmCtx, ctx, fns, opts_.maxNodesPerFunction);
+  optimizeForHost(*module, opts_);
   std::string text;
   llvm::raw_string_ostream os(text);
   module->print(os, nullptr);
@@ -48,20 +45,34 @@ std::string CodeGenerator::emitIR(const sym::ExprContext &ctx,
   return text;
 }
 
-CompiledModule CodeGenerator::compile(const sym::ExprContext &ctx,
-                                      const std::vector<FunctionSpec> &fns) const {
+LoweredModule CodeGenerator::lower(const sym::ExprContext &ctx,
+                                   const std::vector<FunctionSpec> &fns) const {
   // The JIT takes ownership of the context together with the module, so
-  // each compiled module has a context of its own.
-  auto llvmCtx = std::make_unique<llvm::LLVMContext>();
-  std::unique_ptr<llvm::Module> module = buildModule(*llvmCtx, ctx, fns, opts_);
-  std::vector<std::string> names;
+  // each lowered module has a context of its own.
+  LoweredModule result;
+  result.impl_ = std::make_unique<LoweredModule::Impl>();
+  result.impl_->context = std::make_unique<llvm::LLVMContext>();
+  result.impl_->module =
+      lowerFunctions(*result.impl_->context, ctx, fns, opts_.maxNodesPerFunction);
   for (const FunctionSpec &spec : fns)
-    names.push_back(spec.name);
+    result.impl_->names.push_back(spec.name);
+  return result;
+}
 
+CompiledModule CodeGenerator::compile(LoweredModule lowered,
+                                      const std::shared_ptr<JitSession> &session) const {
+  LoweredModule::Impl &l = *lowered.impl_;
+  optimizeForHost(*l.module, opts_);
   CompiledModule result;
   result.impl_ = CompiledModule::Impl::create(
-      llvm::orc::ThreadSafeModule(std::move(module), std::move(llvmCtx)), names);
+      llvm::orc::ThreadSafeModule(std::move(l.module), std::move(l.context)), l.names, session);
   return result;
+}
+
+CompiledModule CodeGenerator::compile(const sym::ExprContext &ctx,
+                                      const std::vector<FunctionSpec> &fns,
+                                      const std::shared_ptr<JitSession> &session) const {
+  return compile(lower(ctx, fns), session);
 }
 
 } // namespace hbg::codegen

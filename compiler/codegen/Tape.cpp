@@ -39,7 +39,8 @@ runtime::TapeOp tapeOp(sym::Op op) {
 } // namespace
 
 std::optional<runtime::Tape> buildTape(const sym::ExprContext &ctx,
-                                       const std::vector<sym::ExprId> &roots) {
+                                       const std::vector<sym::ExprId> &roots,
+                                       bool unknownsInX) {
   // Node ids are a topological order: collect the reachable ones, then
   // emit them by increasing id. (The context is shared by every mode of a
   // model and keeps growing: only the reachable part may be walked.)
@@ -68,6 +69,10 @@ std::optional<runtime::Tape> buildTape(const sym::ExprContext &ctx,
       case sym::SymbolKind::State: in.op = runtime::TapeOp::X; break;
       case sym::SymbolKind::Parameter: in.op = runtime::TapeOp::P; break;
       case sym::SymbolKind::Algebraic:
+        if (!unknownsInX)
+          return std::nullopt;
+        in.op = runtime::TapeOp::X;
+        break;
       case sym::SymbolKind::Variable:
         return std::nullopt;
       }

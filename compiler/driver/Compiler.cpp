@@ -23,6 +23,7 @@ const std::vector<std::string> &Model::outputNames() const { return impl_->outpu
 const eq::EquationSystem &Model::equations() const { return impl_->initial->equations; }
 bool Model::switched() const { return impl_->switched; }
 std::size_t Model::modesCompiled() const { return impl_->modesCompiled(); }
+std::size_t Model::modesCompiledByLlvm() const { return impl_->tiers->compiledModes(); }
 
 void Model::compileMode(const std::string &text) const {
   if (!impl_->switched) {
@@ -101,7 +102,7 @@ namespace {
 /// Buffers of the Model entry points, per thread, grown and never shrunk:
 /// after the first call, rhs() and outputs() allocate nothing.
 struct Scratch {
-  std::vector<double> params, states, kinks, derivatives;
+  std::vector<double> params, states, kinks, derivatives, tape;
   /// Modes with loops solved at run time: an evaluator kept between calls,
   /// so that its factorisation (made once while the loop's matrix stays
   /// the same) survives; dropped when its mode is freed. Each call starts
@@ -142,7 +143,7 @@ bool withInitial(const Model::Impl &impl, double t, const double *x, const doubl
   std::optional<Evaluator> local;
   Evaluator *ep = nullptr;
   if (m.equations.unknowns.empty()) {
-    ep = &local.emplace(m, parameters);
+    ep = &local.emplace(m, parameters, &s.tape);
   } else {
     Scratch::Kept &kept = s.evaluators[&m];
     if (kept.mode.expired() || !kept.evaluator) {
@@ -179,7 +180,7 @@ bool withInitial(const Model::Impl &impl, double t, const double *x, const doubl
   return f(e, xs);
 }
 
-bool callInitial(const Model::Impl &impl, codegen::CompiledFn f, double t, const double *x,
+bool callInitial(const Model::Impl &impl, const ModeFn &f, double t, const double *x,
                  const double *p, double *out) {
   return withInitial(impl, t, x, p,
                      [&](Evaluator &e, const double *xs) { return e.call(f, t, xs, out); });
@@ -229,12 +230,13 @@ void Model::outputs(double t, const double *x, const double *p, double *y) const
     std::fill(y, y + impl_->outputNames.size(), std::numeric_limits<double>::quiet_NaN());
 }
 
-Evaluator::Evaluator(const ModeCode &m, const double *p)
+Evaluator::Evaluator(const ModeCode &m, const double *p, std::vector<double> *tapeScratch)
     : m_(m), p_(p), n_(m.equations.states.size()), u_(m.equations.unknowns.size()),
       xz_(u_ ? n_ + u_ : 0, 0.0), warm_(u_, 0.0),
       loops_(u_ ? std::make_unique<runtime::LoopSolver>(m.equations.jacobianPattern,
                                                          m.linearLoops)
-                : nullptr) {}
+                : nullptr),
+      tape_(tapeScratch ? tapeScratch : &ownTape_) {}
 
 bool Evaluator::solve(double t, const double *x) {
   if (u_ == 0)
@@ -247,13 +249,13 @@ bool Evaluator::solve(double t, const double *x) {
     const runtime::SparsePattern &pattern = m_.equations.jacobianPattern;
     r0_.resize(u_);
     j0_.resize(pattern.nonZeros());
-    m_.residual(t, xz_.data(), p_, r0_.data(), distinct_);
-    m_.jacobian(t, xz_.data(), p_, j0_.data(), distinct_);
+    m_.residual(t, xz_.data(), p_, r0_.data(), distinct_, *tape_);
+    m_.jacobian(t, xz_.data(), p_, j0_.data(), distinct_, *tape_);
     r = loops_->solveLinear(j0_.data(), r0_.data(), start_.data(), newton_);
   } else {
     auto residual = [&](const double *z, double *res) {
       std::copy(z, z + u_, xz_.begin() + n_);
-      m_.residual(t, xz_.data(), p_, res, distinct_);
+      m_.residual(t, xz_.data(), p_, res, distinct_, *tape_);
     };
     auto jacobian = [&](const double *z, double *values) {
       std::copy(z, z + u_, xz_.begin() + n_);
@@ -290,25 +292,26 @@ std::vector<sym::ExprId> ScatteredFn::gather(const std::vector<sym::ExprId> &ent
 }
 
 void ScatteredFn::operator()(double t, const double *x, const double *p, double *out,
-                             std::vector<double> &scratch) const {
+                             std::vector<double> &scratch, std::vector<double> &tape) const {
   if (of.empty()) {
-    fn(t, x, p, out);
+    fn(t, x, p, out, tape);
     return;
   }
   scratch.resize(distinct);
-  fn(t, x, p, scratch.data());
+  fn(t, x, p, scratch.data(), tape);
   for (std::size_t k = 0; k < of.size(); ++k)
     out[k] = scratch[of[k]];
 }
 
-bool Evaluator::call(codegen::CompiledFn f, double t, const double *x, double *out) {
+bool Evaluator::call(const ModeFn &f, double t, const double *x, double *out) {
+  m_.code.used();
   if (u_ == 0) { // no loop to solve: the states are all f reads
-    f(t, x, p_, out);
+    f(t, x, p_, out, *tape_);
     return true;
   }
   if (!solve(t, x))
     return false;
-  f(t, xz_.data(), p_, out);
+  f(t, xz_.data(), p_, out, *tape_);
   return true;
 }
 
@@ -365,11 +368,13 @@ const JacobianCode &ModeCode::jacobianCode() const {
     fn.outputs.insert(fn.outputs.end(), sj.drdt.begin(), sj.drdt.end());
     jc->columns = std::move(columns);
     jc->numOutputs = fn.outputs.size();
-    codegen::CodeGenerator gen(codegenOptions);
-    jc->code = gen.compile(*equations.ctx, {fn});
-    jc->fn = jc->code.lookup("stateJacobian");
-    if (!jc->fn)
-      throw InternalError("generated function `stateJacobian` missing from the JIT");
+    jc->code.ctx = equations.ctx;
+    jc->code.mode = false;
+    jc->code.add(jc->fn, fn.name, std::move(fn.outputs));
+    // Its own tiers: only stiff methods evaluate it, and rarely.
+    std::shared_ptr<const void> self = shared_from_this();
+    if (std::shared_ptr<CodeTiers> t = tiers.lock())
+      t->start(jc->code, self, true);
     jacobianCompiled = std::move(jc);
   });
   return *jacobianCompiled;
@@ -378,6 +383,7 @@ const JacobianCode &ModeCode::jacobianCode() const {
 bool Evaluator::jacobian(double t, const double *x, double *values, double *dfdt) {
   const JacobianCode &jc = m_.jacobianCode();
   raw_.resize(jc.numOutputs);
+  jc.code.used();
   if (!call(jc.fn, t, x, raw_.data()))
     return false;
   std::size_t nnz = jc.pattern.nonZeros(), nfx = jc.fxAt.size();
@@ -420,16 +426,19 @@ bool Evaluator::jacobian(double t, const double *x, double *values, double *dfdt
 }
 
 std::shared_ptr<ModeCode> compileMode(eq::EquationSystem equations,
-                                      const codegen::CodeGenOptions &opts, bool switched) {
+                                      const std::shared_ptr<CodeTiers> &tiers, bool switched,
+                                      bool ctxLocked) {
   auto m = std::make_shared<ModeCode>();
-  m->codegenOptions = opts;
-  std::vector<codegen::FunctionSpec> fns(2);
-  fns[0].name = "rhs";
+  m->tiers = tiers;
+  TieredCode &code = m->code;
+  code.ctx = equations.ctx;
+  std::vector<sym::ExprId> derivatives, outputs;
   for (const eq::State &s : equations.states)
-    fns[0].outputs.push_back(s.derivative);
-  fns[1].name = "outputs";
+    derivatives.push_back(s.derivative);
   for (const eq::Output &o : equations.outputs)
-    fns[1].outputs.push_back(o.value);
+    outputs.push_back(o.value);
+  code.add(m->rhs, "rhs", std::move(derivatives));
+  code.add(m->outputs, "outputs", std::move(outputs));
   bool newton = !equations.unknowns.empty();
   if (newton) {
     // Linear loops (a resistor or spring network) need only r(0): the
@@ -450,14 +459,14 @@ std::shared_ptr<ModeCode> compileMode(eq::EquationSystem equations,
     // in a network most are the same few values (0; 1, -1, 1/R): each is
     // computed once and scattered (thousands of stores of a handful of
     // values would otherwise dominate the module's compile time).
-    fns.push_back({"residual", m->residual.gather(residuals)});
-    fns.push_back({"jacobian", m->jacobian.gather(equations.jacobian)});
+    code.add(m->residual.fn, "residual", m->residual.gather(residuals));
+    code.add(m->jacobian.fn, "jacobian", m->jacobian.gather(equations.jacobian));
     for (const eq::AlgebraicLoop &l : equations.loops)
       if (!l.unknowns.empty())
         m->nonlinearLoops += (m->nonlinearLoops.empty() ? "`" : "; `") + l.path + "`";
   }
   if (switched || !equations.heldValues.empty())
-    fns.push_back({"held", equations.heldValues});
+    code.add(m->held, "held", equations.heldValues);
   bool events = switched || !equations.kinks.empty();
   if (events) {
     // The guards' sides, then each kink's comparison `lhs <= rhs` (see
@@ -536,8 +545,8 @@ std::shared_ptr<ModeCode> compileMode(eq::EquationSystem equations,
     for (std::size_t k = 0; k + 1 < guards.outputs.size(); k += 2)
       if (ofTime(guards.outputs[k]) && ofTime(guards.outputs[k + 1]))
         m->timeComparisons.push_back(static_cast<std::uint32_t>(k / 2));
-    fns.push_back(std::move(guards));
-    fns.push_back(std::move(kinks));
+    code.add(m->guards, "guards", std::move(guards.outputs));
+    code.add(m->kinks, "kinks", std::move(kinks.outputs));
   }
   if (switched) {
     sym::ExprContext &ctx = *equations.ctx;
@@ -551,53 +560,29 @@ std::shared_ptr<ModeCode> compileMode(eq::EquationSystem equations,
     for (std::size_t i = 0; i < equations.states.size(); ++i)
       for (const eq::DependentState &d : equations.dependent)
         imp.outputs.push_back(i < d.impulse.size() ? d.impulse[i] : ctx.constant(0));
-    fns.push_back(std::move(dep));
-    fns.push_back(std::move(depJac));
-    fns.push_back(std::move(imp));
+    code.add(m->dependent, "dependent", std::move(dep.outputs));
+    code.add(m->dependentJacobian, "dependentJacobian", std::move(depJac.outputs));
+    code.add(m->impulse, "impulse", std::move(imp.outputs));
     if (!equations.guardImpulse.empty())
-      fns.push_back({"guardImpulse", equations.guardImpulse});
-  }
-  codegen::CodeGenerator gen(opts);
-  m->code = gen.compile(*equations.ctx, fns);
-  auto need = [&](const char *name) {
-    codegen::CompiledFn f = m->code.lookup(name);
-    if (!f)
-      throw InternalError(std::string("generated function `") + name + "` missing from the JIT");
-    return f;
-  };
-  m->rhs = need("rhs");
-  m->outputs = need("outputs");
-  if (newton) {
-    m->residual.fn = need("residual");
-    m->jacobian.fn = need("jacobian");
-  }
-  if (switched || !equations.heldValues.empty())
-    m->held = need("held");
-  if (events) {
-    m->guards = need("guards");
-    m->kinks = need("kinks");
-  }
-  if (switched) {
-    m->dependent = need("dependent");
-    m->dependentJacobian = need("dependentJacobian");
-    m->impulse = need("impulse");
-    if (!equations.guardImpulse.empty())
-      m->guardImpulse = need("guardImpulse");
+      code.add(m->guardImpulse, "guardImpulse", equations.guardImpulse);
   }
   m->equations = std::move(equations);
+  tiers->start(code, m, ctxLocked);
   return m;
 }
 
 Model Compiler::compileEquations(eq::EquationSystem equations) const {
   auto impl = std::make_shared<Model::Impl>();
-  impl->codegen = opts_.codegen;
   for (const eq::State &s : equations.states)
     impl->stateNames.push_back(s.name);
   for (const eq::Output &o : equations.outputs)
     impl->outputNames.push_back(o.name);
   for (const eq::Parameter &p : equations.parameters)
     impl->parameterNames.push_back(p.name);
-  impl->initial = compileMode(std::move(equations), opts_.codegen, false);
+  // One mode, real for the whole run: LLVM at once unless told otherwise.
+  Tiering tiering = opts_.tiering == Tiering::Tape ? Tiering::Tape : Tiering::Jit;
+  impl->tiers = std::make_shared<CodeTiers>(opts_.codegen, tiering, opts_.hotCalls);
+  impl->initial = compileMode(std::move(equations), impl->tiers, false, false);
   return Model(std::move(impl));
 }
 

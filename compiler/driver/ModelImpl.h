@@ -10,20 +10,126 @@
 #include "hbg/support/Source.h"
 
 #include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <deque>
 #include <limits>
 #include <map>
 #include <mutex>
 #include <optional>
+#include <thread>
 #include <unordered_map>
 
 namespace hbg {
+
+class CodeTiers;
+
+/// One of a mode's generated functions, in whichever tier is ready. From
+/// the mode's analysis on, its tape: the expression DAG as a straight-line
+/// program that runtime::Tape interprets; once LLVM has compiled the mode,
+/// the JIT's code, published atomically. The tape computes what the
+/// generated code computes, bit for bit (runtime/Tape.cpp mirrors the
+/// lowering op for op), so a run's results do not depend on when, or
+/// whether, the compiled code is swapped in.
+struct ModeFn {
+  runtime::Tape tape;
+  std::atomic<codegen::CompiledFn> jit{nullptr};
+  bool present = false;
+
+  explicit operator bool() const { return present; }
+  /// out = the function at (t, x, p); `scratch` holds the tape's values.
+  void operator()(double t, const double *x, const double *p, double *out,
+                  std::vector<double> &scratch) const {
+    if (codegen::CompiledFn f = jit.load(std::memory_order_acquire))
+      f(t, x, p, out);
+    else
+      tape.evaluate(t, x, p, out, scratch);
+  }
+};
+
+/// A group of functions compiled together: their specs for LLVM, their
+/// tapes from the start, and the compiled module once LLVM is done.
+struct TieredCode {
+  std::shared_ptr<sym::ExprContext> ctx;
+  std::vector<codegen::FunctionSpec> specs;
+  /// The function of each spec, in the same order.
+  std::vector<ModeFn *> fns;
+  /// Evaluations by tape (counted until the compiled code is in).
+  mutable std::atomic<std::uint32_t> calls{0};
+  /// Set once: the code was asked for (now, or of the background thread).
+  mutable std::atomic<bool> requested{false};
+  /// Set once the compiled code is published in every ModeFn.
+  std::atomic<bool> compiled{false};
+  codegen::CompiledModule module;
+  /// A mode's functions (counted in CodeTiers::compiledModes()), not a
+  /// Jacobian's.
+  bool mode = true;
+  /// Where hot code is compiled; null when it is never LLVM-compiled.
+  std::weak_ptr<CodeTiers> tiers;
+  /// The owner (a ModeCode): the background thread keeps it alive while
+  /// it compiles.
+  std::weak_ptr<const void> owner;
+
+  /// Adds function `name` of `outputs`, its tape built now (the caller
+  /// holds the expression store's lock).
+  void add(ModeFn &fn, std::string name, std::vector<sym::ExprId> outputs);
+  /// Counts an evaluation by tape; the `hotCalls`-th asks for the code.
+  void used() const {
+    if (!compiled.load(std::memory_order_relaxed) &&
+        calls.fetch_add(1, std::memory_order_relaxed) + 1 == hotCalls)
+      becameHot();
+  }
+  std::uint32_t hotCalls = std::numeric_limits<std::uint32_t>::max();
+
+private:
+  void becameHot() const;
+};
+
+/// How a model's code reaches LLVM (CompilerOptions::tiering): one JIT
+/// session for all its modes, and the background thread that compiles
+/// modes once they are hot. Destroying it stops the thread after the
+/// compilation under way.
+class CodeTiers : public std::enable_shared_from_this<CodeTiers> {
+public:
+  CodeTiers(codegen::CodeGenOptions opts, Tiering policy, unsigned hotCalls);
+  ~CodeTiers();
+  Tiering policy() const { return policy_; }
+  /// Sets up `code`'s tiers once its functions are added: compiles it now
+  /// (Tiering::Jit, `ctxLocked`: the caller holds the expression store's
+  /// lock), or leaves it to its tapes until hot (Tiered) or for good (Tape).
+  void start(TieredCode &code, std::shared_ptr<const void> owner, bool ctxLocked);
+  /// Compiles `code` on this thread and swaps it in.
+  void compileNow(TieredCode &code, bool ctxLocked);
+  /// Queues hot `code` for the background thread.
+  void request(std::weak_ptr<TieredCode> code);
+  /// Waits until the background thread has nothing left to compile.
+  void wait();
+  /// Modes compiled so far (in the background or not).
+  std::size_t compiledModes() const { return compiled_.load(); }
+
+private:
+  void run();
+  std::shared_ptr<codegen::JitSession> session();
+  codegen::CodeGenOptions opts_;
+  Tiering policy_;
+  unsigned hotCalls_;
+  std::mutex sessionMutex_;
+  std::shared_ptr<codegen::JitSession> session_;
+  std::atomic<std::size_t> compiled_{0};
+  std::mutex mutex_;
+  std::condition_variable wake_, idle_;
+  /// Newest first: a mode just entered is the one the run is in.
+  std::deque<std::weak_ptr<TieredCode>> queue_;
+  bool stop_ = false, busy_ = false;
+  std::thread thread_;
+};
 
 /// A generated function that computes each distinct value of a long
 /// vector once (a loop's Jacobian over its pattern, where most entries
 /// are 1, -1 or 1/R; a linear loop's residual at z = 0, mostly zero),
 /// and the map that scatters them.
 struct ScatteredFn {
-  codegen::CompiledFn fn = nullptr;
+  ModeFn fn;
   /// Entry k of the vector is distinct value of[k]; empty when every
   /// entry is distinct and fn writes them in order.
   std::vector<std::uint32_t> of;
@@ -31,17 +137,18 @@ struct ScatteredFn {
   /// The distinct expressions of `entries` (what fn computes), filling
   /// `of` and `distinct`.
   std::vector<sym::ExprId> gather(const std::vector<sym::ExprId> &entries);
-  /// out = the vector at (t, x, p); `scratch` holds the distinct values.
+  /// out = the vector at (t, x, p); `scratch` holds the distinct values,
+  /// `tape` the tape's.
   void operator()(double t, const double *x, const double *p, double *out,
-                  std::vector<double> &scratch) const;
+                  std::vector<double> &scratch, std::vector<double> &tape) const;
 };
 
 /// A mode's Jacobian code (ModeCode::jacobianCode): one function writing
 /// the values of eq::StateJacobian's entries, in the order fx, dfdt, fz,
 /// rx, drdt, and how they assemble into df/dx over `pattern`.
 struct JacobianCode {
-  codegen::CompiledModule code;
-  codegen::CompiledFn fn = nullptr;
+  TieredCode code;
+  ModeFn fn;
   /// Where df/dx may be non-zero: fx's entries, and through nonlinear
   /// loops every row fz reads an unknown in times every column rx does.
   runtime::SparsePattern pattern;
@@ -58,17 +165,17 @@ struct JacobianCode {
 /// The compiled code of one mode (of the only mode, for models without
 /// switched junctions). Every function takes x = [states, Newton unknowns]
 /// and p = [parameters, held values, kink branches].
-struct ModeCode {
+struct ModeCode : std::enable_shared_from_this<ModeCode> {
   eq::EquationSystem equations;
-  codegen::CodeGenOptions codegenOptions;
   /// The Jacobian's code, differentiated and compiled on first use (only
   /// stiff methods ask for it).
   const JacobianCode &jacobianCode() const;
   mutable std::once_flag jacobianOnce;
   mutable std::unique_ptr<JacobianCode> jacobianCompiled;
-  codegen::CompiledModule code;
-  codegen::CompiledFn rhs = nullptr;
-  codegen::CompiledFn outputs = nullptr;
+  /// The functions below, as tapes and (once compiled) LLVM code.
+  TieredCode code;
+  std::weak_ptr<CodeTiers> tiers;
+  ModeFn rhs, outputs;
   /// Loops solved at run time: the residuals r(t, x, z) and their
   /// Jacobian dr/dz over eq::EquationSystem::jacobianPattern. When every
   /// such loop is linear (`linearLoops`), `residual` gives r at z = 0
@@ -79,18 +186,14 @@ struct ModeCode {
   /// Switched models: guard sides, held values, dependent storage values,
   /// their derivatives by the states (row-major: dependent x state) and
   /// the impulse matrix (row-major: state x dependent).
-  codegen::CompiledFn guards = nullptr;
-  codegen::CompiledFn held = nullptr;
+  ModeFn guards, held;
   /// Modes with kinks (switched or not): their arguments; `guards` then
   /// also writes each kink's comparison after the guards'.
-  codegen::CompiledFn kinks = nullptr;
-  codegen::CompiledFn dependent = nullptr;
-  codegen::CompiledFn dependentJacobian = nullptr;
-  codegen::CompiledFn impulse = nullptr;
+  ModeFn kinks, dependent, dependentJacobian, impulse;
   /// Switched modes with dependent storage and guards: each guard side's
   /// impulse per unit jump of each dependent storage (row-major: side x
   /// dependent); null otherwise.
-  codegen::CompiledFn guardImpulse = nullptr;
+  ModeFn guardImpulse;
   /// Switched models: the guards as a tape for interval enclosures (lhs,
   /// rhs and lhs - rhs of every comparison), and the states it reads;
   /// none when a guard reads a Newton-solved unknown.
@@ -117,7 +220,6 @@ struct Model::Impl {
   /// The initial mode (the only one without switched junctions).
   std::shared_ptr<ModeCode> initial;
   std::vector<std::string> parameterNames, stateNames, outputNames;
-  codegen::CodeGenOptions codegen;
   eq::EquationOptions equationOptions;
 
   // Switched models only.
@@ -158,22 +260,32 @@ struct Model::Impl {
 
   mutable std::mutex cacheMutex;
   mutable std::map<std::vector<bool>, std::shared_ptr<ModeCode>> cache;
+  /// The LLVM tier of every mode. Last: destroyed first, its thread
+  /// stops before the modes and expressions it compiles go.
+  std::shared_ptr<CodeTiers> tiers;
 };
 
-/// Compiles one mode's equations (shared by the plain and switched paths).
+/// Compiles one mode's equations (shared by the plain and switched paths):
+/// its tapes now, its LLVM code as `tiers` decides. The caller holds the
+/// expression store's lock when `ctxLocked`.
 std::shared_ptr<ModeCode> compileMode(eq::EquationSystem equations,
-                                      const codegen::CodeGenOptions &opts, bool switched);
+                                      const std::shared_ptr<CodeTiers> &tiers, bool switched,
+                                      bool ctxLocked);
 
 /// Evaluates a mode's compiled code at (t, x), first solving its nonlinear
 /// loops by Newton's method warm-started from the previous solution.
 class Evaluator {
 public:
-  Evaluator(const ModeCode &m, const double *p);
+  /// `tapeScratch`: where tapes keep their values (by default, in the
+  /// evaluator; a caller making an evaluator per call passes its own).
+  Evaluator(const ModeCode &m, const double *p, std::vector<double> *tapeScratch = nullptr);
+  Evaluator(const Evaluator &) = delete;
+  Evaluator &operator=(const Evaluator &) = delete;
   /// False when the loops could not be solved (see failure()).
   bool rhs(double t, const double *x, double *xdot) { return call(m_.rhs, t, x, xdot); }
   bool outputs(double t, const double *x, double *y) { return call(m_.outputs, t, x, y); }
   /// Any of the mode's functions.
-  bool call(codegen::CompiledFn f, double t, const double *x, double *out);
+  bool call(const ModeFn &f, double t, const double *x, double *out);
   /// df/dx over the mode's JacobianCode pattern into `values` and df/dt
   /// into `dfdt`, through the nonlinear loops by implicit
   /// differentiation. False when the loops could not be solved or their
@@ -195,12 +307,13 @@ private:
   /// The loops' Jacobian at the states and unknowns in xz_, over
   /// eq::EquationSystem::jacobianPattern.
   void loopJacobian(double t, double *values) {
-    m_.jacobian(t, xz_.data(), p_, values, distinct_);
+    m_.jacobian(t, xz_.data(), p_, values, distinct_, *tape_);
   }
   const ModeCode &m_;
   const double *p_;
   std::size_t n_, u_;
-  std::vector<double> xz_, warm_, start_, raw_, loopJacobian_, dz_, distinct_, r0_, j0_;
+  std::vector<double> xz_, warm_, start_, raw_, loopJacobian_, dz_, distinct_, r0_, j0_, ownTape_;
+  std::vector<double> *tape_;
   /// The loops' Newton iteration and factorisation, kept between calls.
   std::unique_ptr<runtime::LoopSolver> loops_;
   runtime::NewtonOptions newton_;

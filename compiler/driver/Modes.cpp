@@ -131,7 +131,7 @@ std::shared_ptr<ModeCode> Model::Impl::modeCode(const bg::Mode &mode) const {
       sys = eq::buildEquations(*graph, *ca, mode, diags, equationOptions);
     if (!sys || diags.hasErrors())
       throw CompileError(diags.renderAll());
-    m = hbg::compileMode(std::move(*sys), codegen, true);
+    m = hbg::compileMode(std::move(*sys), tiers, true, true);
   }
   m->modeName = bg::modeText(*graph, mode);
   placeInState(*m);
@@ -184,7 +184,7 @@ std::shared_ptr<ModeCode> Model::Impl::shortedMode(const bg::Mode &mode, std::st
       if (!sys || diags.hasErrors())
         continue;
       names.push_back(std::move(name));
-      std::shared_ptr<ModeCode> m = hbg::compileMode(std::move(*sys), codegen, true);
+      std::shared_ptr<ModeCode> m = hbg::compileMode(std::move(*sys), tiers, true, true);
       m->shortCircuit = std::move(why);
       m->standIns = std::move(names);
       return m;
@@ -220,7 +220,6 @@ Model Compiler::compileSwitched(std::shared_ptr<SourceManager> sources, bg::Bond
                                 eq::EquationSystem initial) const {
   auto impl = std::make_shared<Model::Impl>();
   impl->switched = true;
-  impl->codegen = opts_.codegen;
   impl->equationOptions = opts_.equations;
   impl->sources = std::move(sources);
   impl->graph = std::make_shared<bg::BondGraph>(std::move(graph));
@@ -273,9 +272,15 @@ Model Compiler::compileSwitched(std::shared_ptr<SourceManager> sources, bg::Bond
   }
   impl->switching = runtime::Switching(std::move(junctions), std::move(ops));
 
+  // Modes run on tapes until hot, and are then compiled in the
+  // background; all of them at once when asked to compile every mode.
+  Tiering tiering = opts_.compileAllModes && opts_.tiering == Tiering::Tiered ? Tiering::Jit
+                                                                              : opts_.tiering;
+  impl->tiers = std::make_shared<CodeTiers>(opts_.codegen, tiering, opts_.hotCalls);
+
   // The initial mode from the equations already built; the others later.
   bg::Mode mode = bg::initialMode(g);
-  impl->initial = compileMode(std::move(initial), opts_.codegen, true);
+  impl->initial = compileMode(std::move(initial), impl->tiers, true, false);
   impl->initial->modeName = bg::modeText(g, mode);
   impl->placeInState(*impl->initial);
   impl->cache.emplace(modeKey(g, mode), impl->initial);

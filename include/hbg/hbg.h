@@ -64,6 +64,9 @@ public:
   /// Modes analysed and compiled so far (switched models compile a mode
   /// the first time a simulation enters it).
   std::size_t modesCompiled() const;
+  /// Modes (with their Jacobians, for stiff methods) whose code LLVM has
+  /// compiled so far; the others run on tapes (Tiering).
+  std::size_t modesCompiledByLlvm() const;
   /// Analyses and compiles the mode `j1=on,j2=off` now (junctions not named
   /// keep their initial state); throws CompileError when it cannot be.
   void compileMode(const std::string &mode) const;
@@ -93,8 +96,26 @@ private:
 };
 
 /// Compiler settings.
+/// How a mode's code is made ready (docs/architecture.md, "Tiers").
+enum class Tiering : std::uint8_t {
+  /// A switched model's modes run on tapes (an interpreter of the
+  /// expression DAG, bit for bit the compiled code's values) from their
+  /// first use; a mode evaluated CompilerOptions::hotCalls times is
+  /// compiled by LLVM on a background thread and swapped in, so modes only
+  /// passed through are never LLVM-compiled. Models without switched
+  /// junctions are compiled by LLVM at once.
+  Tiered,
+  /// Every mode LLVM-compiled before its first use.
+  Jit,
+  /// Nothing LLVM-compiled: every function runs on its tape.
+  Tape,
+};
+
 struct CompilerOptions {
   codegen::CodeGenOptions codegen;
+  Tiering tiering = Tiering::Tiered;
+  /// Tiered: evaluations of a mode by tape before it is compiled.
+  unsigned hotCalls = 1000;
   eq::EquationOptions equations;
   /// Switched models: analyse and compile every mode up front (at most
   /// 2^maxEagerJunctions modes) instead of each on first entry.

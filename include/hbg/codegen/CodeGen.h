@@ -14,6 +14,12 @@
 // writes a slice of `out`), so that optimisation and compile time grow
 // linearly with the model.
 //
+// Lowering reads the expression store; optimising and JIT-compiling do
+// not. They are separate steps (lower(), then compile()), so that a
+// caller sharing the store between threads holds its lock while lowering
+// only. Modules compiled into one JitSession share one LLJIT, each under
+// a resource tracker of its own that frees its code when dropped.
+//
 //===----------------------------------------------------------------------===//
 #pragma once
 
@@ -42,8 +48,41 @@ struct CodeGenOptions {
   std::size_t maxNodesPerFunction = 500;
 };
 
-/// The functions of one compiled module. Owns its JIT and code; dropping it
-/// frees them. Movable, not copyable.
+/// One LLJIT that many modules are compiled into (a switched model's
+/// modes): created once, so a module costs its own compilation only.
+/// Thread-safe; kept alive by every module compiled into it.
+class JitSession {
+public:
+  static std::shared_ptr<JitSession> create();
+  ~JitSession();
+  /// Modules compiled into the session and not yet dropped.
+  std::size_t liveModules() const;
+
+private:
+  friend class CompiledModule;
+  friend class CodeGenerator;
+  JitSession();
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// Lowered LLVM IR, not yet optimised or compiled; owns its LLVM context.
+class LoweredModule {
+public:
+  LoweredModule();
+  LoweredModule(LoweredModule &&) noexcept;
+  LoweredModule &operator=(LoweredModule &&) noexcept;
+  ~LoweredModule();
+
+private:
+  friend class CodeGenerator;
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// The functions of one compiled module. Owns its code (in a JIT of its
+/// own, or under a resource tracker in a JitSession); dropping it frees
+/// the code. Movable, not copyable.
 class CompiledModule {
 public:
   CompiledModule();
@@ -55,6 +94,7 @@ public:
 
 private:
   friend class CodeGenerator;
+  friend class JitSession;
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
@@ -66,8 +106,15 @@ public:
   explicit CodeGenerator(CodeGenOptions opts = {});
   /// The optimised (or, with optLevel 0, unoptimised) module as LLVM IR text.
   std::string emitIR(const sym::ExprContext &ctx, const std::vector<FunctionSpec> &fns) const;
-  /// Lowers, optimises and JIT-compiles the functions.
-  CompiledModule compile(const sym::ExprContext &ctx, const std::vector<FunctionSpec> &fns) const;
+  /// Lowers, optimises and JIT-compiles the functions, in a JIT of their
+  /// own or, given `session`, in that one.
+  CompiledModule compile(const sym::ExprContext &ctx, const std::vector<FunctionSpec> &fns,
+                         const std::shared_ptr<JitSession> &session = nullptr) const;
+  /// The first step alone: the only one that reads `ctx`.
+  LoweredModule lower(const sym::ExprContext &ctx, const std::vector<FunctionSpec> &fns) const;
+  /// The rest: optimises and JIT-compiles a lowered module.
+  CompiledModule compile(LoweredModule lowered,
+                         const std::shared_ptr<JitSession> &session = nullptr) const;
 
 private:
   CodeGenOptions opts_;

@@ -20,8 +20,10 @@ namespace hbg::codegen {
 
 /// The tape computing `roots` over (t, x, p): states and parameters read
 /// their slots. Nullopt when an expression reads a value that only a
-/// run-time solve gives (an algebraic unknown).
+/// run-time solve gives (an algebraic unknown), unless `unknownsInX`: then
+/// unknowns read x[slot] after the states, as the generated code's do.
 std::optional<runtime::Tape> buildTape(const sym::ExprContext &ctx,
-                                       const std::vector<sym::ExprId> &roots);
+                                       const std::vector<sym::ExprId> &roots,
+                                       bool unknownsInX = false);
 
 } // namespace hbg::codegen

@@ -1,0 +1,147 @@
+//===- compiler/driver/Tiers.cpp - Tapes first, LLVM when hot -------------===//
+//
+// A mode's functions run on tapes from the moment the mode is analysed:
+// building a tape is linear in the DAG and takes microseconds per hundred
+// nodes, where LLVM takes milliseconds. A mode that keeps being evaluated
+// is compiled by LLVM on a background thread and its code swapped in,
+// function by function, through atomic pointers; a mode only passed
+// through during an event (a mythical mode) never reaches LLVM. All of a
+// model's modules share one LLJIT, each under a resource tracker of its
+// own, so a dropped mode frees its code.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ModelImpl.h"
+
+#include "hbg/codegen/Tape.h"
+
+namespace hbg {
+
+void TieredCode::add(ModeFn &fn, std::string name, std::vector<sym::ExprId> outputs) {
+  std::optional<runtime::Tape> tape = codegen::buildTape(*ctx, outputs, /*unknownsInX=*/true);
+  if (!tape)
+    throw InternalError("function `" + name + "` reads a symbol that has no slot");
+  fn.tape = std::move(*tape);
+  fn.present = true;
+  specs.push_back({std::move(name), std::move(outputs)});
+  fns.push_back(&fn);
+}
+
+void TieredCode::becameHot() const {
+  std::shared_ptr<CodeTiers> t = tiers.lock();
+  std::shared_ptr<const void> keep = owner.lock();
+  if (!t || !keep || requested.exchange(true))
+    return;
+  // Aliasing: the queue's pointer keeps the owner (the mode) alive.
+  // Evaluators see the code as const; swapping its tier in is the one
+  // change it takes, through the atomics of its functions.
+  t->request(std::shared_ptr<TieredCode>(keep, const_cast<TieredCode *>(this)));
+}
+
+CodeTiers::CodeTiers(codegen::CodeGenOptions opts, Tiering policy, unsigned hotCalls)
+    : opts_(opts), policy_(policy), hotCalls_(std::max(1u, hotCalls)) {}
+
+CodeTiers::~CodeTiers() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+    queue_.clear();
+  }
+  wake_.notify_all();
+  if (thread_.joinable())
+    thread_.join();
+}
+
+std::shared_ptr<codegen::JitSession> CodeTiers::session() {
+  std::lock_guard<std::mutex> lock(sessionMutex_);
+  if (!session_)
+    session_ = codegen::JitSession::create();
+  return session_;
+}
+
+void CodeTiers::start(TieredCode &code, std::shared_ptr<const void> owner, bool ctxLocked) {
+  switch (policy_) {
+  case Tiering::Jit:
+    code.requested = true;
+    compileNow(code, ctxLocked);
+    return;
+  case Tiering::Tiered:
+    code.owner = std::move(owner);
+    code.tiers = weak_from_this();
+    code.hotCalls = hotCalls_;
+    return;
+  case Tiering::Tape:
+    return;
+  }
+}
+
+void CodeTiers::compileNow(TieredCode &code, bool ctxLocked) {
+  codegen::CodeGenerator gen(opts_);
+  codegen::LoweredModule lowered;
+  if (ctxLocked) {
+    lowered = gen.lower(*code.ctx, code.specs);
+  } else {
+    // Lowering reads the expression store, which analysing another mode
+    // grows; optimising and compiling do not.
+    std::lock_guard<std::mutex> lock(code.ctx->mutex());
+    lowered = gen.lower(*code.ctx, code.specs);
+  }
+  code.module = gen.compile(std::move(lowered), session());
+  for (std::size_t i = 0; i < code.specs.size(); ++i) {
+    codegen::CompiledFn f = code.module.lookup(code.specs[i].name);
+    if (!f)
+      throw InternalError("generated function `" + code.specs[i].name +
+                          "` missing from the JIT");
+    code.fns[i]->jit.store(f, std::memory_order_release);
+  }
+  code.compiled = true;
+  if (code.mode)
+    ++compiled_;
+}
+
+void CodeTiers::request(std::weak_ptr<TieredCode> code) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (stop_)
+      return;
+    queue_.push_front(std::move(code));
+    if (!thread_.joinable())
+      thread_ = std::thread([this] { run(); });
+  }
+  wake_.notify_one();
+}
+
+void CodeTiers::wait() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  idle_.wait(lock, [&] { return queue_.empty() && !busy_; });
+}
+
+void CodeTiers::run() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  for (;;) {
+    wake_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+    if (stop_)
+      break;
+    std::shared_ptr<TieredCode> code = queue_.front().lock();
+    queue_.pop_front();
+    if (!code)
+      continue; // the mode was dropped before its turn
+    busy_ = true;
+    lock.unlock();
+    try {
+      compileNow(*code, false);
+    } catch (const std::exception &) {
+      // The tapes compute the same values: a mode whose compilation fails
+      // keeps running on them.
+    }
+    code.reset();
+    lock.lock();
+    busy_ = false;
+    if (queue_.empty())
+      idle_.notify_all();
+  }
+  busy_ = false;
+  idle_.notify_all();
+}
+
+} // namespace hbg

@@ -1,0 +1,155 @@
+// Tiers: a mode's functions run on tapes (runtime::Tape, an interpreter of
+// the expression DAG) until LLVM has compiled them. The tape mirrors the
+// generated code op for op, so every example must give the same
+// trajectory, events and final state, bit for bit, whether it runs on
+// tapes only, on LLVM's code only, or switches from one to the other in
+// the middle of the run (a background compilation after the first call).
+
+#include "hbg/hbg.h"
+
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+const std::string kExamples = std::string(HBG_SOURCE_DIR) + "/examples/";
+
+hbg::Model compile(const std::string &file, hbg::Tiering tiering, unsigned hotCalls = 1000) {
+  hbg::CompilerOptions opts;
+  opts.tiering = tiering;
+  opts.hotCalls = hotCalls;
+  return hbg::Compiler(opts).compileFile(kExamples + file);
+}
+
+bool same(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+/// Every column, event and final value of `b` equals `a`'s bit for bit.
+void checkIdentical(const hbg::Result &a, const hbg::Result &b) {
+  REQUIRE(a.columns.size() == b.columns.size());
+  for (std::size_t c = 0; c < a.columns.size(); ++c) {
+    CAPTURE(a.names[c]);
+    REQUIRE(a.columns[c].size() == b.columns[c].size());
+    std::size_t differ = 0;
+    for (std::size_t k = 0; k < a.columns[c].size(); ++k)
+      differ += !same(a.columns[c][k], b.columns[c][k]);
+    CHECK(differ == 0);
+  }
+  REQUIRE(a.events.size() == b.events.size());
+  for (std::size_t e = 0; e < a.events.size(); ++e) {
+    CHECK(same(a.events[e].time, b.events[e].time));
+    CHECK(a.events[e].modes == b.events[e].modes);
+  }
+  REQUIRE(a.finalState.size() == b.finalState.size());
+  for (std::size_t i = 0; i < a.finalState.size(); ++i)
+    CHECK(same(a.finalState[i], b.finalState[i]));
+  CHECK(a.steps == b.steps);
+  CHECK(a.rhsCalls == b.rhsCalls);
+}
+
+struct Example {
+  const char *file;
+  double tEnd;
+};
+
+const Example kAll[] = {
+    {"rlc.hbg", 5},
+    {"mass_spring_damper.hbg", 10},
+    {"dc_motor.hbg", 3},
+    {"falling_drag.hbg", 5},
+    {"rigid_masses.hbg", 3},
+    {"parallel_capacitors.hbg", 2},
+    {"gear_inertias.hbg", 5},
+    {"resistor_bridge.hbg", 0.01},
+    {"diode_loop.hbg", 2},
+    {"collision_inelastic.hbg", 1},
+    {"collision_elastic.hbg", 1},
+    {"bouncing_ball.hbg", 6},
+    {"tank_valves.hbg", 20},
+    {"rectifier.hbg", 0.06},
+    {"buck.hbg", 0.004},
+    {"pwm_rc.hbg", 0.005},
+    {"ideal_switch.hbg", 0.1},
+    {"stick_slip.hbg", 5},
+    {"freewheel.hbg", 0.01},
+    {"boost.hbg", 0.01},
+    {"three_phase_bridge.hbg", 0.04},
+};
+
+} // namespace
+
+TEST_CASE("every example runs identically on tapes, on LLVM's code, and switching mid-run") {
+  for (const Example &ex : kAll) {
+    CAPTURE(ex.file);
+    hbg::SimulationOptions opts;
+    opts.tEnd = ex.tEnd;
+    opts.dtOut = ex.tEnd / 200;
+    hbg::Result jit = hbg::Simulation(compile(ex.file, hbg::Tiering::Jit), opts).run();
+    REQUIRE_MESSAGE(jit.ok(), jit.error);
+    CHECK(jit.rhsCalls > 0);
+    hbg::Result tape = hbg::Simulation(compile(ex.file, hbg::Tiering::Tape), opts).run();
+    REQUIRE_MESSAGE(tape.ok(), tape.error);
+    checkIdentical(jit, tape);
+    // Hot after one call: compiled in the background while the run goes
+    // on, and swapped in whenever that is done.
+    hbg::Result tiered = hbg::Simulation(compile(ex.file, hbg::Tiering::Tiered, 1), opts).run();
+    REQUIRE_MESSAGE(tiered.ok(), tiered.error);
+    checkIdentical(jit, tiered);
+  }
+}
+
+TEST_CASE("stiff methods evaluate the Jacobian on tapes identically") {
+  for (const char *file : {"rlc.hbg", "dc_motor.hbg", "bouncing_ball.hbg", "stick_slip.hbg"}) {
+    CAPTURE(file);
+    hbg::SimulationOptions opts;
+    opts.tEnd = 1;
+    opts.method = hbg::runtime::Method::Rosenbrock;
+    hbg::Result jit = hbg::Simulation(compile(file, hbg::Tiering::Jit), opts).run();
+    REQUIRE_MESSAGE(jit.ok(), jit.error);
+    CHECK(jit.jacobianCalls > 0);
+    hbg::Result tape = hbg::Simulation(compile(file, hbg::Tiering::Tape), opts).run();
+    REQUIRE_MESSAGE(tape.ok(), tape.error);
+    checkIdentical(jit, tape);
+    CHECK(jit.jacobianCalls == tape.jacobianCalls);
+  }
+}
+
+TEST_CASE("a switched model's modes start on tapes and are compiled once hot") {
+  // Tiered (the default): a mode passed through stays on its tape; the
+  // one a run stays in is compiled in the background.
+  hbg::Model model = compile("freewheel.hbg", hbg::Tiering::Tiered, 50);
+  hbg::SimulationOptions opts;
+  opts.tEnd = 0.01;
+  hbg::Result r = hbg::Simulation(model, opts).run();
+  REQUIRE_MESSAGE(r.ok(), r.error);
+  // Three modes entered: the initial one, the mythical (open, blocking)
+  // and the real (open, conducting).
+  CHECK(model.modesCompiled() == 3);
+  std::size_t llvm = 0;
+  for (int i = 0; i < 500 && (llvm = model.modesCompiledByLlvm()) < 2; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  CHECK(llvm == 2);
+  // Tapes only: nothing reaches LLVM.
+  hbg::Model tapes = compile("freewheel.hbg", hbg::Tiering::Tape);
+  REQUIRE(hbg::Simulation(tapes, opts).run().ok());
+  CHECK(tapes.modesCompiledByLlvm() == 0);
+  // LLVM only: every mode entered, the mythical one too.
+  hbg::Model jit = compile("freewheel.hbg", hbg::Tiering::Jit);
+  REQUIRE(hbg::Simulation(jit, opts).run().ok());
+  CHECK(jit.modesCompiledByLlvm() == 3);
+}
+
+TEST_CASE("a model dropped while its modes compile in the background") {
+  // The background thread stops with the model; nothing it compiles may
+  // outlive it (ASan and the sanitizer build check the rest).
+  for (int k = 0; k < 5; ++k) {
+    hbg::Model model = compile("three_phase_bridge.hbg", hbg::Tiering::Tiered, 1);
+    hbg::SimulationOptions opts;
+    opts.tEnd = 0.005;
+    REQUIRE(hbg::Simulation(model, opts).run().ok());
+  }
+}
