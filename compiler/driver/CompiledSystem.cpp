@@ -158,7 +158,14 @@ CompiledSystem::CompiledSystem(const Model &model, std::vector<double> params)
   p_.resize(np_ + m_.initial->equations.numHeld, 0.0);
 }
 
-CompiledSystem::~CompiledSystem() = default;
+CompiledSystem::~CompiledSystem() {
+  // The run's modes are free for the cache to drop once it lets go.
+  modes_.clear();
+  if (m_.switched) {
+    std::lock_guard<std::mutex> lock(m_.cacheMutex);
+    m_.evict();
+  }
+}
 
 void CompiledSystem::setHeld(const double *values) {
   std::copy(values, values + numHeld(), p_.begin() + static_cast<std::ptrdiff_t>(np_));

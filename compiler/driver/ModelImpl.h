@@ -259,7 +259,20 @@ struct Model::Impl {
   std::size_t modesCompiled() const;
 
   mutable std::mutex cacheMutex;
-  mutable std::map<std::vector<bool>, std::shared_ptr<ModeCode>> cache;
+  /// Every mode analysed and not evicted, and when it was last asked for.
+  struct Cached {
+    std::shared_ptr<ModeCode> code;
+    std::uint64_t lastUse = 0;
+  };
+  mutable std::map<std::vector<bool>, Cached> cache;
+  mutable std::uint64_t uses = 0;
+  /// Modes analysed so far (evicted ones, and ones analysed again, count).
+  mutable std::size_t analysed = 0;
+  /// Above this many cached modes, the least recently used ones that no
+  /// run holds are dropped (CompilerOptions::maxCachedModes).
+  std::size_t maxCachedModes = 256;
+  /// Drops modes while the cache is above its bound (cacheMutex held).
+  void evict() const;
   /// The LLVM tier of every mode. Last: destroyed first, its thread
   /// stops before the modes and expressions it compiles go.
   std::shared_ptr<CodeTiers> tiers;

@@ -116,8 +116,10 @@ std::shared_ptr<ModeCode> Model::Impl::modeCode(const bg::Mode &mode) const {
   std::vector<bool> key = modeKey(*graph, mode);
   std::lock_guard<std::mutex> lock(cacheMutex);
   auto it = cache.find(key);
-  if (it != cache.end())
-    return it->second;
+  if (it != cache.end()) {
+    it->second.lastUse = ++uses;
+    return it->second.code;
+  }
   // Analysing and compiling build into the model's shared expressions.
   std::lock_guard<std::mutex> exprs(graph->ctx->mutex());
   DiagnosticEngine diags(*sources);
@@ -135,8 +137,27 @@ std::shared_ptr<ModeCode> Model::Impl::modeCode(const bg::Mode &mode) const {
   }
   m->modeName = bg::modeText(*graph, mode);
   placeInState(*m);
-  cache.emplace(std::move(key), m);
+  cache[std::move(key)] = {m, ++uses};
+  ++analysed;
+  evict();
   return m;
+}
+
+void Model::Impl::evict() const {
+  // A mode that a run holds (its CompiledSystem keeps every mode it
+  // entered) stays; so does the initial one. The bound is therefore on
+  // the modes no simulation is using, which is what accumulates when many
+  // runs of one model visit different modes.
+  while (cache.size() > maxCachedModes) {
+    auto victim = cache.end();
+    for (auto it = cache.begin(); it != cache.end(); ++it)
+      if (it->second.code.use_count() == 1 && it->second.code != initial &&
+          (victim == cache.end() || it->second.lastUse < victim->second.lastUse))
+        victim = it;
+    if (victim == cache.end())
+      return;
+    cache.erase(victim);
+  }
 }
 
 std::shared_ptr<ModeCode> Model::Impl::shortedMode(const bg::Mode &mode, std::string why) const {
@@ -213,7 +234,7 @@ void Model::Impl::placeInState(ModeCode &m) const {
 
 std::size_t Model::Impl::modesCompiled() const {
   std::lock_guard<std::mutex> lock(cacheMutex);
-  return switched ? cache.size() : 1;
+  return switched ? analysed : 1;
 }
 
 Model Compiler::compileSwitched(std::shared_ptr<SourceManager> sources, bg::BondGraph graph,
@@ -283,7 +304,9 @@ Model Compiler::compileSwitched(std::shared_ptr<SourceManager> sources, bg::Bond
   impl->initial = compileMode(std::move(initial), impl->tiers, true, false);
   impl->initial->modeName = bg::modeText(g, mode);
   impl->placeInState(*impl->initial);
-  impl->cache.emplace(modeKey(g, mode), impl->initial);
+  impl->cache[modeKey(g, mode)] = {impl->initial, 0};
+  impl->analysed = 1;
+  impl->maxCachedModes = std::max<std::size_t>(1, opts_.maxCachedModes);
 
   if (opts_.compileAllModes && impl->junctionElements.size() <= opts_.maxEagerJunctions) {
     // Every combination; modes that cannot be analysed (causal conflicts)

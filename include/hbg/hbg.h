@@ -61,8 +61,9 @@ public:
   std::vector<double> nominalState(const std::vector<double> &params) const;
   /// True when the model has switched junctions (and so modes and events).
   bool switched() const;
-  /// Modes analysed and compiled so far (switched models compile a mode
-  /// the first time a simulation enters it).
+  /// Modes analysed so far (switched models analyse a mode the first time
+  /// a simulation enters it; one dropped from the cache and entered again
+  /// counts again, see CompilerOptions::maxCachedModes).
   std::size_t modesCompiled() const;
   /// Modes (with their Jacobians, for stiff methods) whose code LLVM has
   /// compiled so far; the others run on tapes (Tiering).
@@ -116,6 +117,10 @@ struct CompilerOptions {
   Tiering tiering = Tiering::Tiered;
   /// Tiered: evaluations of a mode by tape before it is compiled.
   unsigned hotCalls = 1000;
+  /// Switched models: modes kept analysed (and compiled) between runs;
+  /// beyond this, the least recently used ones that no run is in are
+  /// dropped, and analysed again if entered again.
+  std::size_t maxCachedModes = 256;
   eq::EquationOptions equations;
   /// Switched models: analyse and compile every mode up front (at most
   /// 2^maxEagerJunctions modes) instead of each on first entry.

@@ -153,3 +153,25 @@ TEST_CASE("a model dropped while its modes compile in the background") {
     REQUIRE(hbg::Simulation(model, opts).run().ok());
   }
 }
+
+TEST_CASE("the mode cache keeps at most maxCachedModes modes that no run holds") {
+  hbg::SimulationOptions opts;
+  opts.tEnd = 0.01;
+  opts.dtOut = 1e-4;
+  for (std::size_t bound : {std::size_t(1), std::size_t(256)}) {
+    CAPTURE(bound);
+    hbg::CompilerOptions copts;
+    copts.maxCachedModes = bound;
+    hbg::Model model = hbg::Compiler(copts).compileFile(kExamples + "freewheel.hbg");
+    hbg::Result first = hbg::Simulation(model, opts).run();
+    REQUIRE_MESSAGE(first.ok(), first.error);
+    // The run held its three modes; once it is over, all but the initial
+    // one may go.
+    CHECK(model.modesCompiled() == 3);
+    hbg::Result second = hbg::Simulation(model, opts).run();
+    REQUIRE_MESSAGE(second.ok(), second.error);
+    // With room for one mode, the second run analyses the other two again.
+    CHECK(model.modesCompiled() == (bound == 1 ? 5u : 3u));
+    checkIdentical(first, second);
+  }
+}

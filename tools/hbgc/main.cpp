@@ -121,6 +121,9 @@ options:
   --remap-factor F     fraction moved per iterative remap step (default 0.4)
   --all-modes          compile every mode up front (at most 2^8 modes)
                        instead of each when the simulation first enters it
+  --tier T             how modes reach LLVM: tiered (default: on tapes
+                       until hot, then compiled in the background), jit
+                       (compiled before first use) or tape (never)
   --stats              print steps, right-hand-side calls, the methods and
                        the spans they ran over, events, modes compiled and
                        times to stderr
@@ -150,6 +153,7 @@ struct RunArgs {
   bool emit = false;
   driver::Stage stage = driver::Stage::Run;
   bool stats = false, timePasses = false, allModes = false;
+  Tiering tiering = Tiering::Tiered;
   std::string events;
 };
 
@@ -233,6 +237,16 @@ RunArgs parseRunArgs(const std::vector<std::string> &args) {
         throw UsageError{"`--remap-factor` must be in (0, 1]"};
     } else if (a == "--all-modes") {
       r.allModes = true;
+    } else if (a == "--tier") {
+      const std::string &t = value(i);
+      if (t == "tiered")
+        r.tiering = Tiering::Tiered;
+      else if (t == "jit")
+        r.tiering = Tiering::Jit;
+      else if (t == "tape")
+        r.tiering = Tiering::Tape;
+      else
+        throw UsageError{"unknown tier `" + t + "`; expected tiered, jit or tape"};
     } else if (a == "--time-passes") {
       r.timePasses = true;
     } else if (!a.empty() && a[0] == '-') {
@@ -638,6 +652,7 @@ int runRun(const std::vector<std::string> &argv) {
   auto t0 = std::chrono::steady_clock::now();
   CompilerOptions copts;
   copts.compileAllModes = a.allModes;
+  copts.tiering = a.tiering;
   Compiler compiler(copts);
   std::optional<Model> compiled = compileLoaded(l, compiler);
   if (!compiled)
