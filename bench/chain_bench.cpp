@@ -558,6 +558,7 @@ int main(int argc, char **argv) {
   int repeat = 5;
   bool markdown = false;
   hbg::CompilerOptions options;
+  options.tiering = hbg::Tiering::Jit; // LLVM's code from the first call
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if ((a == "--sizes" || a == "--repeat" || a == "--max-nodes") && i + 1 >= argc) {

@@ -1,59 +1,71 @@
 //===- codegen/CodeGen.cpp - Lower, optimise, JIT-compile -----------------===//
 //
-// The pipeline behind CodeGenerator: Lowering builds the module, Optimizer
-// runs O2 for the host, Jit turns it into callable code.
+// The public face of code generation. The work is done by the LLVM backend
+// (Backend.h), loaded on first use; this file holds its handles.
 //
 //===----------------------------------------------------------------------===//
 
 #include "hbg/codegen/CodeGen.h"
 
-#include "Jit.h"
-#include "Lowering.h"
-#include "Optimizer.h"
-#include "Target.h"
+#include "Backend.h"
 
-#include "llvm/IR/LLVMContext.h"
-#include "llvm/IR/Module.h"
-#include "llvm/Support/raw_ostream.h"
+#include <unordered_map>
 
 namespace hbg::codegen {
 
-namespace {
+struct JitSession::Impl {
+  std::shared_ptr<void> session;
+};
 
-/// Configures `module` for the host and optimises it.
-void optimizeForHost(llvm::Module &module, const CodeGenOptions &opts) {
-  std::unique_ptr<llvm::TargetMachine> tm = createHostTargetMachine();
-  configureForTarget(module, *tm);
-  if (opts.optLevel >= 1)
-    optimizeModule(module, *tm);
+struct LoweredModule::Impl {
+  std::shared_ptr<void> module;
+  std::vector<std::string> names;
+};
+
+struct CompiledModule::Impl {
+  /// Owns the code: every address in `entries` dies with it.
+  std::shared_ptr<void> code;
+  std::unordered_map<std::string, CompiledFn> entries;
+};
+
+JitSession::JitSession() : impl_(std::make_unique<Impl>()) {
+  impl_->session = backend().createSession();
+}
+JitSession::~JitSession() = default;
+
+std::shared_ptr<JitSession> JitSession::create() {
+  return std::shared_ptr<JitSession>(new JitSession());
 }
 
-} // namespace
+CompiledModule::CompiledModule() = default;
+CompiledModule::CompiledModule(CompiledModule &&) noexcept = default;
+CompiledModule &CompiledModule::operator=(CompiledModule &&) noexcept = default;
+CompiledModule::~CompiledModule() = default;
+
+CompiledFn CompiledModule::lookup(const std::string &name) const {
+  if (!impl_)
+    return nullptr;
+  auto it = impl_->entries.find(name);
+  return it == impl_->entries.end() ? nullptr : it->second;
+}
+
+LoweredModule::LoweredModule() = default;
+LoweredModule::LoweredModule(LoweredModule &&) noexcept = default;
+LoweredModule &LoweredModule::operator=(LoweredModule &&) noexcept = default;
+LoweredModule::~LoweredModule() = default;
 
 CodeGenerator::CodeGenerator(CodeGenOptions opts) : opts_(opts) {}
 
 std::string CodeGenerator::emitIR(const sym::ExprContext &ctx,
                                   const std::vector<FunctionSpec> &fns) const {
-  llvm::LLVMContext llvmCtx;
-  std::unique_ptr<llvm::Module> module =
-      lowerFunctions(llvmCtx, ctx, fns, opts_.maxNodesPerFunction);
-  optimizeForHost(*module, opts_);
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  module->print(os, nullptr);
-  os.flush();
-  return text;
+  return backend().emitIR(ctx, fns, opts_);
 }
 
 LoweredModule CodeGenerator::lower(const sym::ExprContext &ctx,
                                    const std::vector<FunctionSpec> &fns) const {
-  // The JIT takes ownership of the context together with the module, so
-  // each lowered module has a context of its own.
   LoweredModule result;
   result.impl_ = std::make_unique<LoweredModule::Impl>();
-  result.impl_->context = std::make_unique<llvm::LLVMContext>();
-  result.impl_->module =
-      lowerFunctions(*result.impl_->context, ctx, fns, opts_.maxNodesPerFunction);
+  result.impl_->module = backend().lower(ctx, fns, opts_);
   for (const FunctionSpec &spec : fns)
     result.impl_->names.push_back(spec.name);
   return result;
@@ -61,11 +73,11 @@ LoweredModule CodeGenerator::lower(const sym::ExprContext &ctx,
 
 CompiledModule CodeGenerator::compile(LoweredModule lowered,
                                       const std::shared_ptr<JitSession> &session) const {
-  LoweredModule::Impl &l = *lowered.impl_;
-  optimizeForHost(*l.module, opts_);
   CompiledModule result;
-  result.impl_ = CompiledModule::Impl::create(
-      llvm::orc::ThreadSafeModule(std::move(l.module), std::move(l.context)), l.names, session);
+  result.impl_ = std::make_unique<CompiledModule::Impl>();
+  std::shared_ptr<void> shared = session ? session->impl_->session : nullptr;
+  result.impl_->code = backend().compile(std::move(lowered.impl_->module), lowered.impl_->names,
+                                         opts_, shared, result.impl_->entries);
   return result;
 }
 

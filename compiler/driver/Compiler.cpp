@@ -232,11 +232,10 @@ void Model::outputs(double t, const double *x, const double *p, double *y) const
 
 Evaluator::Evaluator(const ModeCode &m, const double *p, std::vector<double> *tapeScratch)
     : m_(m), p_(p), n_(m.equations.states.size()), u_(m.equations.unknowns.size()),
-      xz_(u_ ? n_ + u_ : 0, 0.0), warm_(u_, 0.0),
+      xz_(u_ ? n_ + u_ : 0, 0.0), warm_(u_, 0.0), tape_(tapeScratch ? tapeScratch : &ownTape_),
       loops_(u_ ? std::make_unique<runtime::LoopSolver>(m.equations.jacobianPattern,
                                                          m.linearLoops)
-                : nullptr),
-      tape_(tapeScratch ? tapeScratch : &ownTape_) {}
+                : nullptr) {}
 
 bool Evaluator::solve(double t, const double *x) {
   if (u_ == 0)
@@ -579,9 +578,10 @@ Model Compiler::compileEquations(eq::EquationSystem equations) const {
     impl->outputNames.push_back(o.name);
   for (const eq::Parameter &p : equations.parameters)
     impl->parameterNames.push_back(p.name);
-  // One mode, real for the whole run: LLVM at once unless told otherwise.
-  Tiering tiering = opts_.tiering == Tiering::Tape ? Tiering::Tape : Tiering::Jit;
-  impl->tiers = std::make_shared<CodeTiers>(opts_.codegen, tiering, opts_.hotCalls);
+  // One mode, real for the whole run: tiered, it is queued for LLVM at
+  // once and runs on its tapes until the code is in.
+  impl->tiers = std::make_shared<CodeTiers>(opts_.codegen, opts_.tiering, opts_.hotCalls,
+                                            /*eager=*/true);
   impl->initial = compileMode(std::move(equations), impl->tiers, false, false);
   return Model(std::move(impl));
 }

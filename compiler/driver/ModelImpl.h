@@ -91,12 +91,15 @@ private:
 /// compilation under way.
 class CodeTiers : public std::enable_shared_from_this<CodeTiers> {
 public:
-  CodeTiers(codegen::CodeGenOptions opts, Tiering policy, unsigned hotCalls);
+  /// `eager`: Tiered code is queued for LLVM at once instead of when hot
+  /// (a model without switched junctions: its one mode is the whole run).
+  CodeTiers(codegen::CodeGenOptions opts, Tiering policy, unsigned hotCalls, bool eager = false);
   ~CodeTiers();
   Tiering policy() const { return policy_; }
   /// Sets up `code`'s tiers once its functions are added: compiles it now
   /// (Tiering::Jit, `ctxLocked`: the caller holds the expression store's
-  /// lock), or leaves it to its tapes until hot (Tiered) or for good (Tape).
+  /// lock), or leaves it to its tapes until hot (Tiered; eager: queued at
+  /// once) or for good (Tape).
   void start(TieredCode &code, std::shared_ptr<const void> owner, bool ctxLocked);
   /// Compiles `code` on this thread and swaps it in.
   void compileNow(TieredCode &code, bool ctxLocked);
@@ -113,6 +116,7 @@ private:
   codegen::CodeGenOptions opts_;
   Tiering policy_;
   unsigned hotCalls_;
+  bool eager_;
   std::mutex sessionMutex_;
   std::shared_ptr<codegen::JitSession> session_;
   std::atomic<std::size_t> compiled_{0};

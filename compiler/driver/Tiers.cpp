@@ -38,8 +38,8 @@ void TieredCode::becameHot() const {
   t->request(std::shared_ptr<TieredCode>(keep, const_cast<TieredCode *>(this)));
 }
 
-CodeTiers::CodeTiers(codegen::CodeGenOptions opts, Tiering policy, unsigned hotCalls)
-    : opts_(opts), policy_(policy), hotCalls_(std::max(1u, hotCalls)) {}
+CodeTiers::CodeTiers(codegen::CodeGenOptions opts, Tiering policy, unsigned hotCalls, bool eager)
+    : opts_(opts), policy_(policy), hotCalls_(std::max(1u, hotCalls)), eager_(eager) {}
 
 CodeTiers::~CodeTiers() {
   {
@@ -69,6 +69,10 @@ void CodeTiers::start(TieredCode &code, std::shared_ptr<const void> owner, bool 
     code.owner = std::move(owner);
     code.tiers = weak_from_this();
     code.hotCalls = hotCalls_;
+    if (eager_) {
+      code.requested = true;
+      request(std::shared_ptr<TieredCode>(code.owner.lock(), &code));
+    }
     return;
   case Tiering::Tape:
     return;

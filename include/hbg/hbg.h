@@ -103,8 +103,10 @@ enum class Tiering : std::uint8_t {
   /// expression DAG, bit for bit the compiled code's values) from their
   /// first use; a mode evaluated CompilerOptions::hotCalls times is
   /// compiled by LLVM on a background thread and swapped in, so modes only
-  /// passed through are never LLVM-compiled. Models without switched
-  /// junctions are compiled by LLVM at once.
+  /// passed through are never LLVM-compiled. A model without switched
+  /// junctions has one mode, used by the whole run: it is queued for LLVM
+  /// at once and runs on its tapes until the code is in (LLVM is loaded
+  /// and compiles on the background thread meanwhile).
   Tiered,
   /// Every mode LLVM-compiled before its first use.
   Jit,

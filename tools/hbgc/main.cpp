@@ -602,6 +602,17 @@ void printTable(const Result &r, std::ostream &os) {
   }
 }
 
+/// Ends hbgc once the run's results are written (and flushed), without
+/// destroying the model: a compilation still under way on the background
+/// thread (Tiering) is no longer needed, and waiting for it, loading LLVM
+/// included, would take longer than a short run itself.
+[[noreturn]] void exitKeepingModel(int status) {
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(nullptr);
+  std::_Exit(status);
+}
+
 int runRun(const std::vector<std::string> &argv) {
   RunArgs a = parseRunArgs(argv);
   Loaded l;
@@ -709,9 +720,9 @@ int runRun(const std::vector<std::string> &argv) {
   }
   if (!r.ok()) {
     std::cerr << "hbgc: error: " << r.error << "\n";
-    return 1;
+    exitKeepingModel(1);
   }
-  return written ? 0 : 1;
+  exitKeepingModel(written ? 0 : 1);
 }
 
 } // namespace
@@ -738,6 +749,10 @@ int main(int argc, char **argv) {
   } catch (const UsageError &e) {
     std::cerr << "hbgc: error: " << e.message << "\n" << "run `hbgc --help` for usage\n";
     return 2;
+  } catch (const codegen::BackendUnavailable &e) {
+    std::cerr << "hbgc: error: " << e.what() << "\n"
+              << "(HBG_LLVM_BACKEND names the library; `--tier tape` simulates without it)\n";
+    return 1;
   } catch (const InternalError &e) {
     std::cerr << "hbgc: internal error: " << e.what() << "\n";
     return 70;

@@ -14,6 +14,9 @@
 // writes a slice of `out`), so that optimisation and compile time grow
 // linearly with the model.
 //
+// LLVM itself is loaded on first use (compiler/codegen/Backend.h), so a
+// program that has compiled nothing yet has not paid for loading it.
+//
 // Lowering reads the expression store; optimising and JIT-compiling do
 // not. They are separate steps (lower(), then compile()), so that a
 // caller sharing the store between threads holds its lock while lowering
@@ -26,6 +29,7 @@
 #include "hbg/symbolic/Expr.h"
 
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -48,6 +52,13 @@ struct CodeGenOptions {
   std::size_t maxNodesPerFunction = 500;
 };
 
+/// LLVM's half of code generation (libhbg_llvm.so, loaded on first use)
+/// cannot be found or loaded: an installation problem, not a bug.
+class BackendUnavailable : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
 /// One LLJIT that many modules are compiled into (a switched model's
 /// modes): created once, so a module costs its own compilation only.
 /// Thread-safe; kept alive by every module compiled into it.
@@ -55,8 +66,6 @@ class JitSession {
 public:
   static std::shared_ptr<JitSession> create();
   ~JitSession();
-  /// Modules compiled into the session and not yet dropped.
-  std::size_t liveModules() const;
 
 private:
   friend class CompiledModule;

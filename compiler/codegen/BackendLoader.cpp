@@ -1,0 +1,72 @@
+//===- codegen/BackendLoader.cpp - Finding and loading libhbg_llvm.so -----===//
+
+#include "Backend.h"
+
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+
+namespace hbg::codegen {
+
+namespace {
+
+/// The directory of the binary this code is linked into (an executable or
+/// a shared library), with a trailing '/'; empty when unknown.
+std::string ownDirectory() {
+  Dl_info info{};
+  if (!dladdr(reinterpret_cast<void *>(&backend), &info) || !info.dli_fname)
+    return "";
+  std::string path = info.dli_fname;
+  std::size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "" : path.substr(0, slash + 1);
+}
+
+Backend *load() {
+  // In order: HBG_LLVM_BACKEND; next to the binary, or in ../lib/hbg from
+  // it (an installation); where the build tree puts it.
+  std::vector<std::string> candidates;
+  if (const char *env = std::getenv("HBG_LLVM_BACKEND"); env && *env)
+    candidates.push_back(env);
+  else {
+    std::string dir = ownDirectory();
+    if (!dir.empty()) {
+      candidates.push_back(dir + "libhbg_llvm.so");
+      candidates.push_back(dir + "../lib/hbg/libhbg_llvm.so");
+    }
+#ifdef HBG_LLVM_BACKEND_BUILD_PATH
+    candidates.push_back(HBG_LLVM_BACKEND_BUILD_PATH);
+#endif
+  }
+  std::string why;
+  for (const std::string &path : candidates) {
+    void *handle = dlopen(path.c_str(), RTLD_LAZY | RTLD_LOCAL);
+    if (!handle) {
+      const char *e = dlerror();
+      why += "\n  " + (e ? std::string(e) : path);
+      continue;
+    }
+    auto entry = reinterpret_cast<Backend *(*)()>(dlsym(handle, "hbg_llvm_backend"));
+    if (!entry) {
+      why += "\n  " + path + ": no symbol hbg_llvm_backend";
+      continue;
+    }
+    return entry();
+  }
+  throw BackendUnavailable("cannot load LLVM's code generator (libhbg_llvm.so); tried:" + why);
+}
+
+} // namespace
+
+Backend &backend() {
+  // Loaded once and never unloaded: compiled code and the handles' deleters
+  // live in it.
+  static Backend *loaded = nullptr;
+  static std::once_flag once;
+  std::call_once(once, [] { loaded = load(); });
+  return *loaded;
+}
+
+} // namespace hbg::codegen
