@@ -925,8 +925,9 @@ TEST_CASE("the same graphs on tapes: right-hand sides and outputs equal LLVM's b
         b->rhs(t, x.data(), p.data(), fb.data());
         a->outputs(t, x.data(), p.data(), ya.data());
         b->outputs(t, x.data(), p.data(), yb.data());
-        CHECK(std::memcmp(fa.data(), fb.data(), n * sizeof(double)) == 0);
-        CHECK(std::memcmp(ya.data(), yb.data(), m * sizeof(double)) == 0);
+        // (memcmp must not see the null data() of an empty vector.)
+        CHECK((n == 0 || std::memcmp(fa.data(), fb.data(), n * sizeof(double)) == 0));
+        CHECK((m == 0 || std::memcmp(ya.data(), yb.data(), m * sizeof(double)) == 0));
       }
       ++compared;
     }
