@@ -102,16 +102,21 @@ namespace {
 /// Buffers of the Model entry points, per thread, grown and never shrunk:
 /// after the first call, rhs() and outputs() allocate nothing.
 struct Scratch {
-  std::vector<double> params, states, kinks, derivatives, tape;
-  /// Modes with loops solved at run time: an evaluator kept between calls,
-  /// so that its factorisation (made once while the loop's matrix stays
-  /// the same) survives; dropped when its mode is freed. Each call starts
-  /// Newton's method afresh, so values do not depend on earlier calls.
+  std::vector<double> params, states, kinks, derivatives;
+  /// An evaluator per mode, kept between calls: building one per call
+  /// cost more than a small model's whole rhs, and a mode with loops
+  /// solved at run time keeps its factorisation (made once while the
+  /// loop's matrix stays the same). Dropped when its mode is freed. Each
+  /// call starts Newton's method afresh, so values do not depend on
+  /// earlier calls.
   struct Kept {
+    const ModeCode *code = nullptr;
     std::weak_ptr<const ModeCode> mode;
     std::unique_ptr<Evaluator> evaluator;
   };
   std::unordered_map<const ModeCode *, Kept> evaluators;
+  /// The entry used last (a model's calls come in runs).
+  Kept *last = nullptr;
 };
 Scratch &scratch() {
   thread_local Scratch s;
@@ -140,26 +145,26 @@ bool withInitial(const Model::Impl &impl, double t, const double *x, const doubl
     xs = s.states.data();
   }
   const double *parameters = params ? params : p;
-  std::optional<Evaluator> local;
-  Evaluator *ep = nullptr;
-  if (m.equations.unknowns.empty()) {
-    ep = &local.emplace(m, parameters, &s.tape);
-  } else {
-    Scratch::Kept &kept = s.evaluators[&m];
-    if (kept.mode.expired() || !kept.evaluator) {
+  Scratch::Kept *kept = s.last;
+  if (!kept || kept->code != &m || kept->mode.expired()) {
+    Scratch::Kept &k = s.evaluators[&m];
+    if (k.mode.expired() || !k.evaluator) {
       // A mode freed since, whose address the allocator gave this one.
       for (auto it = s.evaluators.begin(); it != s.evaluators.end();)
         it = it->second.mode.expired() ? s.evaluators.erase(it) : std::next(it);
       Scratch::Kept &fresh = s.evaluators[&m];
+      fresh.code = &m;
       fresh.mode = impl.initial;
       fresh.evaluator = std::make_unique<Evaluator>(m, parameters);
-      ep = fresh.evaluator.get();
+      kept = &fresh;
     } else {
-      ep = kept.evaluator.get();
-      ep->setParameters(parameters);
-      ep->forgetStart();
+      kept = &k;
     }
+    s.last = kept;
   }
+  Evaluator *ep = kept->evaluator.get();
+  ep->setParameters(parameters);
+  ep->forgetStart();
   Evaluator &e = *ep;
   // Kinks take the branch of their argument's sign at (t, x); an argument
   // may read other kinks' branches, so repeat until none changes.
@@ -230,9 +235,9 @@ void Model::outputs(double t, const double *x, const double *p, double *y) const
     std::fill(y, y + impl_->outputNames.size(), std::numeric_limits<double>::quiet_NaN());
 }
 
-Evaluator::Evaluator(const ModeCode &m, const double *p, std::vector<double> *tapeScratch)
+Evaluator::Evaluator(const ModeCode &m, const double *p)
     : m_(m), p_(p), n_(m.equations.states.size()), u_(m.equations.unknowns.size()),
-      xz_(u_ ? n_ + u_ : 0, 0.0), warm_(u_, 0.0), tape_(tapeScratch ? tapeScratch : &ownTape_),
+      xz_(u_ ? n_ + u_ : 0, 0.0), warm_(u_, 0.0),
       loops_(u_ ? std::make_unique<runtime::LoopSolver>(m.equations.jacobianPattern,
                                                          m.linearLoops)
                 : nullptr) {}
@@ -248,13 +253,13 @@ bool Evaluator::solve(double t, const double *x) {
     const runtime::SparsePattern &pattern = m_.equations.jacobianPattern;
     r0_.resize(u_);
     j0_.resize(pattern.nonZeros());
-    m_.residual(t, xz_.data(), p_, r0_.data(), distinct_, *tape_);
-    m_.jacobian(t, xz_.data(), p_, j0_.data(), distinct_, *tape_);
+    m_.residual(t, xz_.data(), p_, r0_.data(), distinct_, tape_);
+    m_.jacobian(t, xz_.data(), p_, j0_.data(), distinct_, tape_);
     r = loops_->solveLinear(j0_.data(), r0_.data(), start_.data(), newton_);
   } else {
     auto residual = [&](const double *z, double *res) {
       std::copy(z, z + u_, xz_.begin() + n_);
-      m_.residual(t, xz_.data(), p_, res, distinct_, *tape_);
+      m_.residual(t, xz_.data(), p_, res, distinct_, tape_);
     };
     auto jacobian = [&](const double *z, double *values) {
       std::copy(z, z + u_, xz_.begin() + n_);
@@ -305,12 +310,12 @@ void ScatteredFn::operator()(double t, const double *x, const double *p, double 
 bool Evaluator::call(const ModeFn &f, double t, const double *x, double *out) {
   m_.code.used();
   if (u_ == 0) { // no loop to solve: the states are all f reads
-    f(t, x, p_, out, *tape_);
+    f(t, x, p_, out, tape_);
     return true;
   }
   if (!solve(t, x))
     return false;
-  f(t, xz_.data(), p_, out, *tape_);
+  f(t, xz_.data(), p_, out, tape_);
   return true;
 }
 

@@ -293,9 +293,7 @@ std::shared_ptr<ModeCode> compileMode(eq::EquationSystem equations,
 /// loops by Newton's method warm-started from the previous solution.
 class Evaluator {
 public:
-  /// `tapeScratch`: where tapes keep their values (by default, in the
-  /// evaluator; a caller making an evaluator per call passes its own).
-  Evaluator(const ModeCode &m, const double *p, std::vector<double> *tapeScratch = nullptr);
+  Evaluator(const ModeCode &m, const double *p);
   Evaluator(const Evaluator &) = delete;
   Evaluator &operator=(const Evaluator &) = delete;
   /// False when the loops could not be solved (see failure()).
@@ -324,13 +322,14 @@ private:
   /// The loops' Jacobian at the states and unknowns in xz_, over
   /// eq::EquationSystem::jacobianPattern.
   void loopJacobian(double t, double *values) {
-    m_.jacobian(t, xz_.data(), p_, values, distinct_, *tape_);
+    m_.jacobian(t, xz_.data(), p_, values, distinct_, tape_);
   }
   const ModeCode &m_;
   const double *p_;
   std::size_t n_, u_;
-  std::vector<double> xz_, warm_, start_, raw_, loopJacobian_, dz_, distinct_, r0_, j0_, ownTape_;
-  std::vector<double> *tape_;
+  std::vector<double> xz_, warm_, start_, raw_, loopJacobian_, dz_, distinct_, r0_, j0_;
+  /// The values of the tapes' instructions (tiers), as they run.
+  std::vector<double> tape_;
   /// The loops' Newton iteration and factorisation, kept between calls.
   std::unique_ptr<runtime::LoopSolver> loops_;
   runtime::NewtonOptions newton_;
