@@ -125,7 +125,7 @@ options:
                        until hot, then compiled in the background), jit
                        (compiled before first use) or tape (never)
   --stats              print steps, right-hand-side calls, the methods and
-                       the spans they ran over, events, modes compiled and
+                       the spans they ran over, events, modes analysed and
                        times to stderr
   --time-passes        print the time each compiler pass takes to stderr
 )";
@@ -712,9 +712,10 @@ int runRun(const std::vector<std::string> &argv) {
     if (model.switched())
       std::cerr << "events: " << r.events.size() << "\n"
                 << "mode-iteration steps: " << r.modeIterations << "\n"
-                << "modes compiled: " << model.modesCompiled() << " (" << r.modesCompiled
+                << "modes analysed: " << model.modesCompiled() << " (" << r.modesCompiled
                 << " during the run)\n"
-                << "mode compile time during the run: " << 1e3 * r.compileSeconds << " ms\n"
+                << "modes compiled by LLVM so far: " << model.modesCompiledByLlvm() << "\n"
+                << "mode analysis time during the run: " << 1e3 * r.compileSeconds << " ms\n"
                 << "integration and events: " << 1e3 * (r.runSeconds - r.compileSeconds)
                 << " ms\n";
   }
