@@ -68,8 +68,10 @@ public:
   /// Modes (with their Jacobians, for stiff methods) whose code LLVM has
   /// compiled so far; the others run on tapes (Tiering).
   std::size_t modesCompiledByLlvm() const;
-  /// Analyses and compiles the mode `j1=on,j2=off` now (junctions not named
-  /// keep their initial state); throws CompileError when it cannot be.
+  /// Analyses the mode `j1=on,j2=off` now (junctions not named keep their
+  /// initial state) and builds its code: its tapes, and LLVM's code when
+  /// hot or, with Tiering::Jit, at once. Throws CompileError when it
+  /// cannot be analysed.
   void compileMode(const std::string &mode) const;
   /// dx/dt and outputs, through the JIT-compiled code. Models with
   /// nonlinear loops solve them by Newton's method from zero on each call
