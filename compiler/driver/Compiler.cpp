@@ -308,7 +308,6 @@ void ScatteredFn::operator()(double t, const double *x, const double *p, double 
 }
 
 bool Evaluator::call(const ModeFn &f, double t, const double *x, double *out) {
-  m_.code.used();
   if (u_ == 0) { // no loop to solve: the states are all f reads
     f(t, x, p_, out, tape_);
     return true;

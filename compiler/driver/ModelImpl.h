@@ -54,7 +54,8 @@ struct TieredCode {
   std::vector<codegen::FunctionSpec> specs;
   /// The function of each spec, in the same order.
   std::vector<ModeFn *> fns;
-  /// Evaluations by tape (counted until the compiled code is in).
+  /// Evaluations by tape of the right-hand side (of the Jacobian, for a
+  /// Jacobian's code), counted until the compiled code is in.
   mutable std::atomic<std::uint32_t> calls{0};
   /// Set once: the code was asked for (now, or of the background thread).
   mutable std::atomic<bool> requested{false};
@@ -297,7 +298,13 @@ public:
   Evaluator(const Evaluator &) = delete;
   Evaluator &operator=(const Evaluator &) = delete;
   /// False when the loops could not be solved (see failure()).
-  bool rhs(double t, const double *x, double *xdot) { return call(m_.rhs, t, x, xdot); }
+  /// Only the right-hand side counts towards a mode's being hot: a run
+  /// integrates in real modes only, so a mythical mode, however often an
+  /// event passes through it, stays on its tapes.
+  bool rhs(double t, const double *x, double *xdot) {
+    m_.code.used();
+    return call(m_.rhs, t, x, xdot);
+  }
   bool outputs(double t, const double *x, double *y) { return call(m_.outputs, t, x, y); }
   /// Any of the mode's functions.
   bool call(const ModeFn &f, double t, const double *x, double *out);

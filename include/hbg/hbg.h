@@ -103,9 +103,10 @@ private:
 enum class Tiering : std::uint8_t {
   /// A switched model's modes run on tapes (an interpreter of the
   /// expression DAG, bit for bit the compiled code's values) from their
-  /// first use; a mode evaluated CompilerOptions::hotCalls times is
-  /// compiled by LLVM on a background thread and swapped in, so modes only
-  /// passed through are never LLVM-compiled. A model without switched
+  /// first use; a mode whose right-hand side has been evaluated
+  /// CompilerOptions::hotCalls times is compiled by LLVM on a background
+  /// thread and swapped in. Runs integrate in real modes only, so modes
+  /// only passed through (mythical) are never LLVM-compiled. A model without switched
   /// junctions has one mode, used by the whole run: it is queued for LLVM
   /// at once and runs on its tapes until the code is in (LLVM is loaded
   /// and compiles on the background thread meanwhile).
@@ -119,7 +120,8 @@ enum class Tiering : std::uint8_t {
 struct CompilerOptions {
   codegen::CodeGenOptions codegen;
   Tiering tiering = Tiering::Tiered;
-  /// Tiered: evaluations of a mode by tape before it is compiled.
+  /// Tiered: evaluations of a mode's right-hand side by tape before it is
+  /// compiled.
   unsigned hotCalls = 1000;
   /// Switched models: modes kept analysed (and compiled) between runs;
   /// beyond this, the least recently used ones that no run is in are

@@ -143,6 +143,27 @@ TEST_CASE("a switched model's modes start on tapes and are compiled once hot") {
   CHECK(jit.modesCompiledByLlvm() == 3);
 }
 
+TEST_CASE("a mythical mode is never compiled, however many events pass through it") {
+  // The buck passes through a mythical mode at every switching (the
+  // diode blocking as the switch opens; the switch closing onto the
+  // conducting diode): hundreds of events here, each evaluating that
+  // mode's guards and impulses. Only the right-hand side makes a mode
+  // hot, so only the two real modes reach LLVM.
+  hbg::Model model = compile("buck.hbg", hbg::Tiering::Tiered, 50);
+  hbg::SimulationOptions opts;
+  opts.tEnd = 0.004;
+  hbg::Result r = hbg::Simulation(model, opts).run();
+  REQUIRE_MESSAGE(r.ok(), r.error);
+  CHECK(r.events.size() > 50);
+  CHECK(model.modesCompiled() == 4);
+  std::size_t llvm = 0;
+  for (int i = 0; i < 500 && (llvm = model.modesCompiledByLlvm()) < 2; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  // Whatever was queued has been compiled by now.
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  CHECK(model.modesCompiledByLlvm() == 2);
+}
+
 TEST_CASE("a model dropped while its modes compile in the background") {
   // The background thread stops with the model; nothing it compiles may
   // outlive it (ASan and the sanitizer build check the rest).
