@@ -51,6 +51,22 @@ void checkIdentical(const hbg::Result &a, const hbg::Result &b) {
   CHECK(a.rhsCalls == b.rhsCalls);
 }
 
+/// Modes LLVM has compiled once `want` are (or after 5 s), and 200 ms
+/// more, by when anything else queued would be compiled too.
+std::size_t llvmModesAfterWaiting(const hbg::Model &model, std::size_t want) {
+  for (int i = 0; i < 500 && model.modesCompiledByLlvm() < want; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  return model.modesCompiledByLlvm();
+}
+
+/// Simulates `model` to `tEnd` with the default options.
+hbg::Result runTo(const hbg::Model &model, double tEnd) {
+  hbg::SimulationOptions opts;
+  opts.tEnd = tEnd;
+  return hbg::Simulation(model, opts).run();
+}
+
 struct Example {
   const char *file;
   double tEnd;
@@ -122,24 +138,19 @@ TEST_CASE("a switched model's modes start on tapes and are compiled once hot") {
   // Tiered (the default): a mode passed through stays on its tape; the
   // one a run stays in is compiled in the background.
   hbg::Model model = compile("freewheel.hbg", hbg::Tiering::Tiered, 50);
-  hbg::SimulationOptions opts;
-  opts.tEnd = 0.01;
-  hbg::Result r = hbg::Simulation(model, opts).run();
+  hbg::Result r = runTo(model, 0.01);
   REQUIRE_MESSAGE(r.ok(), r.error);
   // Three modes entered: the initial one, the mythical (open, blocking)
   // and the real (open, conducting).
   CHECK(model.modesCompiled() == 3);
-  std::size_t llvm = 0;
-  for (int i = 0; i < 500 && (llvm = model.modesCompiledByLlvm()) < 2; ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  CHECK(llvm == 2);
+  CHECK(llvmModesAfterWaiting(model, 2) == 2);
   // Tapes only: nothing reaches LLVM.
   hbg::Model tapes = compile("freewheel.hbg", hbg::Tiering::Tape);
-  REQUIRE(hbg::Simulation(tapes, opts).run().ok());
+  REQUIRE(runTo(tapes, 0.01).ok());
   CHECK(tapes.modesCompiledByLlvm() == 0);
   // LLVM only: every mode entered, the mythical one too.
   hbg::Model jit = compile("freewheel.hbg", hbg::Tiering::Jit);
-  REQUIRE(hbg::Simulation(jit, opts).run().ok());
+  REQUIRE(runTo(jit, 0.01).ok());
   CHECK(jit.modesCompiledByLlvm() == 3);
 }
 
@@ -150,18 +161,11 @@ TEST_CASE("a mythical mode is never compiled, however many events pass through i
   // mode's guards and impulses. Only the right-hand side makes a mode
   // hot, so only the two real modes reach LLVM.
   hbg::Model model = compile("buck.hbg", hbg::Tiering::Tiered, 50);
-  hbg::SimulationOptions opts;
-  opts.tEnd = 0.004;
-  hbg::Result r = hbg::Simulation(model, opts).run();
+  hbg::Result r = runTo(model, 0.004);
   REQUIRE_MESSAGE(r.ok(), r.error);
   CHECK(r.events.size() > 50);
   CHECK(model.modesCompiled() == 4);
-  std::size_t llvm = 0;
-  for (int i = 0; i < 500 && (llvm = model.modesCompiledByLlvm()) < 2; ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  // Whatever was queued has been compiled by now.
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  CHECK(model.modesCompiledByLlvm() == 2);
+  CHECK(llvmModesAfterWaiting(model, 2) == 2);
 }
 
 TEST_CASE("a model dropped while its modes compile in the background") {
