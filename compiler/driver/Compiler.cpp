@@ -374,9 +374,10 @@ const JacobianCode &ModeCode::jacobianCode() const {
     jc->code.ctx = equations.ctx;
     jc->code.mode = false;
     jc->code.add(jc->fn, fn.name, std::move(fn.outputs));
-    // Its own tiers: only stiff methods evaluate it, and rarely.
+    // Tiered as the mode's functions are, counting its own evaluations:
+    // only stiff methods ask for it, and rarely.
     std::shared_ptr<const void> self = shared_from_this();
-    if (std::shared_ptr<CodeTiers> t = tiers.lock())
+    if (std::shared_ptr<CodeTiers> t = code.tiers.lock())
       t->start(jc->code, self, true);
     jacobianCompiled = std::move(jc);
   });
@@ -432,7 +433,6 @@ std::shared_ptr<ModeCode> compileMode(eq::EquationSystem equations,
                                       const std::shared_ptr<CodeTiers> &tiers, bool switched,
                                       bool ctxLocked) {
   auto m = std::make_shared<ModeCode>();
-  m->tiers = tiers;
   TieredCode &code = m->code;
   code.ctx = equations.ctx;
   std::vector<sym::ExprId> derivatives, outputs;

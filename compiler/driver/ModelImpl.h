@@ -65,7 +65,7 @@ struct TieredCode {
   /// A mode's functions (counted in CodeTiers::compiledModes()), not a
   /// Jacobian's.
   bool mode = true;
-  /// Where hot code is compiled; null when it is never LLVM-compiled.
+  /// Where the code is compiled (set by CodeTiers::start in every tier).
   std::weak_ptr<CodeTiers> tiers;
   /// The owner (a ModeCode): the background thread keeps it alive while
   /// it compiles.
@@ -78,12 +78,11 @@ struct TieredCode {
   void used() const {
     if (!compiled.load(std::memory_order_relaxed) &&
         calls.fetch_add(1, std::memory_order_relaxed) + 1 == hotCalls)
-      becameHot();
+      requestCompile();
   }
   std::uint32_t hotCalls = std::numeric_limits<std::uint32_t>::max();
-
-private:
-  void becameHot() const;
+  /// Queues the code for the background thread, once (Tiering::Tiered).
+  void requestCompile() const;
 };
 
 /// How a model's code reaches LLVM (CompilerOptions::tiering): one JIT
@@ -96,7 +95,6 @@ public:
   /// (a model without switched junctions: its one mode is the whole run).
   CodeTiers(codegen::CodeGenOptions opts, Tiering policy, unsigned hotCalls, bool eager = false);
   ~CodeTiers();
-  Tiering policy() const { return policy_; }
   /// Sets up `code`'s tiers once its functions are added: compiles it now
   /// (Tiering::Jit, `ctxLocked`: the caller holds the expression store's
   /// lock), or leaves it to its tapes until hot (Tiered; eager: queued at
@@ -106,8 +104,6 @@ public:
   void compileNow(TieredCode &code, bool ctxLocked);
   /// Queues hot `code` for the background thread.
   void request(std::weak_ptr<TieredCode> code);
-  /// Waits until the background thread has nothing left to compile.
-  void wait();
   /// Modes compiled so far (in the background or not).
   std::size_t compiledModes() const { return compiled_.load(); }
 
@@ -122,10 +118,10 @@ private:
   std::shared_ptr<codegen::JitSession> session_;
   std::atomic<std::size_t> compiled_{0};
   std::mutex mutex_;
-  std::condition_variable wake_, idle_;
+  std::condition_variable wake_;
   /// Newest first: a mode just entered is the one the run is in.
   std::deque<std::weak_ptr<TieredCode>> queue_;
-  bool stop_ = false, busy_ = false;
+  bool stop_ = false;
   std::thread thread_;
 };
 
@@ -177,9 +173,9 @@ struct ModeCode : std::enable_shared_from_this<ModeCode> {
   const JacobianCode &jacobianCode() const;
   mutable std::once_flag jacobianOnce;
   mutable std::unique_ptr<JacobianCode> jacobianCompiled;
-  /// The functions below, as tapes and (once compiled) LLVM code.
+  /// The functions below, as tapes and (once compiled) LLVM code; its
+  /// tiers also serve the Jacobian's code.
   TieredCode code;
-  std::weak_ptr<CodeTiers> tiers;
   ModeFn rhs, outputs;
   /// Loops solved at run time: the residuals r(t, x, z) and their
   /// Jacobian dr/dz over eq::EquationSystem::jacobianPattern. When every

@@ -27,7 +27,7 @@ void TieredCode::add(ModeFn &fn, std::string name, std::vector<sym::ExprId> outp
   fns.push_back(&fn);
 }
 
-void TieredCode::becameHot() const {
+void TieredCode::requestCompile() const {
   std::shared_ptr<CodeTiers> t = tiers.lock();
   std::shared_ptr<const void> keep = owner.lock();
   if (!t || !keep || requested.exchange(true))
@@ -60,19 +60,17 @@ std::shared_ptr<codegen::JitSession> CodeTiers::session() {
 }
 
 void CodeTiers::start(TieredCode &code, std::shared_ptr<const void> owner, bool ctxLocked) {
+  code.owner = std::move(owner);
+  code.tiers = weak_from_this();
   switch (policy_) {
   case Tiering::Jit:
     code.requested = true;
     compileNow(code, ctxLocked);
     return;
   case Tiering::Tiered:
-    code.owner = std::move(owner);
-    code.tiers = weak_from_this();
     code.hotCalls = hotCalls_;
-    if (eager_) {
-      code.requested = true;
-      request(std::shared_ptr<TieredCode>(code.owner.lock(), &code));
-    }
+    if (eager_)
+      code.requestCompile();
     return;
   case Tiering::Tape:
     return;
@@ -115,11 +113,6 @@ void CodeTiers::request(std::weak_ptr<TieredCode> code) {
   wake_.notify_one();
 }
 
-void CodeTiers::wait() {
-  std::unique_lock<std::mutex> lock(mutex_);
-  idle_.wait(lock, [&] { return queue_.empty() && !busy_; });
-}
-
 void CodeTiers::run() {
   std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
@@ -130,7 +123,6 @@ void CodeTiers::run() {
     queue_.pop_front();
     if (!code)
       continue; // the mode was dropped before its turn
-    busy_ = true;
     lock.unlock();
     try {
       compileNow(*code, false);
@@ -140,12 +132,7 @@ void CodeTiers::run() {
     }
     code.reset();
     lock.lock();
-    busy_ = false;
-    if (queue_.empty())
-      idle_.notify_all();
   }
-  busy_ = false;
-  idle_.notify_all();
 }
 
 } // namespace hbg
