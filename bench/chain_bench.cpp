@@ -491,6 +491,7 @@ struct Row {
 void usage(std::FILE *to) {
   std::fprintf(to,
                "usage: hbg_bench_chain [--sizes N,N,...] [--repeat K] [--max-nodes K] [--markdown]\n"
+               "       hbg_bench_chain --print-model N\n"
                "\n"
                "Compile time and right-hand-side speed of a generated chain of N masses,\n"
                "springs and dampers, against a hand-written C++ right-hand side.\n"
@@ -499,7 +500,8 @@ void usage(std::FILE *to) {
                "  --max-nodes K  DAG nodes per generated function (default: hbg's)\n"
                "  --repeat K     timing repeats, medians are reported (default 5; compiles\n"
                "                 of N >= 10000 use min(K, 3))\n"
-               "  --markdown     print markdown tables\n");
+               "  --markdown     print markdown tables\n"
+               "  --print-model N  print the chain of N masses as .hbg text, and exit\n");
 }
 
 bool parseSizes(const std::string &s, std::vector<std::size_t> &out) {
@@ -561,7 +563,8 @@ int main(int argc, char **argv) {
   options.tiering = hbg::Tiering::Jit; // LLVM's code from the first call
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    if ((a == "--sizes" || a == "--repeat" || a == "--max-nodes") && i + 1 >= argc) {
+    if ((a == "--sizes" || a == "--repeat" || a == "--max-nodes" || a == "--print-model") &&
+        i + 1 >= argc) {
       std::fprintf(stderr, "hbg_bench_chain: %s needs a value\n", a.c_str());
       return 2;
     }
@@ -583,6 +586,14 @@ int main(int argc, char **argv) {
         return 2;
       }
       options.codegen.maxNodesPerFunction = static_cast<std::size_t>(k);
+    } else if (a == "--print-model") {
+      long n = std::atol(argv[++i]);
+      if (n < 1) {
+        std::fprintf(stderr, "hbg_bench_chain: --print-model needs a positive count\n");
+        return 2;
+      }
+      std::fputs(chainModel(static_cast<std::size_t>(n)).c_str(), stdout);
+      return 0;
     } else if (a == "--markdown") {
       markdown = true;
     } else if (a == "--help" || a == "-h") {
