@@ -490,7 +490,8 @@ struct Row {
 
 void usage(std::FILE *to) {
   std::fprintf(to,
-               "usage: hbg_bench_chain [--sizes N,N,...] [--repeat K] [--max-nodes K] [--markdown]\n"
+               "usage: hbg_bench_chain [--sizes N,N,...] [--repeat K] [--max-nodes K] [--passes P]\n"
+               "                       [--markdown]\n"
                "       hbg_bench_chain --print-model N\n"
                "\n"
                "Compile time and right-hand-side speed of a generated chain of N masses,\n"
@@ -498,6 +499,8 @@ void usage(std::FILE *to) {
                "\n"
                "  --sizes LIST   chain lengths (default 10,100,1000,10000)\n"
                "  --max-nodes K  DAG nodes per generated function (default: hbg's)\n"
+               "  --passes P     LLVM pass pipeline in `opt -passes=` syntax instead of\n"
+               "                 hbg's (the SLP vectoriser), e.g. 'default<O2>'\n"
                "  --repeat K     timing repeats, medians are reported (default 5; compiles\n"
                "                 of N >= 10000 use min(K, 3))\n"
                "  --markdown     print markdown tables\n"
@@ -555,7 +558,7 @@ void printTable(const std::vector<std::string> &head, const std::vector<std::vec
 
 } // namespace
 
-int main(int argc, char **argv) {
+int run(int argc, char **argv) {
   std::vector<std::size_t> sizes = {10, 100, 1000, 10000};
   int repeat = 5;
   bool markdown = false;
@@ -563,7 +566,8 @@ int main(int argc, char **argv) {
   options.tiering = hbg::Tiering::Jit; // LLVM's code from the first call
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    if ((a == "--sizes" || a == "--repeat" || a == "--max-nodes" || a == "--print-model") &&
+    if ((a == "--sizes" || a == "--repeat" || a == "--max-nodes" || a == "--passes" ||
+         a == "--print-model") &&
         i + 1 >= argc) {
       std::fprintf(stderr, "hbg_bench_chain: %s needs a value\n", a.c_str());
       return 2;
@@ -586,6 +590,8 @@ int main(int argc, char **argv) {
         return 2;
       }
       options.codegen.maxNodesPerFunction = static_cast<std::size_t>(k);
+    } else if (a == "--passes") {
+      options.codegen.passes = argv[++i];
     } else if (a == "--print-model") {
       long n = std::atol(argv[++i]);
       if (n < 1) {
@@ -732,4 +738,13 @@ int main(int argc, char **argv) {
               worst);
   std::printf("total time %.1f s, repeat %d\n", secondsSince(start), repeat);
   return 0;
+}
+
+int main(int argc, char **argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception &e) { // a bad --passes, or hbg failing to compile the chain
+    std::fprintf(stderr, "hbg_bench_chain: %s\n", e.what());
+    return 1;
+  }
 }

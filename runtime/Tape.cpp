@@ -20,22 +20,25 @@ namespace hbg::runtime {
 
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 /// Constant integer exponents up to this magnitude take codegen's powi
 /// path. Must match kMaxPowiExponent in compiler/codegen/Lowering.cpp.
 constexpr double kMaxPowiExponent = 16;
 
-/// How the JIT computes a Pow: codegen's emitPow picks powi for small
-/// constant integer exponents and llvm.pow otherwise, and LLVM's O2
-/// (LibCallSimplifier::optimizePow, no fast-math flags needed) rewrites
-/// two constant forms of llvm.pow into other libm calls whose results can
-/// differ from pow's in the last bits, or more: exp2 reads k * y rounded.
+/// How a Pow is enclosed. Codegen's emitPow picks powi for small constant
+/// integer exponents and llvm.pow otherwise, and no pass rewrites either
+/// (Optimizer.cpp runs the SLP vectoriser only), so the double evaluator
+/// calls powi or std::pow exactly as the compiled code does. The interval
+/// evaluators enclose two constant forms through functions equal to pow
+/// there, with tighter bounds: sqrt for an exponent of 0.5 (pow's own
+/// enclosure is the whole line below 0) and exp2(k y) for a base of 2^k.
+/// Each widens its bounds outward (Interval.cpp), which covers pow's own
+/// rounding as well.
 enum class PowForm {
   Powi, ///< powi(x, k)
   Sqrt, ///< pow(x, 0.5): x == -inf ? inf : fabs(sqrt(x))
   Exp2, ///< pow(2^k, y) for 1 <= |k| <= 62: exp2(y * k)
-  Pow,  ///< std::pow(x, y)
+  Pow,  ///< pow(x, y)
 };
 
 /// The form of Pow instruction `in`, and its k.
@@ -152,12 +155,8 @@ void Tape::evaluate(double t, const double *x, const double *p, double *out,
     case TapeOp::Div: r = v[in.a] / v[in.b]; break;
     case TapeOp::Pow: {
       double k = 0;
-      switch (powForm(code, in, k)) {
-      case PowForm::Powi: r = powi(v[in.a], static_cast<int>(k)); break;
-      case PowForm::Sqrt: r = v[in.a] == -kInf ? kInf : std::fabs(std::sqrt(v[in.a])); break;
-      case PowForm::Exp2: r = std::exp2(v[in.b] * k); break;
-      case PowForm::Pow: r = std::pow(v[in.a], v[in.b]); break;
-      }
+      r = powForm(code, in, k) == PowForm::Powi ? powi(v[in.a], static_cast<int>(k))
+                                                 : std::pow(v[in.a], v[in.b]);
       break;
     }
     case TapeOp::Min: r = std::fmin(v[in.a], v[in.b]); break;

@@ -1,7 +1,7 @@
 //===- codegen/Backend.h - The LLVM half of code generation ---------------===//
 //
-// Internal to hbg_codegen. Everything that needs LLVM (lowering, the O2
-// pipeline, the JIT) lives in a module of its own, libhbg_llvm.so, which
+// Internal to hbg_codegen. Everything that needs LLVM (lowering, the
+// optimiser, the JIT) lives in a module of its own, libhbg_llvm.so, which
 // hbg_codegen loads with dlopen the first time code is compiled. A program
 // that runs its models on tapes, or has not compiled anything yet, never
 // loads LLVM: libLLVM and the libraries it pulls in take about 25 ms to

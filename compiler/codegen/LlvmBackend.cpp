@@ -1,6 +1,6 @@
 //===- codegen/LlvmBackend.cpp - The backend module's entry point ---------===//
 //
-// Lowering builds the module, Optimizer runs O2 for the host, Jit turns it
+// Lowering builds the module, Optimizer vectorises it for the host, Jit turns it
 // into callable code. Built as libhbg_llvm.so, loaded by BackendLoader.cpp.
 //
 //===----------------------------------------------------------------------===//
@@ -24,7 +24,7 @@ void optimizeForHost(llvm::Module &module, const CodeGenOptions &opts) {
   std::unique_ptr<llvm::TargetMachine> tm = createHostTargetMachine();
   configureForTarget(module, *tm);
   if (opts.optLevel >= 1)
-    optimizeModule(module, *tm);
+    optimizeModule(module, *tm, opts.passes);
 }
 
 /// A lowered module with the context it lives in (the JIT takes both).

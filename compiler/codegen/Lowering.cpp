@@ -132,8 +132,8 @@ void Lowerer::define(llvm::Function *fn, const FunctionSpec &spec, std::size_t m
     emitSlice(fn, spec.outputs, slices.front());
     return;
   }
-  // Each slice becomes a helper; noinline keeps O2 from merging them back
-  // into one function of unbounded size. Helper names may be uniqued by
+  // Each slice becomes a helper; noinline keeps an optimiser from merging
+  // them back into one function of unbounded size. Helper names may be uniqued by
   // LLVM if a public function happens to use them; they are internal.
   std::vector<llvm::Function *> parts;
   for (std::size_t k = 0; k < slices.size(); ++k) {

@@ -1,9 +1,9 @@
 //===- codegen/Optimizer.cpp - LLVM's optimisation pipeline ---------------===//
 //
-// Lowering never sets fast-math flags, so O2 may only apply rewrites that
-// preserve IEEE results (no reassociation, no contraction into FMA): the
-// simulator compares against closed forms at 1e-10 and expects the split
-// and unsplit forms of a function to agree exactly.
+// Lowering never sets fast-math flags, so the optimiser may only apply
+// rewrites that preserve IEEE results (no reassociation, no contraction
+// into FMA): the simulator compares against closed forms at 1e-10, and the
+// tapes (runtime/Tape) must give the same bits as the compiled code.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +15,9 @@
 #include "llvm/IR/PassManager.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Target/TargetMachine.h"
+#include "llvm/Transforms/Vectorize/SLPVectorizer.h"
+
+#include <stdexcept>
 
 namespace hbg::codegen {
 
@@ -23,29 +26,39 @@ void configureForTarget(llvm::Module &module, const llvm::TargetMachine &tm) {
   module.setDataLayout(tm.createDataLayout());
 }
 
-void optimizeModule(llvm::Module &module, llvm::TargetMachine &tm) {
+void optimizeModule(llvm::Module &module, llvm::TargetMachine &tm, const std::string &passes) {
   // The analysis managers must outlive the pass manager run and be
   // destroyed in reverse order of their dependencies (declaration order).
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
   llvm::ModuleAnalysisManager mam;
-
-  // The SLP vectoriser packs the independent lanes of straight-line code
-  // (neighbouring masses of a chain, sections of a line) into vector
-  // instructions; it does not reassociate, so results are unchanged.
-  llvm::PipelineTuningOptions tuning;
-  tuning.SLPVectorization = true;
-  llvm::PassBuilder builder(&tm, tuning);
+  llvm::PassBuilder builder(&tm);
   builder.registerModuleAnalyses(mam);
   builder.registerCGSCCAnalyses(cgam);
   builder.registerFunctionAnalyses(fam);
   builder.registerLoopAnalyses(lam);
   builder.crossRegisterProxies(lam, fam, cgam, mam);
 
-  llvm::ModulePassManager passes =
-      builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2);
-  passes.run(module, mam);
+  // The lowering emits straight-line code with every common subexpression
+  // already shared (the expression DAG is hash-consed) and nothing to
+  // inline, unroll or hoist, so of O2 only the SLP vectoriser pays: it
+  // packs the independent lanes of the code (neighbouring masses of a
+  // chain, sections of a line) into vector instructions, without
+  // reassociating, so results are unchanged. Measured on the chain
+  // (docs/performance.md, "Pass pipeline"), O2 with the SLP vectoriser
+  // cost 30 to 50 % more compile time than the vectoriser alone and gave
+  // no faster code.
+  llvm::ModulePassManager pipeline;
+  if (passes.empty()) {
+    llvm::FunctionPassManager functionPasses;
+    functionPasses.addPass(llvm::SLPVectorizerPass());
+    pipeline.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(functionPasses)));
+  } else if (llvm::Error error = builder.parsePassPipeline(pipeline, passes)) {
+    throw std::runtime_error("codegen: bad pass pipeline `" + passes +
+                             "`: " + llvm::toString(std::move(error)));
+  }
+  pipeline.run(module, mam);
 }
 
 } // namespace hbg::codegen

@@ -5,6 +5,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include <string>
+
 namespace llvm {
 class Module;
 class TargetMachine;
@@ -16,8 +18,10 @@ namespace hbg::codegen {
 /// needs (and the JIT checks).
 void configureForTarget(llvm::Module &module, const llvm::TargetMachine &tm);
 
-/// Runs the new pass manager's per-module O2 pipeline, tuned for `tm`
-/// (vector widths, instruction costs).
-void optimizeModule(llvm::Module &module, llvm::TargetMachine &tm);
+/// Runs hbg's pass pipeline (the SLP vectoriser, Optimizer.cpp says why),
+/// tuned for `tm` (vector widths, instruction costs).
+/// `passes`, when not empty, is a pipeline in `opt -passes=` syntax run
+/// instead (CodeGenOptions::passes).
+void optimizeModule(llvm::Module &module, llvm::TargetMachine &tm, const std::string &passes);
 
 } // namespace hbg::codegen

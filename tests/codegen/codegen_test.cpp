@@ -1,10 +1,13 @@
 #include "hbg/codegen/CodeGen.h"
+#include "hbg/codegen/Tape.h"
 
 #include "Partition.h" // white-box: slicing bounds
 
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <sstream>
@@ -97,6 +100,13 @@ std::vector<double> call(CompiledFn fn, double t, const std::vector<double> &xa,
   return out;
 }
 
+CodeGenOptions options(unsigned optLevel, std::size_t maxNodes) {
+  CodeGenOptions o;
+  o.optLevel = optLevel;
+  o.maxNodesPerFunction = maxNodes;
+  return o;
+}
+
 /// One expression per Op, with the value computed by hand.
 struct Case {
   const char *what;
@@ -155,7 +165,7 @@ TEST_CASE("every op matches the evaluator and libm") {
 
   for (unsigned level : {0u, 2u}) {
     CAPTURE(level);
-    CodeGenerator gen({level, 2000});
+    CodeGenerator gen(options(level, 2000));
     CompiledModule mod = gen.compile(c, {{"ops", outputs}});
     std::vector<double> out = call(mod.lookup("ops"), tv, xa, pa, outputs.size());
     for (std::size_t i = 0; i < cases.size(); ++i) {
@@ -165,6 +175,66 @@ TEST_CASE("every op matches the evaluator and libm") {
       CHECK(close(out[i], m.eval(cases[i].expr, tv, xa, pa)));
     }
   }
+}
+
+TEST_CASE("tapes give the compiled code's bits, pow's constant forms included") {
+  // Modes run on tapes until LLVM's code replaces them mid-run, so the two
+  // must agree to the last bit. Constant forms of pow are where an
+  // optimiser could diverge: O2's library-call simplifier rewrites
+  // pow(x, 0.5) into sqrt and pow(2^k, y) into exp2(k y), which differ
+  // from pow in the last bits (exp2 reads k y rounded); the pipeline runs
+  // no such pass and the tape calls pow.
+  Model m(2, 1);
+  ExprContext &c = m.ctx;
+  ExprId x0 = m.x[0], x1 = m.x[1], p0 = m.p[0];
+  std::vector<ExprId> outputs = {
+      c.pow(x0, c.constant(0.5)),  c.pow(c.constant(8), x1),     c.pow(c.constant(0.25), x1),
+      c.pow(c.constant(1024), x1), c.pow(x0, c.constant(2)),     c.pow(x0, c.constant(-3)),
+      c.pow(x0, c.constant(17)),   c.pow(x0, x1),                c.pow(p0, c.constant(1.5)),
+      c.unary(Op::Sin, c.mul(x0, x1)), c.div(c.unary(Op::Tanh, x1), c.add(x0, p0)),
+      c.select(c.sub(x0, x1), c.min(x0, p0), c.max(x1, p0)),
+  };
+  std::optional<hbg::runtime::Tape> tape = hbg::codegen::buildTape(c, outputs);
+  REQUIRE(tape.has_value());
+  CodeGenerator gen;
+  CompiledModule mod = gen.compile(c, {{"f", outputs}});
+  CompiledFn fn = mod.lookup("f");
+  std::vector<double> scratch, viaTape(outputs.size());
+  std::uint64_t seed = 12345;
+  auto uniform = [&](double lo, double hi) {
+    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+    return lo + (hi - lo) * static_cast<double>(seed >> 11) * 0x1p-53;
+  };
+  int differing = 0;
+  for (int k = 0; k < 2000; ++k) {
+    std::vector<double> xa = m.stateArray({uniform(0.01, 50), uniform(-30, 30)});
+    std::vector<double> pa = {uniform(0.5, 4)};
+    std::vector<double> viaJit = call(fn, 0.0, xa, pa, outputs.size());
+    tape->evaluate(0.0, xa.data(), pa.data(), viaTape.data(), scratch);
+    for (std::size_t i = 0; i < outputs.size(); ++i)
+      if (std::memcmp(&viaJit[i], &viaTape[i], sizeof(double)) != 0 && ++differing <= 5) {
+        CAPTURE(i);
+        CAPTURE(viaJit[i]);
+        CAPTURE(viaTape[i]);
+        CHECK(false);
+      }
+  }
+  CHECK(differing == 0);
+}
+
+TEST_CASE("a pass pipeline of LLVM's runs instead of hbg's; a bad one is an error") {
+  Model m(1, 1);
+  ExprContext &c = m.ctx;
+  std::vector<ExprId> outputs = {c.pow(c.constant(8), m.x[0])};
+  CodeGenOptions o2;
+  o2.passes = "default<O2>";
+  // O2's library-call simplifier is what turns pow(8, x) into exp2.
+  CHECK(CodeGenerator(o2).emitIR(c, {{"f", outputs}}).find("exp2") != std::string::npos);
+  CHECK(CodeGenerator().emitIR(c, {{"f", outputs}}).find("exp2") == std::string::npos);
+  CodeGenOptions bad;
+  bad.passes = "no-such-pass";
+  CHECK_THROWS_WITH_AS(CodeGenerator(bad).compile(c, {{"f", outputs}}),
+                       doctest::Contains("no-such-pass"), std::runtime_error);
 }
 
 TEST_CASE("sign, min and max agree with the evaluator on NaN and signed zero") {
@@ -213,7 +283,7 @@ TEST_CASE("emitIR shows one public function per spec and no fast-math") {
   CHECK(optimised.find("reassoc") == std::string::npos);
   CHECK(optimised.find("target datalayout") != std::string::npos);
 
-  std::string raw = CodeGenerator({0, 2000}).emitIR(c, fns);
+  std::string raw = CodeGenerator(options(0, 2000)).emitIR(c, fns);
   CHECK(raw.find("call double @tan(") != std::string::npos);
   CHECK(raw.find("call double @tanh(") != std::string::npos);
   CHECK(raw.find("@llvm.powi.f64.i32") != std::string::npos);
@@ -224,7 +294,7 @@ TEST_CASE("shared subexpressions are lowered once") {
   ExprContext &c = m.ctx;
   ExprId s = c.unary(Op::Sin, c.mul(m.p[0], m.x[0]));
   std::vector<ExprId> outputs = {c.add(s, c.constant(1)), c.mul(s, m.t), c.unary(Op::Exp, s)};
-  std::string raw = CodeGenerator({0, 2000}).emitIR(c, {{"f", outputs}});
+  std::string raw = CodeGenerator(options(0, 2000)).emitIR(c, {{"f", outputs}});
   CHECK(countOf(raw, "call double @llvm.sin.f64(") == 1);
   CHECK(countOf(raw, "load double") == 2); // x0 and p0, once each
 }
@@ -258,7 +328,7 @@ TEST_CASE("splitting bounds every helper and keeps the results") {
   CHECK(next == outputs.size());
 
   std::vector<FunctionSpec> fns = {{"rhs", outputs}};
-  CodeGenerator splitting({2, maxNodes}), whole({2, 1000000});
+  CodeGenerator splitting(options(2, maxNodes)), whole(options(2, 1000000));
   std::string ir = splitting.emitIR(c, fns);
   CHECK(ir.find("define void @rhs(") != std::string::npos);
   CHECK(countDefinitions(ir, "rhs.part") == slices.size());
@@ -289,7 +359,7 @@ TEST_CASE("an output larger than the bound gets a helper of its own") {
   CHECK(slices[1].begin == 1);
   CHECK(slices[1].end == 2);
 
-  CompiledModule mod = CodeGenerator({2, 10}).compile(c, {{"f", outputs}});
+  CompiledModule mod = CodeGenerator(options(2, 10)).compile(c, {{"f", outputs}});
   std::vector<double> xa = {3.0}, pa = {0.0};
   std::vector<double> out = call(mod.lookup("f"), 0, xa, pa, 3);
   CHECK(out[0] == 3.0);

@@ -8,7 +8,7 @@
 // State and Algebraic read x[slot] (algebraic unknowns are stored after the
 // states), Parameter read p[slot] and Time reads t. Parameters
 // are arguments, so changing one never recompiles. The module goes through
-// LLVM's O2 pipeline and is JIT-compiled by ORC LLJIT.
+// LLVM's SLP vectoriser and is JIT-compiled by ORC LLJIT.
 //
 // Large groups are split into helper functions of bounded size (each
 // writes a slice of `out`), so that optimisation and compile time grow
@@ -46,10 +46,15 @@ struct FunctionSpec {
 
 /// Code generation settings.
 struct CodeGenOptions {
-  /// 0 skips the optimisation pipeline, 2 runs LLVM's O2 (the default).
+  /// 0 skips the optimisation pipeline (the SLP vectoriser); 1 and above
+  /// run it (the default).
   unsigned optLevel = 2;
   /// Upper bound on DAG nodes lowered into one LLVM function.
   std::size_t maxNodesPerFunction = 500;
+  /// For measurements: an LLVM pass pipeline in `opt -passes=` syntax
+  /// (`default<O2>`, `instcombine,slp-vectorizer`) run instead of hbg's.
+  /// Empty: hbg's. A pipeline LLVM cannot parse is a std::runtime_error.
+  std::string passes;
 };
 
 /// LLVM's half of code generation (libhbg_llvm.so, loaded on first use)
