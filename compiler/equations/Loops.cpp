@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string_view>
 #include <unordered_set>
 
 namespace hbg::eq {
@@ -277,14 +278,22 @@ bool closeLoops(const std::vector<TornVariable> &torn, EquationSystem &sys,
   }
 
   const auto numStates = static_cast<std::uint32_t>(sys.states.size());
+  // The Newton Jacobian, by column (unknown): (row, d residual / d unknown).
+  // Later loops' residuals read earlier unknowns, so it is block triangular.
+  // A run-time loop's rows are filled while its own Jacobian is formed,
+  // which needs the same derivatives; the others' after the loops.
+  std::unordered_map<std::uint32_t, std::uint32_t> unknownOf; // symbol -> unknown
+  std::vector<std::vector<std::pair<std::uint32_t, sym::ExprId>>> byColumn;
+  std::size_t rowsDone = 0; // residuals whose Jacobian rows are in byColumn
   for (const std::vector<std::uint32_t> &comp : loops) {
     std::size_t m = comp.size();
     AlgebraicLoop loop;
-    std::vector<std::string> paths;
+    std::vector<std::string_view> paths; // distinct, in order of first use
+    std::unordered_set<std::string_view> seen;
     std::vector<sym::ExprId> res;
     for (std::uint32_t k : comp) {
       loop.tearing.push_back(torn[k].name);
-      if (std::find(paths.begin(), paths.end(), torn[k].path) == paths.end())
+      if (seen.insert(torn[k].path).second)
         paths.push_back(torn[k].path);
       res.push_back(torn[k].residual);
     }
@@ -294,8 +303,11 @@ bool closeLoops(const std::vector<TornVariable> &torn, EquationSystem &sys,
         roots.push_back(&r);
       ctx.substitute(roots, out.substitution);
     }
-    for (std::size_t i = 0; i < paths.size(); ++i)
-      loop.path += (i ? "; " : "") + paths[i];
+    for (std::size_t i = 0; i < paths.size(); ++i) {
+      if (i)
+        loop.path += "; ";
+      loop.path += paths[i];
+    }
     const TornVariable &first = torn[comp[0]];
 
     // Large loops are solved at run time: their tearing variables become
@@ -311,6 +323,7 @@ bool closeLoops(const std::vector<TornVariable> &torn, EquationSystem &sys,
         auto index = static_cast<std::uint32_t>(sys.unknowns.size());
         sym::SymbolId s = ctx.addSymbol(name, sym::SymbolKind::Algebraic, numStates + index);
         sys.unknowns.push_back({name, s});
+        unknownOf[s.index] = index;
         loop.unknowns.push_back(index);
         loopUnknowns.insert(s.index);
         columns.push_back(s);
@@ -348,12 +361,18 @@ bool closeLoops(const std::vector<TornVariable> &torn, EquationSystem &sys,
       sym::ExprId value;
     };
     std::vector<Entry> entries;
+    // Run-time loops: the derivatives in earlier loops' unknowns, for the
+    // Newton Jacobian, as (row, unknown, value).
+    std::vector<Entry> earlier;
     bool linear = true;
     for (std::size_t i = 0; i < size; ++i)
       for (sym::SymbolId s : ctx.symbolsOf(res[i])) {
         auto col = inLoop.find(s.index);
-        if (col == inLoop.end())
+        if (col == inLoop.end()) {
+          if (auto u = unknownOf.find(s.index); runTime && u != unknownOf.end())
+            earlier.push_back({static_cast<std::uint32_t>(i), u->second, ctx.derivative(res[i], s)});
           continue;
+        }
         sym::ExprId d = ctx.derivative(res[i], s);
         for (sym::SymbolId r : ctx.symbolsOf(d))
           linear = linear && !inLoop.count(r.index);
@@ -422,7 +441,14 @@ bool closeLoops(const std::vector<TornVariable> &torn, EquationSystem &sys,
         return false;
       }
       loop.closedForm = false;
+      auto base = static_cast<std::uint32_t>(sys.residuals.size());
       sys.residuals.insert(sys.residuals.end(), res.begin(), res.end());
+      byColumn.resize(sys.unknowns.size());
+      for (const Entry &e : entries)
+        byColumn[loop.unknowns[e.col]].emplace_back(base + e.row, e.value);
+      for (const Entry &e : earlier)
+        byColumn[e.col].emplace_back(base + e.row, e.value);
+      rowsDone = sys.residuals.size();
     } else if (linear) {
       // r(z) = J z + r(0) = 0.
       std::vector<sym::ExprId> jac(m * m, ctx.constant(0));
@@ -455,6 +481,7 @@ bool closeLoops(const std::vector<TornVariable> &torn, EquationSystem &sys,
         auto index = static_cast<std::uint32_t>(sys.unknowns.size());
         sym::SymbolId s = ctx.addSymbol(torn[k].name, sym::SymbolKind::Algebraic, numStates + index);
         sys.unknowns.push_back({torn[k].name, s});
+        unknownOf[s.index] = index;
         loop.unknowns.push_back(index);
         toUnknown[torn[k].symbol.index] = ctx.ref(s);
         out.substitution[torn[k].symbol.index] = ctx.ref(s);
@@ -463,21 +490,20 @@ bool closeLoops(const std::vector<TornVariable> &torn, EquationSystem &sys,
         sys.residuals.push_back(ctx.substitute(r, toUnknown));
     }
     sys.loops.push_back(std::move(loop));
+    // Rows not filled above (a Newton loop's): every unknown they read,
+    // this loop's and earlier ones'.
+    byColumn.resize(sys.unknowns.size());
+    for (; rowsDone < sys.residuals.size(); ++rowsDone) {
+      sym::ExprId r = sys.residuals[rowsDone];
+      for (sym::SymbolId s : ctx.symbolsOf(r))
+        if (auto u = unknownOf.find(s.index); u != unknownOf.end())
+          byColumn[u->second].emplace_back(static_cast<std::uint32_t>(rowsDone),
+                                           ctx.derivative(r, s));
+    }
   }
 
-  // Newton works on all run-time loops together; later loops' residuals
-  // use earlier unknowns, so the Jacobian is block triangular. It is kept
-  // sparse: only the unknowns each residual reads.
-  std::unordered_map<std::uint32_t, std::uint32_t> unknownOf;
-  for (std::uint32_t k = 0; k < sys.unknowns.size(); ++k)
-    unknownOf[sys.unknowns[k].symbol.index] = k;
-  std::vector<std::vector<std::pair<std::uint32_t, sym::ExprId>>> byColumn(sys.unknowns.size());
-  for (std::uint32_t row = 0; row < sys.residuals.size(); ++row)
-    for (sym::SymbolId s : ctx.symbolsOf(sys.residuals[row])) {
-      auto it = unknownOf.find(s.index);
-      if (it != unknownOf.end())
-        byColumn[it->second].emplace_back(row, ctx.derivative(sys.residuals[row], s));
-    }
+  // Newton works on all run-time loops together, its Jacobian kept sparse:
+  // only the unknowns each residual reads.
   sys.jacobianPattern = {};
   sys.jacobian.clear();
   if (!sys.unknowns.empty()) {
