@@ -45,7 +45,7 @@ private:
     while (!todo.empty()) {
       auto [id, expanded] = todo.back();
       todo.pop_back();
-      if (done_.count(id.index))
+      if (isDone(id))
         continue;
       const sym::Node &n = ctx_.node(id);
       if (!expanded) {
@@ -53,14 +53,23 @@ private:
         int k = 0;
         sym::forEachOperand(n, [&](sym::ExprId o) {
           bool condition = n.op == sym::Op::Select && k++ == 0;
-          if (!condition && !done_.count(o.index))
+          if (!condition && !isDone(o))
             todo.push_back({o, false});
         });
         continue;
       }
-      done_[id.index] = finish(id, n);
+      Done d = finish(id, n); // may grow the store, and with it done_
+      done_[id.index] = d;
     }
-    return done_.at(root.index).id;
+    return done_[root.index].id;
+  }
+
+  /// Whether `id` has been visited. done_ is indexed by node: the store's
+  /// ids are dense, and a hash map per node cost more than the walk.
+  bool isDone(sym::ExprId id) {
+    if (done_.size() <= id.index)
+      done_.resize(ctx_.size());
+    return done_[id.index].id.valid();
   }
 
   /// `n` by value: building nodes may move the context's node storage.
@@ -80,7 +89,7 @@ private:
         out[k] = ops[k];
         continue;
       }
-      const Done &d = done_.at(ops[k].index);
+      const Done &d = done_[ops[k].index];
       varies = varies || d.varies;
       out[k] = d.id;
     }
@@ -127,13 +136,20 @@ private:
 
   EquationSystem &sys_;
   sym::ExprContext &ctx_;
-  std::unordered_map<std::uint32_t, Done> done_;
+  std::vector<Done> done_; ///< by node index; invalid id: not visited
   std::unordered_map<std::uint32_t, std::size_t> byArgument_;
 };
 
 } // namespace
 
 void extractKinks(EquationSystem &sys) {
+  // Most models have no kink at all: one pass over the store tells.
+  const sym::ExprContext &ctx = *sys.ctx;
+  bool any = false;
+  for (std::uint32_t i = 0; i < ctx.size() && !any; ++i)
+    any = isKinkOp(ctx.node(sym::ExprId{i}).op);
+  if (!any)
+    return;
   KinkRewriter r(sys);
   for (State &s : sys.states)
     r.rewrite(s.derivative);
