@@ -382,9 +382,18 @@ int main(int argc, char **argv) {
       o.markdown = true;
     } else if (a == "--threshold") {
       o.threshold = true;
+    } else if ((a == "--print-grid" || a == "--print-lattice") && i + 1 < argc) {
+      int n = std::atoi(argv[++i]);
+      if (n < 2) {
+        std::fprintf(stderr, "hbg_bench_network: %s needs a size of at least 2\n", a.c_str());
+        return 2;
+      }
+      std::fputs((a == "--print-grid" ? gridModel(n) : latticeModel(n)).c_str(), stdout);
+      return 0;
     } else {
       std::fprintf(stderr, "usage: hbg_bench_network [--sizes n,...] [--repeat K] [--markdown] "
-                           "[--threshold]\n");
+                           "[--threshold]\n"
+                           "       hbg_bench_network --print-grid n | --print-lattice n\n");
       return 2;
     }
   }
