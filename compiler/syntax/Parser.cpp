@@ -1,6 +1,7 @@
 //===- compiler/syntax/Parser.cpp - .hbg text to AST ----------------------===//
 //
-// Lexes the whole buffer, parses it with ANTLR stopping at the first error,
+// Lexes the whole buffer (Lexer.h: the grammar's lexer rules written out),
+// parses it with ANTLR's generated parser stopping at the first error,
 // and reports whichever comes first in the text: a lexical error (an error
 // token from the lexer) or the syntax error. Only an error-free tree reaches
 // the AST builder.
@@ -13,9 +14,9 @@
 #include "ByteStream.h"
 #include "ErrorMessages.h"
 #include "ErrorStrategy.h"
+#include "Lexer.h"
 #include "Tokens.h"
 
-#include "HbgLexer.h"
 #include "HbgParser.h"
 
 #include <BaseErrorListener.h>
@@ -29,9 +30,9 @@ namespace hbg::syntax {
 
 namespace {
 
-/// Keeps ANTLR from printing to the console. Neither recognizer should ever
-/// call it (the lexer has a catch-all token, the parser's errors go through
-/// StopAtFirstError), so it only remembers where, in case one does.
+/// Keeps ANTLR from printing to the console. The parser should never call
+/// it (its errors go through StopAtFirstError), so it only remembers
+/// where, in case it does.
 class SilentListener : public antlr4::BaseErrorListener {
 public:
   void syntaxError(antlr4::Recognizer *, antlr4::Token *offending, size_t line, size_t column,
@@ -61,12 +62,12 @@ antlr4::Token *firstLexicalError(const SourceText &src, antlr4::CommonTokenStrea
 /// inside that many, or the operator past that many in a run of signs
 /// (`- - - x`) or of powers at one level (`a ^ b ^ c`), which the grammar
 /// nests like parentheses.
-antlr4::Token *tooDeep(antlr4::CommonTokenStream &tokens) {
+antlr4::Token *tooDeep(const SourceText &src, antlr4::CommonTokenStream &tokens) {
   std::vector<std::size_t> powers{0}; // `^` at each open parenthesis level
   std::size_t signs = 0;
   bool operandBefore = false; // the previous token ends an operand
   for (antlr4::Token *tok : tokens.getTokens()) {
-    std::string text = tok->getText();
+    std::string_view text = tokenText(src.buffer, tok);
     bool sign = (text == "-" || text == "+") && !operandBefore;
     signs = sign ? signs + 1 : 0;
     if (signs > kMaxNesting)
@@ -100,16 +101,14 @@ std::unique_ptr<ast::File> parse(std::uint32_t fileId, const SourceManager &sm,
   ByteStream input(src.buffer, sm.name(fileId));
   SilentListener listener;
 
-  hbg_antlr::HbgLexer lexer(&input);
-  lexer.removeErrorListeners();
-  lexer.addErrorListener(&listener);
+  Lexer lexer(src.buffer, &input);
   antlr4::CommonTokenStream tokens(&lexer);
   tokens.fill();
   antlr4::Token *lexError = firstLexicalError(src, tokens);
   // The parser and every pass after it walk nested parentheses
   // recursively: bound the depth before any of them runs (as clang's
   // -fbracket-depth does).
-  if (antlr4::Token *deep = tooDeep(tokens)) {
+  if (antlr4::Token *deep = tooDeep(src, tokens)) {
     diags.report(DiagKind::NestingTooDeep, tokenRange(fileId, deep), {kMaxNesting});
     return nullptr;
   }
