@@ -491,7 +491,7 @@ struct Row {
 void usage(std::FILE *to) {
   std::fprintf(to,
                "usage: hbg_bench_chain [--sizes N,N,...] [--repeat K] [--max-nodes K] [--passes P]\n"
-               "                       [--markdown]\n"
+               "                       [--quick] [--markdown]\n"
                "       hbg_bench_chain --print-model N\n"
                "\n"
                "Compile time and right-hand-side speed of a generated chain of N masses,\n"
@@ -501,6 +501,8 @@ void usage(std::FILE *to) {
                "  --max-nodes K  DAG nodes per generated function (default: hbg's)\n"
                "  --passes P     LLVM pass pipeline in `opt -passes=` syntax instead of\n"
                "                 hbg's (the SLP vectoriser), e.g. 'default<O2>'\n"
+               "  --quick        LLVM's quick tier: no IR passes, fast instruction\n"
+               "                 selection and register allocation\n"
                "  --repeat K     timing repeats, medians are reported (default 5; compiles\n"
                "                 of N >= 10000 use min(K, 3))\n"
                "  --markdown     print markdown tables\n"
@@ -592,6 +594,8 @@ int run(int argc, char **argv) {
       options.codegen.maxNodesPerFunction = static_cast<std::size_t>(k);
     } else if (a == "--passes") {
       options.codegen.passes = argv[++i];
+    } else if (a == "--quick") {
+      options.codegen.quick = true;
     } else if (a == "--print-model") {
       long n = std::atol(argv[++i]);
       if (n < 1) {

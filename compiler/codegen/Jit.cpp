@@ -4,15 +4,56 @@
 
 #include "Target.h"
 
+#include "llvm/ExecutionEngine/Orc/CompileUtils.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
+#include "llvm/ExecutionEngine/Orc/IRCompileLayer.h"
 #include "llvm/IR/Module.h"
 
 namespace hbg::codegen {
 
+namespace {
+
+/// Compiles each module at the level its `hbg.quick` flag asks for
+/// (markQuick): one JIT holds a mode's quick code and, later, its
+/// optimised code. A target machine per module, as ORC's concurrent
+/// compiler makes, so that threads may compile at once.
+class LevelledCompiler : public llvm::orc::IRCompileLayer::IRCompiler {
+public:
+  explicit LevelledCompiler(llvm::orc::JITTargetMachineBuilder builder)
+      : IRCompiler(llvm::orc::irManglingOptionsFromTargetOptions(builder.getOptions())),
+        builder_(std::move(builder)) {}
+
+  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> operator()(llvm::Module &m) override {
+    llvm::orc::JITTargetMachineBuilder builder = builder_;
+    if (m.getModuleFlag(kQuickFlag))
+      builder.setCodeGenOptLevel(llvm::CodeGenOptLevel::None);
+    auto tm = builder.createTargetMachine();
+    if (!tm)
+      return tm.takeError();
+    return llvm::orc::SimpleCompiler(**tm)(m);
+  }
+
+private:
+  llvm::orc::JITTargetMachineBuilder builder_;
+};
+
+} // namespace
+
+void markQuick(llvm::Module &module) {
+  module.addModuleFlag(llvm::Module::Warning, kQuickFlag, 1);
+}
+
 std::unique_ptr<llvm::orc::LLJIT> createJit() {
-  std::unique_ptr<llvm::orc::LLJIT> jit =
-      unwrap(llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(hostMachineBuilder()).create(),
-             "cannot create the JIT");
+  std::unique_ptr<llvm::orc::LLJIT> jit = unwrap(
+      llvm::orc::LLJITBuilder()
+          .setJITTargetMachineBuilder(hostMachineBuilder())
+          .setCompileFunctionCreator([](llvm::orc::JITTargetMachineBuilder builder)
+                                         -> llvm::Expected<std::unique_ptr<
+                                             llvm::orc::IRCompileLayer::IRCompiler>> {
+            return std::make_unique<LevelledCompiler>(std::move(builder));
+          })
+          .create(),
+      "cannot create the JIT");
   // Generated code calls libm (tan, tanh, and whatever the backend lowers
   // intrinsics to); resolve those from the libraries loaded in this process.
   char prefix = jit->getDataLayout().getGlobalPrefix();

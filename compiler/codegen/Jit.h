@@ -35,7 +35,14 @@ struct Code {
   llvm::orc::ResourceTrackerSP tracker;
 };
 
-/// A host LLJIT that resolves libm and the process's other symbols.
+/// The module flag that asks for CodeGenOptLevel::None (CodeGenOptions::quick).
+inline constexpr const char *kQuickFlag = "hbg.quick";
+
+/// Marks `module` for quick compilation.
+void markQuick(llvm::Module &module);
+
+/// A host LLJIT that resolves libm and the process's other symbols, and
+/// compiles each module at its level (markQuick).
 std::unique_ptr<llvm::orc::LLJIT> createJit();
 
 /// JIT-compiles `module` (optimised, configured for the host) into

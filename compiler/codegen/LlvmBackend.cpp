@@ -23,7 +23,9 @@ namespace {
 void optimizeForHost(llvm::Module &module, const CodeGenOptions &opts) {
   std::unique_ptr<llvm::TargetMachine> tm = createHostTargetMachine();
   configureForTarget(module, *tm);
-  if (opts.optLevel >= 1)
+  if (opts.quick)
+    markQuick(module);
+  else if (opts.optLevel >= 1)
     optimizeModule(module, *tm, opts.passes);
 }
 

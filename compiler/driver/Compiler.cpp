@@ -25,6 +25,8 @@ bool Model::switched() const { return impl_->switched; }
 std::size_t Model::modesCompiled() const { return impl_->modesCompiled(); }
 std::size_t Model::modesCompiledByLlvm() const { return impl_->tiers->compiledModes(); }
 
+std::size_t Model::modesCompiledQuickly() const { return impl_->tiers->quickModes(); }
+
 void Model::compileMode(const std::string &text) const {
   if (!impl_->switched) {
     if (!text.empty())
@@ -585,7 +587,7 @@ Model Compiler::compileEquations(eq::EquationSystem equations) const {
   // One mode, real for the whole run: tiered, it is queued for LLVM at
   // once and runs on its tapes until the code is in.
   impl->tiers = std::make_shared<CodeTiers>(opts_.codegen, opts_.tiering, opts_.hotCalls,
-                                            /*eager=*/true);
+                                            opts_.quickTierMin, /*eager=*/true);
   impl->initial = compileMode(std::move(equations), impl->tiers, false, false);
   return Model(std::move(impl));
 }

@@ -62,6 +62,14 @@ struct TieredCode {
   /// Set once the compiled code is published in every ModeFn.
   std::atomic<bool> compiled{false};
   codegen::CompiledModule module;
+  /// LLVM's quick code (CodeGenOptions::quick), compiled first when the
+  /// functions are large; kept while they live, since a run may still be
+  /// in it when the optimised code is swapped in.
+  codegen::CompiledModule quickModule;
+  /// Set once the quick code is in (or was tried).
+  bool quickDone = false;
+  /// Instructions of all the functions' tapes: their size.
+  std::size_t tapeSize() const;
   /// A mode's functions (counted in CodeTiers::compiledModes()), not a
   /// Jacobian's.
   bool mode = true;
@@ -93,19 +101,25 @@ class CodeTiers : public std::enable_shared_from_this<CodeTiers> {
 public:
   /// `eager`: Tiered code is queued for LLVM at once instead of when hot
   /// (a model without switched junctions: its one mode is the whole run).
-  CodeTiers(codegen::CodeGenOptions opts, Tiering policy, unsigned hotCalls, bool eager = false);
+  /// Tiered code of `quickTierMin` tape instructions or more is compiled
+  /// by LLVM's quick tier first, then optimised.
+  CodeTiers(codegen::CodeGenOptions opts, Tiering policy, unsigned hotCalls,
+            std::size_t quickTierMin, bool eager = false);
   ~CodeTiers();
   /// Sets up `code`'s tiers once its functions are added: compiles it now
   /// (Tiering::Jit, `ctxLocked`: the caller holds the expression store's
   /// lock), or leaves it to its tapes until hot (Tiered; eager: queued at
   /// once) or for good (Tape).
   void start(TieredCode &code, std::shared_ptr<const void> owner, bool ctxLocked);
-  /// Compiles `code` on this thread and swaps it in.
-  void compileNow(TieredCode &code, bool ctxLocked);
+  /// Compiles `code` on this thread and swaps it in: optimised, or in
+  /// LLVM's quick tier.
+  void compileNow(TieredCode &code, bool ctxLocked, bool quick = false);
   /// Queues hot `code` for the background thread.
   void request(std::weak_ptr<TieredCode> code);
   /// Modes compiled so far (in the background or not).
   std::size_t compiledModes() const { return compiled_.load(); }
+  /// Modes compiled in LLVM's quick tier before being optimised.
+  std::size_t quickModes() const { return quick_.load(); }
 
 private:
   void run();
@@ -113,10 +127,11 @@ private:
   codegen::CodeGenOptions opts_;
   Tiering policy_;
   unsigned hotCalls_;
+  std::size_t quickTierMin_;
   bool eager_;
   std::mutex sessionMutex_;
   std::shared_ptr<codegen::JitSession> session_;
-  std::atomic<std::size_t> compiled_{0};
+  std::atomic<std::size_t> compiled_{0}, quick_{0};
   std::mutex mutex_;
   std::condition_variable wake_;
   /// Newest first: a mode just entered is the one the run is in.

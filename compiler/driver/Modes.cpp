@@ -297,7 +297,8 @@ Model Compiler::compileSwitched(std::shared_ptr<SourceManager> sources, bg::Bond
   // background; all of them at once when asked to compile every mode.
   Tiering tiering = opts_.compileAllModes && opts_.tiering == Tiering::Tiered ? Tiering::Jit
                                                                               : opts_.tiering;
-  impl->tiers = std::make_shared<CodeTiers>(opts_.codegen, tiering, opts_.hotCalls);
+  impl->tiers =
+      std::make_shared<CodeTiers>(opts_.codegen, tiering, opts_.hotCalls, opts_.quickTierMin);
 
   // The initial mode from the equations already built; the others later.
   bg::Mode mode = bg::initialMode(g);

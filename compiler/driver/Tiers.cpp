@@ -4,7 +4,9 @@
 // building a tape is linear in the DAG and takes microseconds per hundred
 // nodes, where LLVM takes milliseconds. A mode that keeps being evaluated
 // is compiled by LLVM on a background thread and its code swapped in,
-// function by function, through atomic pointers; a mode only passed
+// function by function, through atomic pointers; a large one is compiled
+// by LLVM's quick tier first (no optimisation, fast instruction selection
+// and register allocation), then optimised. A mode only passed
 // through during an event (a mythical mode) never reaches LLVM. All of a
 // model's modules share one LLJIT, each under a resource tracker of its
 // own, so a dropped mode frees its code.
@@ -38,8 +40,17 @@ void TieredCode::requestCompile() const {
   t->request(std::shared_ptr<TieredCode>(keep, const_cast<TieredCode *>(this)));
 }
 
-CodeTiers::CodeTiers(codegen::CodeGenOptions opts, Tiering policy, unsigned hotCalls, bool eager)
-    : opts_(opts), policy_(policy), hotCalls_(std::max(1u, hotCalls)), eager_(eager) {}
+std::size_t TieredCode::tapeSize() const {
+  std::size_t n = 0;
+  for (const ModeFn *f : fns)
+    n += f->tape.code.size();
+  return n;
+}
+
+CodeTiers::CodeTiers(codegen::CodeGenOptions opts, Tiering policy, unsigned hotCalls,
+                     std::size_t quickTierMin, bool eager)
+    : opts_(std::move(opts)), policy_(policy), hotCalls_(std::max(1u, hotCalls)),
+      quickTierMin_(quickTierMin), eager_(eager) {}
 
 CodeTiers::~CodeTiers() {
   {
@@ -77,8 +88,10 @@ void CodeTiers::start(TieredCode &code, std::shared_ptr<const void> owner, bool 
   }
 }
 
-void CodeTiers::compileNow(TieredCode &code, bool ctxLocked) {
-  codegen::CodeGenerator gen(opts_);
+void CodeTiers::compileNow(TieredCode &code, bool ctxLocked, bool quick) {
+  codegen::CodeGenOptions opts = opts_;
+  opts.quick = opts.quick || quick;
+  codegen::CodeGenerator gen(opts);
   codegen::LoweredModule lowered;
   if (ctxLocked) {
     lowered = gen.lower(*code.ctx, code.specs);
@@ -88,13 +101,19 @@ void CodeTiers::compileNow(TieredCode &code, bool ctxLocked) {
     std::lock_guard<std::mutex> lock(code.ctx->mutex());
     lowered = gen.lower(*code.ctx, code.specs);
   }
-  code.module = gen.compile(std::move(lowered), session());
+  codegen::CompiledModule &module = quick ? code.quickModule : code.module;
+  module = gen.compile(std::move(lowered), session());
   for (std::size_t i = 0; i < code.specs.size(); ++i) {
-    codegen::CompiledFn f = code.module.lookup(code.specs[i].name);
+    codegen::CompiledFn f = module.lookup(code.specs[i].name);
     if (!f)
       throw InternalError("generated function `" + code.specs[i].name +
                           "` missing from the JIT");
     code.fns[i]->jit.store(f, std::memory_order_release);
+  }
+  if (quick) {
+    if (code.mode)
+      ++quick_;
+    return;
   }
   code.compiled = true;
   if (code.mode)
@@ -124,14 +143,22 @@ void CodeTiers::run() {
     if (!code)
       continue; // the mode was dropped before its turn
     lock.unlock();
+    // Large code gets LLVM's quick tier first (about a tenth of the
+    // compile time), and is queued again, behind everything waiting, to
+    // be optimised.
+    bool quick = !code->quickDone && code->tapeSize() >= quickTierMin_;
+    code->quickDone = true;
     try {
-      compileNow(*code, false);
+      compileNow(*code, false, quick);
     } catch (const std::exception &) {
       // The tapes compute the same values: a mode whose compilation fails
       // keeps running on them.
+      quick = false;
     }
-    code.reset();
     lock.lock();
+    if (quick && !stop_)
+      queue_.push_back(code);
+    code.reset();
   }
 }
 

@@ -68,6 +68,9 @@ public:
   /// Modes (with their Jacobians, for stiff methods) whose code LLVM has
   /// compiled so far; the others run on tapes (Tiering).
   std::size_t modesCompiledByLlvm() const;
+  /// Of those and the modes on their way there, the ones LLVM's quick
+  /// tier compiled first (CompilerOptions::quickTierMin).
+  std::size_t modesCompiledQuickly() const;
   /// Analyses the mode `j1=on,j2=off` now (junctions not named keep their
   /// initial state) and builds its code: its tapes, and LLVM's code when
   /// hot or, with Tiering::Jit, at once. Throws CompileError when it
@@ -123,6 +126,12 @@ struct CompilerOptions {
   /// Tiered: evaluations of a mode's right-hand side by tape before it is
   /// compiled.
   unsigned hotCalls = 1000;
+  /// Tiered: a hot mode whose functions' tapes have at least this many
+  /// instructions is compiled by LLVM's quick tier first
+  /// (CodeGenOptions::quick: about a tenth of the compile time, code 1.1
+  /// to 2 times slower than optimised), swapped in, and then optimised.
+  /// Below it, optimising takes a few hundred milliseconds or less.
+  std::size_t quickTierMin = 2000;
   /// Switched models: modes kept analysed (and compiled) between runs;
   /// beyond this, the least recently used ones that no run is in are
   /// dropped, and analysed again if entered again.

@@ -177,7 +177,7 @@ TEST_CASE("every op matches the evaluator and libm") {
   }
 }
 
-TEST_CASE("tapes give the compiled code's bits, pow's constant forms included") {
+TEST_CASE("tapes give the compiled code's bits, quick or optimised, pow's forms included") {
   // Modes run on tapes until LLVM's code replaces them mid-run, so the two
   // must agree to the last bit. Constant forms of pow are where an
   // optimiser could diverge: O2's library-call simplifier rewrites
@@ -196,30 +196,38 @@ TEST_CASE("tapes give the compiled code's bits, pow's constant forms included") 
   };
   std::optional<hbg::runtime::Tape> tape = hbg::codegen::buildTape(c, outputs);
   REQUIRE(tape.has_value());
-  CodeGenerator gen;
-  CompiledModule mod = gen.compile(c, {{"f", outputs}});
-  CompiledFn fn = mod.lookup("f");
-  std::vector<double> scratch, viaTape(outputs.size());
-  std::uint64_t seed = 12345;
-  auto uniform = [&](double lo, double hi) {
-    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
-    return lo + (hi - lo) * static_cast<double>(seed >> 11) * 0x1p-53;
-  };
-  int differing = 0;
-  for (int k = 0; k < 2000; ++k) {
-    std::vector<double> xa = m.stateArray({uniform(0.01, 50), uniform(-30, 30)});
-    std::vector<double> pa = {uniform(0.5, 4)};
-    std::vector<double> viaJit = call(fn, 0.0, xa, pa, outputs.size());
-    tape->evaluate(0.0, xa.data(), pa.data(), viaTape.data(), scratch);
-    for (std::size_t i = 0; i < outputs.size(); ++i)
-      if (std::memcmp(&viaJit[i], &viaTape[i], sizeof(double)) != 0 && ++differing <= 5) {
-        CAPTURE(i);
-        CAPTURE(viaJit[i]);
-        CAPTURE(viaTape[i]);
-        CHECK(false);
-      }
+  // Optimised and quick code (CodeGenOptions::quick) alike, in one JIT
+  // session as a mode's two compilations are.
+  std::shared_ptr<hbg::codegen::JitSession> session = hbg::codegen::JitSession::create();
+  for (bool quick : {false, true}) {
+    CAPTURE(quick);
+    CodeGenOptions opts;
+    opts.quick = quick;
+    CodeGenerator gen(opts);
+    CompiledModule mod = gen.compile(gen.lower(c, {{"f", outputs}}), session);
+    CompiledFn fn = mod.lookup("f");
+    std::vector<double> scratch, viaTape(outputs.size());
+    std::uint64_t seed = 12345;
+    auto uniform = [&](double lo, double hi) {
+      seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+      return lo + (hi - lo) * static_cast<double>(seed >> 11) * 0x1p-53;
+    };
+    int differing = 0;
+    for (int k = 0; k < 2000; ++k) {
+      std::vector<double> xa = m.stateArray({uniform(0.01, 50), uniform(-30, 30)});
+      std::vector<double> pa = {uniform(0.5, 4)};
+      std::vector<double> viaJit = call(fn, 0.0, xa, pa, outputs.size());
+      tape->evaluate(0.0, xa.data(), pa.data(), viaTape.data(), scratch);
+      for (std::size_t i = 0; i < outputs.size(); ++i)
+        if (std::memcmp(&viaJit[i], &viaTape[i], sizeof(double)) != 0 && ++differing <= 5) {
+          CAPTURE(i);
+          CAPTURE(viaJit[i]);
+          CAPTURE(viaTape[i]);
+          CHECK(false);
+        }
+    }
+    CHECK(differing == 0);
   }
-  CHECK(differing == 0);
 }
 
 TEST_CASE("a pass pipeline of LLVM's runs instead of hbg's; a bad one is an error") {

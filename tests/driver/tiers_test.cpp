@@ -19,10 +19,12 @@ namespace {
 
 const std::string kExamples = std::string(HBG_SOURCE_DIR) + "/examples/";
 
-hbg::Model compile(const std::string &file, hbg::Tiering tiering, unsigned hotCalls = 1000) {
+hbg::Model compile(const std::string &file, hbg::Tiering tiering, unsigned hotCalls = 1000,
+                   std::size_t quickTierMin = hbg::CompilerOptions().quickTierMin) {
   hbg::CompilerOptions opts;
   opts.tiering = tiering;
   opts.hotCalls = hotCalls;
+  opts.quickTierMin = quickTierMin;
   return hbg::Compiler(opts).compileFile(kExamples + file);
 }
 
@@ -115,7 +117,49 @@ TEST_CASE("every example runs identically on tapes, on LLVM's code, and switchin
     hbg::Result tiered = hbg::Simulation(compile(ex.file, hbg::Tiering::Tiered, 1), opts).run();
     REQUIRE_MESSAGE(tiered.ok(), tiered.error);
     checkIdentical(jit, tiered);
+    // Every mode through LLVM's quick tier first: two swaps mid-run.
+    hbg::Result quick =
+        hbg::Simulation(compile(ex.file, hbg::Tiering::Tiered, 1, 0), opts).run();
+    REQUIRE_MESSAGE(quick.ok(), quick.error);
+    checkIdentical(jit, quick);
   }
+}
+
+TEST_CASE("large modes get LLVM's quick code first, then the optimised code") {
+  // A chain of 300 masses: its right-hand side's tape is well above
+  // quickTierMin, the RLC circuit's far below.
+  std::string text = "model Chain {\n  Sf wall(0);\n";
+  const int n = 300;
+  for (int i = 0; i < n; ++i) {
+    std::string k = std::to_string(i), prev = i ? "v" + std::to_string(i - 1) : "wall";
+    text += "  C spring" + k + "(0.5) { q0 = " + std::to_string(0.01 * (i % 7)) + "; }\n" +
+            "  I mass" + k + "(1) { p0 = 0; }\n  R damper" + k + "(0.1);\n  1 v" + k +
+            ";\n  0 s" + k + ";\n  bond v" + k + " -> s" + k + ";\n  bond s" + k + " -> " +
+            prev + ";\n  bond s" + k + " -> spring" + k + ";\n  bond v" + k + " -> mass" + k +
+            ";\n  bond v" + k + " -> damper" + k + ";\n";
+  }
+  text += "  output mass" + std::to_string(n - 1) + ".p;\n}\n";
+  hbg::SimulationOptions opts;
+  opts.tEnd = 20;
+  opts.dtOut = 0.1;
+  hbg::CompilerOptions tapeOpts;
+  tapeOpts.tiering = hbg::Tiering::Tape;
+  hbg::Result tape = hbg::Simulation(hbg::Compiler(tapeOpts).compileString(text, "chain.hbg"),
+                                     opts).run();
+  REQUIRE_MESSAGE(tape.ok(), tape.error);
+  hbg::Model model = hbg::Compiler().compileString(text, "chain.hbg");
+  hbg::Result tiered = hbg::Simulation(model, opts).run();
+  REQUIRE_MESSAGE(tiered.ok(), tiered.error);
+  checkIdentical(tape, tiered);
+  CHECK(llvmModesAfterWaiting(model, 1) == 1);
+  CHECK(model.modesCompiledQuickly() == 1);
+  // Run again on the optimised code: still the same bits.
+  checkIdentical(tape, hbg::Simulation(model, opts).run());
+
+  hbg::Model small = compile("rlc.hbg", hbg::Tiering::Tiered);
+  REQUIRE(runTo(small, 1).ok());
+  CHECK(llvmModesAfterWaiting(small, 1) == 1);
+  CHECK(small.modesCompiledQuickly() == 0);
 }
 
 TEST_CASE("stiff methods evaluate the Jacobian on tapes identically") {

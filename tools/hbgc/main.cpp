@@ -715,6 +715,8 @@ int runRun(const std::vector<std::string> &argv) {
                 << "modes analysed: " << model.modesCompiled() << " (" << r.modesCompiled
                 << " during the run)\n"
                 << "modes compiled by LLVM so far: " << model.modesCompiledByLlvm() << "\n"
+                << "modes compiled by LLVM's quick tier first: " << model.modesCompiledQuickly()
+                << "\n"
                 << "mode analysis time during the run: " << 1e3 * r.compileSeconds << " ms\n"
                 << "integration and events: " << 1e3 * (r.runSeconds - r.compileSeconds)
                 << " ms\n";

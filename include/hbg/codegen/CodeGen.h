@@ -51,6 +51,13 @@ struct CodeGenOptions {
   unsigned optLevel = 2;
   /// Upper bound on DAG nodes lowered into one LLVM function.
   std::size_t maxNodesPerFunction = 500;
+  /// Code fast to compile rather than fast to run: no optimisation
+  /// pipeline, and LLVM's fast instruction selector and register
+  /// allocator (CodeGenOptLevel::None). On the chain of
+  /// docs/performance.md, about a tenth of the compile time for 1.3 to
+  /// 1.6 times the run time. The same IEEE operations in the same order,
+  /// so the same results, bit for bit.
+  bool quick = false;
   /// For measurements: an LLVM pass pipeline in `opt -passes=` syntax
   /// (`default<O2>`, `instcombine,slp-vectorizer`) run instead of hbg's.
   /// Empty: hbg's. A pipeline LLVM cannot parse is a std::runtime_error.
