@@ -325,6 +325,29 @@ std::vector<std::uint32_t> ExprContext::reach(const std::vector<ExprId> &roots) 
   return out;
 }
 
+namespace {
+
+/// Values for the nodes of a reach() list, which is sorted: a node's value
+/// sits at its position in the list, found by binary search. The walks
+/// below visit small expressions of a large store, where a hash map per
+/// walk cost more than the walk.
+template <class T> class OverReach {
+public:
+  explicit OverReach(std::vector<std::uint32_t> ids) : ids_(std::move(ids)), values_(ids_.size()) {}
+  const std::vector<std::uint32_t> &ids() const { return ids_; }
+  T &operator[](std::size_t position) { return values_[position]; }
+  T &at(ExprId e) {
+    return values_[static_cast<std::size_t>(
+        std::lower_bound(ids_.begin(), ids_.end(), e.index) - ids_.begin())];
+  }
+
+private:
+  std::vector<std::uint32_t> ids_;
+  std::vector<T> values_;
+};
+
+} // namespace
+
 bool ExprContext::isParametric(ExprId id) const {
   for (std::uint32_t i : reach({id}))
     if (nodes_[i].op == Op::Symbol && symbols_[nodes_[i].symbol.index].kind != SymbolKind::Parameter)
@@ -364,35 +387,37 @@ void ExprContext::substitute(const std::vector<ExprId *> &roots,
   std::vector<ExprId> from;
   for (ExprId *r : roots)
     from.push_back(*r);
-  std::unordered_map<std::uint32_t, ExprId> image;
-  auto at = [&image](ExprId e) { return image.at(e.index); };
-  for (std::uint32_t i : reach(from)) {
+  OverReach<ExprId> image(reach(from));
+  auto at = [&image](ExprId e) { return image.at(e); };
+  for (std::size_t p = 0; p < image.ids().size(); ++p) {
+    std::uint32_t i = image.ids()[p];
     Node n = nodes_[i]; // copy: building may grow nodes_
     if (n.op == Op::Symbol) {
       auto it = bySymbol.find(n.symbol.index);
-      image[i] = it == bySymbol.end() ? ExprId{i} : it->second;
+      image[p] = it == bySymbol.end() ? ExprId{i} : it->second;
     } else if (n.op == Op::Const) {
-      image[i] = ExprId{i};
+      image[p] = ExprId{i};
     } else {
       int k = arity(n.op);
       ExprId a = at(n.lhs), b = k >= 2 ? at(n.rhs) : ExprId(), c = k >= 3 ? at(n.third) : ExprId();
       // Unchanged operands: the node itself, without hashing it again.
       bool same = a == n.lhs && (k < 2 || b == n.rhs) && (k < 3 || c == n.third);
-      image[i] = same ? ExprId{i} : make(n.op, a, b, c);
+      image[p] = same ? ExprId{i} : make(n.op, a, b, c);
     }
   }
   for (ExprId *r : roots)
-    *r = image.at(r->index);
+    *r = image.at(*r);
 }
 
 ExprId ExprContext::derivative(ExprId id, SymbolId s) {
-  std::unordered_map<std::uint32_t, ExprId> d;
-  for (std::uint32_t i : reach({id})) {
+  OverReach<ExprId> d(reach({id}));
+  for (std::size_t p = 0; p < d.ids().size(); ++p) {
+    std::uint32_t i = d.ids()[p];
     Node n = nodes_[i];
     ExprId x{i};
     ExprId a = n.lhs, b = n.rhs;
-    ExprId da = arity(n.op) >= 1 ? d.at(a.index) : ExprId();
-    ExprId db = arity(n.op) >= 2 ? d.at(b.index) : ExprId();
+    ExprId da = arity(n.op) >= 1 ? d.at(a) : ExprId();
+    ExprId db = arity(n.op) >= 2 ? d.at(b) : ExprId();
     ExprId r;
     switch (n.op) {
     case Op::Const: r = constant(0); break;
@@ -419,7 +444,7 @@ ExprId ExprContext::derivative(ExprId id, SymbolId s) {
     case Op::Tanh: r = mul(sub(constant(1), mul(x, x)), da); break;
     case Op::Abs: r = mul(unary(Op::Sign, a), da); break;
     case Op::Sign: r = constant(0); break;
-    case Op::Select: r = select(a, db, d.at(n.third.index)); break;
+    case Op::Select: r = select(a, db, d.at(n.third)); break;
     case Op::Min: // piecewise: the derivative of the smaller operand
     case Op::Max: {
       ExprId pick = n.op == Op::Min ? sub(b, a) : sub(a, b);
@@ -429,19 +454,20 @@ ExprId ExprContext::derivative(ExprId id, SymbolId s) {
       break;
     }
     }
-    d[i] = r;
+    d[p] = r;
   }
-  return d.at(id.index);
+  return d.at(id);
 }
 
 ExprId ExprContext::roundingMagnitude(ExprId id) {
-  std::unordered_map<std::uint32_t, ExprId> m;
-  for (std::uint32_t i : reach({id})) {
+  OverReach<ExprId> m(reach({id}));
+  for (std::size_t p = 0; p < m.ids().size(); ++p) {
+    std::uint32_t i = m.ids()[p];
     Node n = nodes_[i];
     ExprId x{i};
     ExprId a = n.lhs, b = n.rhs;
-    ExprId ma = arity(n.op) >= 1 ? m.at(a.index) : ExprId();
-    ExprId mb = arity(n.op) >= 2 ? m.at(b.index) : ExprId();
+    ExprId ma = arity(n.op) >= 1 ? m.at(a) : ExprId();
+    ExprId mb = arity(n.op) >= 2 ? m.at(b) : ExprId();
     // |f(a)| + |slope| M(a): the value's own size, and the rounding of a
     // carried through f to first order.
     auto through = [&](ExprId slope) {
@@ -470,30 +496,30 @@ ExprId ExprContext::roundingMagnitude(ExprId id) {
     case Op::Log: r = through(div(constant(1), a)); break;
     case Op::Sqrt: r = through(div(constant(0.5), x)); break;
     case Op::Tanh: r = through(sub(constant(1), mul(x, x))); break;
-    case Op::Select: r = select(a, mb, m.at(n.third.index)); break;
+    case Op::Select: r = select(a, mb, m.at(n.third)); break;
     case Op::Min:
     case Op::Max: r = max(ma, mb); break;
     }
-    m[i] = r;
+    m[p] = r;
   }
-  return m.at(id.index);
+  return m.at(id);
 }
 
 double ExprContext::evaluate(ExprId id, const std::function<double(SymbolId)> &valueOf) const {
-  std::unordered_map<std::uint32_t, double> val;
-  for (std::uint32_t i : reach({id})) {
-    const Node &n = nodes_[i];
+  OverReach<double> val(reach({id}));
+  for (std::size_t p = 0; p < val.ids().size(); ++p) {
+    const Node &n = nodes_[val.ids()[p]];
     if (n.op == Op::Const)
-      val[i] = n.value;
+      val[p] = n.value;
     else if (n.op == Op::Symbol)
-      val[i] = valueOf(n.symbol);
+      val[p] = valueOf(n.symbol);
     else {
       int k = arity(n.op);
-      val[i] = apply(n.op, val.at(n.lhs.index), k >= 2 ? val.at(n.rhs.index) : 0.0,
-                     k >= 3 ? val.at(n.third.index) : 0.0);
+      val[p] = apply(n.op, val.at(n.lhs), k >= 2 ? val.at(n.rhs) : 0.0,
+                     k >= 3 ? val.at(n.third) : 0.0);
     }
   }
-  return val.at(id.index);
+  return val.at(id);
 }
 
 namespace {
