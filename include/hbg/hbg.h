@@ -129,7 +129,7 @@ struct CompilerOptions {
   /// Tiered: a hot mode whose functions' tapes have at least this many
   /// instructions is compiled by LLVM's quick tier first
   /// (CodeGenOptions::quick: about a tenth of the compile time, code 1.1
-  /// to 2 times slower than optimised), swapped in, and then optimised.
+  /// to 3 times slower than optimised), swapped in, and then optimised.
   /// Below it, optimising takes a few hundred milliseconds or less.
   std::size_t quickTierMin = 2000;
   /// Switched models: modes kept analysed (and compiled) between runs;
