@@ -286,7 +286,17 @@ llvm::Value *Lowerer::emitPow(llvm::Value *base, ExprId exponent) {
       return builder_.CreateIntrinsic(llvm::Intrinsic::powi, {f64_, builder_.getInt32Ty()},
                                       {base, builder_.getInt32(static_cast<int>(c))});
   }
-  return builder_.CreateBinaryIntrinsic(llvm::Intrinsic::pow, base, operand(exponent));
+  // A call to libm's pow marked nobuiltin, not llvm.pow: no pass may turn
+  // it into another function (InstCombine makes pow(x, 0.5) a sqrt and
+  // pow(2^k, y) an exp2(k y), which differ in the last bits), so the tapes
+  // and the quick tier, which run no passes, compute the same bits.
+  llvm::FunctionCallee pow =
+      module_.getOrInsertFunction("pow", llvm::FunctionType::get(f64_, {f64_, f64_}, false));
+  llvm::CallInst *call = builder_.CreateCall(pow, {base, operand(exponent)});
+  call->addFnAttr(llvm::Attribute::NoBuiltin);
+  call->setDoesNotAccessMemory(); // as llvm.pow: errno is not read
+  call->setDoesNotThrow();
+  return call;
 }
 
 llvm::Value *Lowerer::emitSign(llvm::Value *v) {
