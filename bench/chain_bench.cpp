@@ -500,7 +500,7 @@ void usage(std::FILE *to) {
                "  --sizes LIST   chain lengths (default 10,100,1000,10000)\n"
                "  --max-nodes K  DAG nodes per generated function (default: hbg's)\n"
                "  --passes P     LLVM pass pipeline in `opt -passes=` syntax instead of\n"
-               "                 hbg's (the SLP vectoriser), e.g. 'default<O2>'\n"
+               "                 hbg's (O1 and the SLP vectoriser), e.g. 'default<O2>'\n"
                "  --quick        LLVM's quick tier: no IR passes, fast instruction\n"
                "                 selection and register allocation\n"
                "  --repeat K     timing repeats, medians are reported (default 5; compiles\n"

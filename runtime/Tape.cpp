@@ -26,9 +26,9 @@ namespace {
 constexpr double kMaxPowiExponent = 16;
 
 /// How a Pow is enclosed. Codegen's emitPow picks powi for small constant
-/// integer exponents and llvm.pow otherwise, and no pass rewrites either
-/// (Optimizer.cpp runs the SLP vectoriser only), so the double evaluator
-/// calls powi or std::pow exactly as the compiled code does. The interval
+/// integer exponents and libm's pow otherwise, called nobuiltin so that no
+/// pass rewrites it, so the double evaluator calls powi or std::pow
+/// exactly as the compiled code does. The interval
 /// evaluators enclose two constant forms through functions equal to pow
 /// there, with tighter bounds: sqrt for an exponent of 0.5 (pow's own
 /// enclosure is the whole line below 0) and exp2(k y) for a base of 2^k.

@@ -18,7 +18,7 @@ namespace hbg::codegen {
 /// needs (and the JIT checks).
 void configureForTarget(llvm::Module &module, const llvm::TargetMachine &tm);
 
-/// Runs hbg's pass pipeline (the SLP vectoriser, Optimizer.cpp says why),
+/// Runs hbg's pass pipeline (O1 and the SLP vectoriser, Optimizer.cpp says why),
 /// tuned for `tm` (vector widths, instruction costs).
 /// `passes`, when not empty, is a pipeline in `opt -passes=` syntax run
 /// instead (CodeGenOptions::passes).

@@ -8,7 +8,7 @@
 // State and Algebraic read x[slot] (algebraic unknowns are stored after the
 // states), Parameter read p[slot] and Time reads t. Parameters
 // are arguments, so changing one never recompiles. The module goes through
-// LLVM's SLP vectoriser and is JIT-compiled by ORC LLJIT.
+// LLVM's O1 pipeline and SLP vectoriser and is JIT-compiled by ORC LLJIT.
 //
 // Large groups are split into helper functions of bounded size (each
 // writes a slice of `out`), so that optimisation and compile time grow
@@ -46,8 +46,8 @@ struct FunctionSpec {
 
 /// Code generation settings.
 struct CodeGenOptions {
-  /// 0 skips the optimisation pipeline (the SLP vectoriser); 1 and above
-  /// run it (the default).
+  /// 0 skips the optimisation pipeline (O1 and the SLP vectoriser); 1 and
+  /// above run it (the default).
   unsigned optLevel = 2;
   /// Upper bound on DAG nodes lowered into one LLVM function.
   std::size_t maxNodesPerFunction = 500;
