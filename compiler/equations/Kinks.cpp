@@ -58,19 +58,14 @@ private:
         });
         continue;
       }
-      Done d = finish(id, n); // may grow the store, and with it done_
-      done_[id.index] = d;
+      done_[id.index] = finish(id, n);
     }
-    return done_[root.index].id;
+    return done_.at(root.index).id;
   }
 
-  /// Whether `id` has been visited. done_ is indexed by node: the store's
-  /// ids are dense, and a hash map per node cost more than the walk.
-  bool isDone(sym::ExprId id) {
-    if (done_.size() <= id.index)
-      done_.resize(ctx_.size());
-    return done_[id.index].id.valid();
-  }
+  /// Whether `id` has been visited. (A hash map, not a vector by node:
+  /// the store holds every mode's nodes, the walk only this mode's.)
+  bool isDone(sym::ExprId id) const { return done_.count(id.index) > 0; }
 
   /// `n` by value: building nodes may move the context's node storage.
   Done finish(sym::ExprId id, const sym::Node n) {
@@ -89,7 +84,7 @@ private:
         out[k] = ops[k];
         continue;
       }
-      const Done &d = done_[ops[k].index];
+      const Done &d = done_.at(ops[k].index);
       varies = varies || d.varies;
       out[k] = d.id;
     }
@@ -136,19 +131,18 @@ private:
 
   EquationSystem &sys_;
   sym::ExprContext &ctx_;
-  std::vector<Done> done_; ///< by node index; invalid id: not visited
+  std::unordered_map<std::uint32_t, Done> done_;
   std::unordered_map<std::uint32_t, std::size_t> byArgument_;
 };
 
 } // namespace
 
 void extractKinks(EquationSystem &sys) {
-  // Most models have no kink at all: one pass over the store tells.
+  // Most models have no kink at all: the store's counts tell.
   const sym::ExprContext &ctx = *sys.ctx;
-  bool any = false;
-  for (std::uint32_t i = 0; i < ctx.size() && !any; ++i)
-    any = isKinkOp(ctx.node(sym::ExprId{i}).op);
-  if (!any)
+  if (ctx.count(sym::Op::Sign) + ctx.count(sym::Op::Abs) + ctx.count(sym::Op::Min) +
+          ctx.count(sym::Op::Max) ==
+      0)
     return;
   KinkRewriter r(sys);
   for (State &s : sys.states)

@@ -113,8 +113,10 @@ SymbolId ExprContext::addSymbol(std::string name, SymbolKind kind, std::uint32_t
 
 ExprId ExprContext::intern(const Node &n) {
   auto [it, inserted] = interned_.try_emplace(n, ExprId{static_cast<std::uint32_t>(nodes_.size())});
-  if (inserted)
+  if (inserted) {
     nodes_.push_back(n);
+    ++opCount_[static_cast<std::size_t>(n.op)];
+  }
   return it->second;
 }
 

@@ -30,6 +30,17 @@ TEST_CASE_FIXTURE(Fixture, "hash-consing shares equal subexpressions") {
   CHECK(ctx.countNodes({c, a}) == 5);
 }
 
+TEST_CASE_FIXTURE(Fixture, "the store counts its nodes by op, each once") {
+  CHECK(ctx.count(Op::Abs) == 0);
+  ExprId a = ctx.unary(Op::Abs, x);
+  CHECK(ctx.unary(Op::Abs, x) == a); // found, not built again
+  CHECK(ctx.count(Op::Abs) == 1);
+  ctx.max(x, k);
+  CHECK(ctx.count(Op::Max) == 1);
+  CHECK(ctx.count(Op::Min) == 0);
+  CHECK(ctx.count(Op::Symbol) == 2);
+}
+
 TEST_CASE_FIXTURE(Fixture, "neutral elements and constants fold") {
   CHECK(ctx.add(x, ctx.constant(0)) == x);
   CHECK(ctx.mul(ctx.constant(1), x) == x);

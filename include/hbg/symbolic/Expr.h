@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <mutex>
@@ -145,6 +146,8 @@ public:
   // --- Inspection --------------------------------------------------------
   const Node &node(ExprId id) const { return nodes_[id.index]; }
   std::size_t size() const { return nodes_.size(); }
+  /// Nodes of `op` in the store (counted as they are built).
+  std::size_t count(Op op) const { return opCount_[static_cast<std::size_t>(op)]; }
   bool isConst(ExprId id) const { return node(id).op == Op::Const; }
   bool isConst(ExprId id, double v) const { return isConst(id) && node(id).value == v; }
   /// True when the expression refers to no symbol other than parameters.
@@ -207,6 +210,7 @@ private:
   std::vector<Node> nodes_;
   std::vector<Symbol> symbols_;
   std::unordered_map<Node, ExprId, KeyHash, KeyEq> interned_;
+  std::array<std::size_t, static_cast<std::size_t>(Op::Select) + 1> opCount_{};
   SymbolId time_;
 };
 
