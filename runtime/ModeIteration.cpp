@@ -32,40 +32,50 @@ bool Run::iterateModes() {
   ev.modes.push_back(modeText(q_));
   ev.real.push_back(true);
   ev.states.push_back(X_);
-  std::vector<std::uint32_t> qBefore = q_;
+  std::vector<std::uint32_t> &qBefore = buf_.qBefore;
+  qBefore = q_;
   energyBefore(ev);
   // The a priori values of the event: what `pre(...)` holds from now on.
   holdValues(mode(q_));
   std::vector<std::pair<std::string, double>> branchesBefore = branches(mode(q_));
   // Rounds and the modes of a round are few: cycles are found by looking
-  // back through them.
+  // back through them. The buffers keep their entries' storage between
+  // events; the first `rounds` and `steps` entries are this event's.
   auto &roundStarts = buf_.roundStarts;
-  roundStarts.clear();
+  std::size_t rounds = 0, steps = 0;
   std::vector<double> &minus = buf_.minus, &plus = buf_.plus;
   std::vector<std::uint32_t> &cur = buf_.cur, &next = buf_.next;
   std::vector<std::vector<std::uint32_t>> &path = buf_.path;
   auto texts = [&](std::size_t from) {
     std::vector<std::string> out;
-    for (std::size_t i = from; i < path.size(); ++i)
+    for (std::size_t i = from; i < steps; ++i)
       out.push_back(modeText(path[i]));
     return out;
   };
   bool switched = false;
   for (int round = 0;; ++round) {
-    bool again = std::any_of(roundStarts.begin(), roundStarts.end(), [&](const auto &start) {
-      return start.first == q_ && start.second == X_;
-    });
+    bool again = std::any_of(roundStarts.begin(), roundStarts.begin() + rounds,
+                             [&](const auto &start) { return start.first == q_ && start.second == X_; });
     if (again || round == 1000) {
       // ev.modes ends with this round's start, which closes the cycle.
       std::vector<std::string> modes(ev.modes.begin(), ev.modes.end() - 1);
       throw RunError{"the modes do not settle at t = " + timeText(t_) + ": " +
                      cycleText(ev, modes, modeText(q_))};
     }
-    roundStarts.emplace_back(q_, X_);
+    if (roundStarts.size() == rounds)
+      roundStarts.emplace_back();
+    roundStarts[rounds].first = q_;
+    roundStarts[rounds++].second = X_;
     guardSides(mode(q_), minus);
     plus = minus;
     cur = q_;
-    path.assign(1, cur);
+    auto visit = [&](const std::vector<std::uint32_t> &q) {
+      if (path.size() == steps)
+        path.emplace_back();
+      path[steps++] = q;
+    };
+    steps = 0;
+    visit(cur);
     for (;;) {
       next = cur;
       bool any = false;
@@ -84,10 +94,10 @@ bool Run::iterateModes() {
       if (!any)
         break;
       std::swap(cur, next);
-      if (std::find(path.begin(), path.end(), cur) != path.end())
+      if (std::find(path.begin(), path.begin() + steps, cur) != path.begin() + steps)
         throw RunError{"the modes do not settle at t = " + timeText(t_) + ": " +
                        cycleText(ev, texts(0), modeText(cur))};
-      path.push_back(cur);
+      visit(cur);
       ev.modes.push_back(modeText(cur));
       ev.real.push_back(false);
       ev.states.push_back(X_);
@@ -179,7 +189,7 @@ void Run::judgeImpulses(Mode &m, std::vector<double> &plus) {
       return;
   } else {
     try {
-      remapExact(m, m.name(), t_, x, d);
+      remapExact(m, m.name(), t_, x, d, remapWork_);
     } catch (const RunError &) {
       return; // no jump into m is defined: judged as before, and an error if m becomes real
     }
@@ -209,7 +219,9 @@ void Run::judgeImpulses(Mode &m, std::vector<double> &plus) {
 
 void Run::remap(Mode &to, Event &ev) {
   auto start = std::chrono::steady_clock::now();
-  std::vector<double> x = gather(to), d;
+  std::vector<double> &x = buf_.remapX, &d = buf_.remapD;
+  gather(to, x);
+  d.clear();
   for (std::uint32_t s : to.dependentSlots())
     d.push_back(X_[s]);
   auto store = [&](const std::vector<double> &xs, const std::vector<double> &ds) {
@@ -226,7 +238,7 @@ void Run::remap(Mode &to, Event &ev) {
                      ev.remapIterations.push_back(X_);
                    });
   } else {
-    remapExact(to, text, t_, x, d);
+    remapExact(to, text, t_, x, d, remapWork_);
     store(x, d);
   }
   r_.remapSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

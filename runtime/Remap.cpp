@@ -16,22 +16,46 @@ void call(bool ok, Mode &mode, const char *what) {
 }
 } // namespace
 
+struct RemapWorkspace::Impl {
+  Eigen::MatrixXd B, A, BA, J;
+  Eigen::VectorXd x, d, F, dd, Bdd, step;
+  Eigen::FullPivLU<Eigen::MatrixXd> lu;
+  std::vector<double> buf;
+};
+
+RemapWorkspace::RemapWorkspace() : impl_(std::make_unique<Impl>()) {}
+RemapWorkspace::~RemapWorkspace() = default;
+
 void remapExact(Mode &mode, const std::string &modeText, double t, std::vector<double> &x0,
                 std::vector<double> &d0) {
+  RemapWorkspace work;
+  remapExact(mode, modeText, t, x0, d0, work);
+}
+
+void remapExact(Mode &mode, const std::string &modeText, double t, std::vector<double> &x0,
+                std::vector<double> &d0, RemapWorkspace &work) {
   std::size_t n = x0.size(), nd = d0.size();
   // x+ - x- = B (D(x+) - d-): Newton on x+ (one step when the storage is
-  // linear).
-  Eigen::MatrixXd B(n, nd), A(nd, n);
-  std::vector<double> buf(std::max<std::size_t>(1, n * nd));
+  // linear). Eigen's resize keeps the storage when the size is the same.
+  RemapWorkspace::Impl &w = work.impl();
+  Eigen::MatrixXd &B = w.B, &A = w.A, &J = w.J;
+  Eigen::VectorXd &x = w.x, &d = w.d, &F = w.F, &step = w.step;
+  std::vector<double> &buf = w.buf;
+  B.resize(n, nd);
+  A.resize(nd, n);
+  buf.resize(std::max<std::size_t>(1, n * nd));
   call(mode.impulse(t, x0.data(), buf.data()), mode, "impulse");
   for (std::size_t i = 0; i < n; ++i)
     for (std::size_t k = 0; k < nd; ++k)
       B(i, k) = buf[i * nd + k];
   Eigen::Map<const Eigen::VectorXd> xMinus(x0.data(), n), dMinus(d0.data(), nd);
-  Eigen::VectorXd x = xMinus, d(nd);
+  x = xMinus;
+  d.resize(nd);
   for (int it = 0;; ++it) {
     call(mode.dependent(t, x.data(), d.data()), mode, "dependent storage");
-    Eigen::VectorXd F = x - xMinus - B * (d - dMinus);
+    w.dd = d - dMinus;
+    w.Bdd.noalias() = B * w.dd;
+    F = x - xMinus - w.Bdd;
     double scale = 1 + (n ? x.cwiseAbs().maxCoeff() : 0.0);
     if (n == 0 || F.cwiseAbs().maxCoeff() <= 1e-15 * scale)
       break;
@@ -42,12 +66,16 @@ void remapExact(Mode &mode, const std::string &modeText, double t, std::vector<d
     for (std::size_t k = 0; k < nd; ++k)
       for (std::size_t i = 0; i < n; ++i)
         A(k, i) = buf[k * n + i];
-    Eigen::MatrixXd J = Eigen::MatrixXd::Identity(n, n) - B * A;
-    Eigen::FullPivLU<Eigen::MatrixXd> lu(J);
+    // I - B A, rounded as the product is.
+    w.BA.noalias() = B * A;
+    J = -w.BA;
+    J.diagonal().array() += 1.0;
+    Eigen::FullPivLU<Eigen::MatrixXd> &lu = w.lu;
+    lu.compute(J);
     if (!lu.isInvertible())
       throw RunError{"state remapping into mode " + modeText + " is singular at t = " +
                      timeText(t) + ": the storage elements' impulses do not determine the state"};
-    Eigen::VectorXd step = lu.solve(F);
+    step = lu.solve(F);
     x -= step;
     if (!x.allFinite())
       throw RunError{"state remapping into mode " + modeText + " is not finite at t = " +

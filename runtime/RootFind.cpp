@@ -15,7 +15,7 @@ namespace {
 constexpr int kSlack = 3;
 } // namespace
 
-Bracket locateSignChange(const std::function<double(double)> &f, double a, double fa, double b,
+Bracket locateSignChange(FunctionRef<double(double)> f, double a, double fa, double b,
                          double fb, double tol) {
   if (fb == 0)
     return {b, b, 0, 0, 0};

@@ -8,6 +8,7 @@
 #pragma once
 
 #include "hbg/runtime/EventLocator.h"
+#include "hbg/runtime/Remap.h"
 #include "hbg/runtime/Simulate.h"
 
 #include <limits>
@@ -111,8 +112,8 @@ private:
   /// above (one each, as they call each other).
   struct Buffers {
     std::vector<double> x, sidesA, sidesB, xEvent, dense, y, held, heldX, guardX, dependent,
-        minus, plus, impulseX, impulseCoef, impulseD, impulseJump, nominal;
-    std::vector<std::uint32_t> timed, cur, next;
+        minus, plus, impulseX, impulseCoef, impulseD, impulseJump, nominal, remapX, remapD;
+    std::vector<std::uint32_t> timed, cur, next, qBefore;
     std::vector<std::vector<std::uint32_t>> path;
     std::vector<std::pair<std::vector<std::uint32_t>, std::vector<double>>> roundStarts;
   } buf_;
@@ -134,6 +135,7 @@ private:
     const Stepper *stepper = nullptr;
   } last_;
   EventLocator locator_;
+  RemapWorkspace remapWork_;
   /// enabledComparisons() for the FSM states `enabledFor_`.
   std::vector<std::uint32_t> enabled_, enabledFor_;
   bool enabledValid_ = false;

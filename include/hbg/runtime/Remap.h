@@ -17,15 +17,33 @@
 #include "hbg/runtime/System.h"
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace hbg::runtime {
 
+/// The matrices and vectors of remapExact, kept between remaps so that a
+/// run's events allocate nothing for them once their sizes have been seen.
+class RemapWorkspace {
+public:
+  RemapWorkspace();
+  ~RemapWorkspace();
+  RemapWorkspace(const RemapWorkspace &) = delete;
+  RemapWorkspace &operator=(const RemapWorkspace &) = delete;
+  struct Impl;
+  Impl &impl() { return *impl_; }
+
+private:
+  std::unique_ptr<Impl> impl_;
+};
+
 /// Remaps into `mode` at time `t`: `x` holds the mode's independent states
 /// before the jump on entry and after it on return, `d` the dependent
 /// storage's values likewise. `modeText` names the mode in errors. Throws
 /// RunError when the system is singular or does not converge.
+void remapExact(Mode &mode, const std::string &modeText, double t, std::vector<double> &x,
+                std::vector<double> &d, RemapWorkspace &work);
 void remapExact(Mode &mode, const std::string &modeText, double t, std::vector<double> &x,
                 std::vector<double> &d);
 

@@ -15,8 +15,9 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "hbg/support/FunctionRef.h"
+
 #include <cstddef>
-#include <functional>
 
 namespace hbg::runtime {
 
@@ -43,7 +44,7 @@ struct Bracket {
 /// evaluating f: fb == 0 gives [b, b] and otherwise fa == 0 gives [a, a].
 /// A NaN value of f counts as b's side. fa and fb of the same strict sign
 /// break the precondition; [a, b] is then returned unchanged.
-Bracket locateSignChange(const std::function<double(double)> &f, double a, double fa, double b,
+Bracket locateSignChange(FunctionRef<double(double)> f, double a, double fa, double b,
                          double fb, double tol);
 
 } // namespace hbg::runtime
