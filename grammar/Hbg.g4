@@ -20,6 +20,7 @@ declaration
   | bondDecl
   | signalDecl
   | outputDecl
+  | experimentDecl
   ;
 
 parameterDecl : 'parameter' name=ident '=' value=expr ';' ;
@@ -88,14 +89,21 @@ outputDecl : 'output' outputItem (',' outputItem)* ';' ;
 
 outputItem : (name=ident '=')? value=expr ;
 
+// The run's defaults, which the command line overrides:
+//     experiment { t_end = 2; dt_out = 0.01; method = dopri5; }
+experimentDecl : kw='experiment' lbrace='{' experimentSetting* rbrace='}' ;
+
+experimentSetting : name=ident '=' value=expr ';' ;
+
 // Element kinds are keywords only where a declaration starts: the manual's
 // own example names parameters `R` and `C`, so everywhere else they are
 // ordinary names. The words of switched junctions are keywords only inside
-// them, and names elsewhere too.
+// them, and names elsewhere too; so is `experiment` outside a declaration.
 ident
   : IDENT
   | 'Se' | 'Sf' | 'MSe' | 'MSf' | 'C' | 'I' | 'R' | 'TF' | 'GY' | 'MTF' | 'MGY'
   | 'switched' | 'dissipative' | 'on' | 'off' | 'initial' | 'when' | 'and' | 'or' | 'not'
+  | 'experiment'
   ;
 
 // --- Expressions, loosest binding first --------------------------------------
@@ -130,6 +138,7 @@ PARAMETER : 'parameter' ;
 BOND      : 'bond' ;
 SIGNAL    : 'signal' ;
 OUTPUT    : 'output' ;
+EXPERIMENT : 'experiment' ;
 
 SE  : 'Se' ;
 SF  : 'Sf' ;

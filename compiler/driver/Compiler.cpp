@@ -61,6 +61,44 @@ std::vector<double> Model::parameterValues(const std::map<std::string, double> &
   return values;
 }
 
+Experiment Model::experiment(const std::map<std::string, double> &overrides) const {
+  std::vector<double> values = parameterValues(overrides);
+  const eq::EquationSystem &sys = equations();
+  const bg::Experiment &x = sys.experiment;
+  Experiment out;
+  std::lock_guard<std::mutex> lock(sys.ctx->mutex());
+  // Parameter symbols carry their index as slot.
+  auto value = [&](sym::ExprId e, const char *setting, bool positive) -> std::optional<double> {
+    if (!e.valid())
+      return std::nullopt;
+    double v = sys.ctx->evaluate(e, [&](sym::SymbolId s) { return values[sys.ctx->symbol(s).slot]; });
+    if (!std::isfinite(v) || (positive && !(v > 0)))
+      throw std::invalid_argument("experiment setting `" + std::string(setting) + "` of model `" +
+                                  name() + "` must be " + (positive ? "positive" : "finite") +
+                                  "; with the parameters given it is " + runtime::timeText(v));
+    return v;
+  };
+  out.tStart = value(x.tStart, "t_start", false);
+  out.tEnd = value(x.tEnd, "t_end", false);
+  out.dtOut = value(x.dtOut, "dt_out", true);
+  out.step = value(x.step, "dt", true);
+  out.maxStep = value(x.maxStep, "max_step", true);
+  out.rtol = value(x.rtol, "rtol", true);
+  out.atol = value(x.atol, "atol", true);
+  if (out.tEnd && !(*out.tEnd > out.tStart.value_or(0.0)))
+    throw std::invalid_argument("`t_end` of model `" + name() + "` must be after `t_start`; " +
+                                "with the parameters given they are " +
+                                runtime::timeText(*out.tEnd) + " and " +
+                                runtime::timeText(out.tStart.value_or(0.0)));
+  if (!x.method.empty()) {
+    runtime::Method m;
+    if (!runtime::parseMethod(x.method, m))
+      throw InternalError("experiment method `" + x.method + "` accepted by sema is unknown");
+    out.method = m;
+  }
+  return out;
+}
+
 std::vector<sym::ExprId> Model::Impl::stateExprs(sym::ExprId eq::State::*field,
                                                  const std::vector<sym::ExprId> &full) const {
   if (switched)

@@ -12,8 +12,27 @@
 
 namespace hbg {
 
+Simulation::Simulation(Model model) : model_(std::move(model)), opts_(model_.experiment().apply()) {}
+
 Simulation::Simulation(Model model, SimulationOptions opts)
     : model_(std::move(model)), opts_(opts) {}
+
+SimulationOptions Experiment::apply(SimulationOptions o) const {
+  auto set = [](double &field, const std::optional<double> &v) {
+    if (v)
+      field = *v;
+  };
+  set(o.tStart, tStart);
+  set(o.tEnd, tEnd);
+  set(o.dtOut, dtOut);
+  set(o.step, step);
+  set(o.maxStep, maxStep);
+  set(o.rtol, rtol);
+  set(o.atol, atol);
+  if (method)
+    o.method = *method;
+  return o;
+}
 
 void Simulation::setParameter(const std::string &name, double value) {
   const std::vector<std::string> &names = model_.parameterNames();

@@ -216,6 +216,24 @@ std::string BondGraph::dump() const {
     os << "  held " << h.name << " = " << ctx->print(h.value) << "\n";
   for (const Output &o : outputs)
     os << "  output " << o.name << " = " << ctx->print(o.value) << "\n";
+  // The experiment's settings in the order written.
+  for (const auto &[name, range] : experiment.ranges) {
+    (void)range;
+    os << "  experiment " << name << " = ";
+    if (name == "method")
+      os << experiment.method;
+    else {
+      const std::pair<const char *, sym::ExprId> fields[] = {
+          {"t_start", experiment.tStart}, {"t_end", experiment.tEnd},
+          {"dt_out", experiment.dtOut},   {"dt", experiment.step},
+          {"max_step", experiment.maxStep}, {"rtol", experiment.rtol},
+          {"atol", experiment.atol}};
+      for (const auto &[field, value] : fields)
+        if (name == field)
+          os << (value.valid() ? ctx->print(value) : std::string("?"));
+    }
+    os << "\n";
+  }
   return os.str();
 }
 

@@ -106,6 +106,8 @@ private:
   void lowerElements(const ast::Model &m);
   void lowerSignalsAndOutputs(const ast::Model &m);
   void lowerSwitchedJunctions(const ast::Model &m);
+  void lowerExperiment(const ast::Model &m);
+  void checkExperiment();
   std::optional<Fsm> lowerFsm(const ast::Junction &j);
   Guard lowerGuard(const ast::Guard &g, bool &ok);
   void orderParameters();
@@ -203,10 +205,13 @@ std::optional<BondGraph> Analyzer::run(const ast::File &file) {
   lowerElements(m);
   lowerSignalsAndOutputs(m);
   lowerSwitchedJunctions(m);
+  lowerExperiment(m);
 
   // 4. Dependencies.
   if (!diags_.hasErrors())
     orderParameters();
+  if (!diags_.hasErrors())
+    checkExperiment();
   if (!diags_.hasErrors())
     checkSignalCycles();
   if (diags_.hasErrors())
@@ -344,6 +349,108 @@ void Analyzer::lowerParameters(const ast::Model &m) {
   for (std::size_t i = 0; i < m.parameters.size(); ++i)
     g_.parameters[i].defaultValue =
         lowerConstant(*m.parameters[i].value, "the default of parameter `" + m.parameters[i].name + "`");
+}
+
+namespace {
+/// The settings of `experiment { ... }`, and where BondGraph keeps each
+/// numeric one.
+struct SettingInfo {
+  const char *name;
+  sym::ExprId bg::Experiment::*field; ///< null for `method`
+  bool positive;                      ///< must be > 0 (t_start, t_end need not)
+};
+const SettingInfo kSettings[] = {
+    {"t_start", &bg::Experiment::tStart, false}, {"t_end", &bg::Experiment::tEnd, false},
+    {"dt_out", &bg::Experiment::dtOut, true},    {"dt", &bg::Experiment::step, true},
+    {"max_step", &bg::Experiment::maxStep, true}, {"rtol", &bg::Experiment::rtol, true},
+    {"atol", &bg::Experiment::atol, true},        {"method", nullptr, false},
+};
+/// runtime::parseMethod's names (sema does not link the runtime; a driver
+/// test checks that each of these parses).
+const char *const kMethods[] = {"auto", "dopri5", "rosenbrock", "rk4", "euler"};
+} // namespace
+
+void Analyzer::lowerExperiment(const ast::Model &m) {
+  if (m.experiments.empty())
+    return;
+  for (std::size_t i = 1; i < m.experiments.size(); ++i) {
+    diags_.report(DiagKind::DuplicateExperiment, m.experiments[i].keywordRange, {});
+    diags_.note(DiagKind::FirstExperiment, m.experiments[0].keywordRange, {});
+  }
+  bg::Experiment &x = g_.experiment;
+  std::vector<std::string> names;
+  for (const SettingInfo &s : kSettings)
+    names.push_back(s.name);
+  for (const ast::ExperimentSetting &s : m.experiments[0].settings) {
+    const SettingInfo *info = nullptr;
+    for (const SettingInfo &k : kSettings)
+      if (s.name == k.name)
+        info = &k;
+    if (!info) {
+      std::string best = closestName(s.name, names);
+      if (best.empty())
+        diags_.report(DiagKind::UnknownSetting, s.nameRange, {s.name, quoteList(names)});
+      else
+        diags_.report(DiagKind::UnknownSettingSuggest, s.nameRange, {s.name, best});
+      continue;
+    }
+    auto given = std::find_if(x.ranges.begin(), x.ranges.end(),
+                              [&](const auto &r) { return r.first == s.name; });
+    if (given != x.ranges.end()) {
+      diags_.report(DiagKind::DuplicateSetting, s.nameRange, {s.name});
+      diags_.note(DiagKind::PreviousDefinition, given->second, {s.name});
+      continue;
+    }
+    x.ranges.emplace_back(s.name, s.nameRange);
+    if (!info->field) {
+      // `method = dopri5`: a name, not a value.
+      const ast::Expr &v = *s.value;
+      bool known = v.kind == ast::ExprKind::Name &&
+                   std::any_of(std::begin(kMethods), std::end(kMethods),
+                               [&](const char *k) { return v.name == k; });
+      if (!known) {
+        std::vector<std::string> methods(std::begin(kMethods), std::end(kMethods));
+        diags_.report(DiagKind::UnknownMethod, v.range,
+                      {sm_.text(v.range.begin.file).substr(v.range.begin.offset, v.range.length),
+                       quoteList(methods)});
+        continue;
+      }
+      x.method = v.name;
+      continue;
+    }
+    x.*(info->field) = lowerConstant(*s.value, "the experiment setting `" + s.name + "`");
+  }
+}
+
+void Analyzer::checkExperiment() {
+  // Values at the parameters' defaults; other values are checked when a
+  // run evaluates them (Model::experiment).
+  const bg::Experiment &x = g_.experiment;
+  if (x.ranges.empty())
+    return;
+  std::vector<double> params = bg::defaultParameterValues(g_);
+  auto value = [&](sym::ExprId e) {
+    return ctx().evaluate(e, [&](sym::SymbolId s) { return params[ctx().symbol(s).slot]; });
+  };
+  auto where = [&](const char *name) {
+    for (const auto &r : x.ranges)
+      if (r.first == name)
+        return r.second;
+    return SourceRange{};
+  };
+  for (const SettingInfo &s : kSettings) {
+    if (!s.field || !(x.*(s.field)).valid())
+      continue;
+    double v = value(x.*(s.field));
+    if (!std::isfinite(v) || (s.positive && !(v > 0)))
+      diags_.report(DiagKind::SettingNotPositive, where(s.name),
+                    {s.name, s.positive ? "positive" : "finite", v});
+  }
+  if (x.tEnd.valid()) {
+    double start = x.tStart.valid() ? value(x.tStart) : 0.0, end = value(x.tEnd);
+    if (std::isfinite(start) && std::isfinite(end) && !(end > start))
+      diags_.report(DiagKind::EndBeforeStart, where("t_end"), {end, start});
+  }
 }
 
 void Analyzer::lowerElements(const ast::Model &m) {

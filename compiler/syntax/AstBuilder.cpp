@@ -94,6 +94,21 @@ void AstBuilder::declaration(P::DeclarationContext *ctx, ast::Model &m) {
   else if (auto *d = ctx->outputDecl())
     for (P::OutputItemContext *item : d->outputItem())
       m.outputs.push_back(output(item));
+  else if (auto *d = ctx->experimentDecl())
+    m.experiments.push_back(experiment(d));
+}
+
+ast::Experiment AstBuilder::experiment(P::ExperimentDeclContext *ctx) {
+  ast::Experiment e;
+  e.keywordRange = range(ctx->kw);
+  for (P::ExperimentSettingContext *s : ctx->experimentSetting()) {
+    ast::ExperimentSetting setting;
+    setting.name = text(s->name->getStart());
+    setting.nameRange = range(s->name->getStart());
+    setting.value = expr(s->value);
+    e.settings.push_back(std::move(setting));
+  }
+  return e;
 }
 
 ast::Parameter AstBuilder::parameter(P::ParameterDeclContext *ctx) {

@@ -40,6 +40,7 @@ private:
   ast::Bond bond(P::BondDeclContext *ctx);
   ast::Signal signal(P::SignalDeclContext *ctx);
   ast::Output output(P::OutputItemContext *ctx);
+  ast::Experiment experiment(P::ExperimentDeclContext *ctx);
 
   ast::ExprPtr expr(P::ExprContext *ctx);
   ast::ExprPtr term(P::TermContext *ctx);

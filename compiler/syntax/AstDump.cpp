@@ -129,6 +129,13 @@ public:
       line(depth, "Output " + (o.name.empty() ? "`" + o.text + "`" : o.name));
       expr(depth + 1, *o.value);
     }
+    for (const Experiment &e : m.experiments) {
+      line(depth, "Experiment");
+      for (const ExperimentSetting &s : e.settings) {
+        line(depth + 1, "Setting " + s.name);
+        expr(depth + 2, *s.value);
+      }
+    }
   }
 
 private:

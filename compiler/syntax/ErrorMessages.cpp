@@ -31,10 +31,12 @@ const std::vector<TokenGroup> &tokenGroups() {
     std::vector<size_t> kinds = {HbgParser::SE, HbgParser::SF,  HbgParser::MSE, HbgParser::MSF,
                                  HbgParser::C,  HbgParser::I,   HbgParser::R,   HbgParser::TF,
                                  HbgParser::GY, HbgParser::MTF, HbgParser::MGY};
-    // The words of switched junctions are names too, but start no declaration.
+    // The words of switched junctions are names too, but start no declaration;
+    // `experiment` is a name as well, and starts one.
     std::vector<size_t> words = {HbgParser::SWITCHED, HbgParser::DISSIPATIVE, HbgParser::ON,
                                  HbgParser::OFF,      HbgParser::INITIAL,     HbgParser::WHEN,
-                                 HbgParser::AND,      HbgParser::OR,          HbgParser::NOT};
+                                 HbgParser::AND,      HbgParser::OR,          HbgParser::NOT,
+                                 HbgParser::EXPERIMENT};
     auto with = [&](std::initializer_list<size_t> extra, bool names) {
       std::vector<size_t> v(extra);
       v.insert(v.end(), kinds.begin(), kinds.end());
@@ -44,7 +46,8 @@ const std::vector<TokenGroup> &tokenGroups() {
     };
     return std::vector<TokenGroup>{
         {"a declaration", with({HbgParser::PARAMETER, HbgParser::BOND, HbgParser::SIGNAL,
-                                HbgParser::OUTPUT, HbgParser::ZERO, HbgParser::ONE},
+                                HbgParser::OUTPUT, HbgParser::EXPERIMENT, HbgParser::ZERO,
+                                HbgParser::ONE},
                                false)},
         {"an expression",
          with({HbgParser::NUMBER, HbgParser::ZERO, HbgParser::ONE, HbgParser::IDENT,

@@ -40,7 +40,7 @@ constexpr Keyword kKeywords[] = {
     {"MGY", L::MGY},         {"switched", L::SWITCHED},   {"dissipative", L::DISSIPATIVE},
     {"on", L::ON},           {"off", L::OFF},             {"initial", L::INITIAL},
     {"when", L::WHEN},       {"and", L::AND},             {"or", L::OR},
-    {"not", L::NOT},
+    {"not", L::NOT},         {"experiment", L::EXPERIMENT},
 };
 
 std::size_t identifierType(std::string_view word) {

@@ -19,6 +19,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -26,6 +27,7 @@
 namespace hbg {
 
 class SourceManager;
+struct Experiment;
 
 /// Compilation failed; what() is the rendered diagnostics.
 class CompileError : public std::runtime_error {
@@ -59,6 +61,12 @@ public:
   /// gives none): what its absolute tolerance scales with
   /// (eq::storageNominals, docs/numerics.md).
   std::vector<double> nominalState(const std::vector<double> &params) const;
+  /// The run defaults of the model's `experiment { ... }` block, evaluated
+  /// with the parameter values `overrides` gives (the defaults
+  /// otherwise). Throws std::invalid_argument naming the setting when
+  /// the parameters make one of them invalid (a step that is not
+  /// positive, an end before the start).
+  Experiment experiment(const std::map<std::string, double> &overrides = {}) const;
   /// True when the model has switched junctions (and so modes and events).
   bool switched() const;
   /// Modes analysed so far (switched models analyse a mode the first time
@@ -199,6 +207,15 @@ struct SimulationOptions {
   double zenoSpan = 1e-8;
 };
 
+/// What a model's `experiment { ... }` block sets (docs/language.md):
+/// each setting it gives, nothing for the others.
+struct Experiment {
+  std::optional<double> tStart, tEnd, dtOut, step, maxStep, rtol, atol;
+  std::optional<runtime::Method> method;
+  /// `base` with every setting given here in place of its own.
+  SimulationOptions apply(SimulationOptions base = {}) const;
+};
+
 /// One event of a switched model (see runtime/Simulate.h).
 using Event = runtime::Event;
 
@@ -252,7 +269,12 @@ public:
 /// One configurable run of a model.
 class Simulation {
 public:
-  explicit Simulation(Model model, SimulationOptions opts = {});
+  /// Runs with the model's `experiment { ... }` settings over
+  /// SimulationOptions' defaults (evaluated at the parameters' defaults:
+  /// with other values, pass `model.experiment(overrides).apply()`).
+  explicit Simulation(Model model);
+  /// Runs with `opts` as given: the model's experiment block is not read.
+  Simulation(Model model, SimulationOptions opts);
   /// Overrides a parameter; throws std::invalid_argument for unknown names.
   void setParameter(const std::string &name, double value);
   SimulationOptions &options() { return opts_; }

@@ -289,3 +289,112 @@ model Sticking {
   CHECK(p1 / 1.0 == doctest::Approx(p2 / 3.0 + 0.5 * p2 * p2 * p2).epsilon(1e-12));
   CHECK(p1 == doctest::Approx(0.35202491).epsilon(1e-7));
 }
+
+namespace {
+/// RC discharge, q(t) = q0 exp(-t / tau), run as its experiment block says.
+const char *kExperiment = R"(
+model Discharge {
+    parameter tau = 0.5;
+    C cap(tau) { q0 = 1; }
+    R res(1);
+    0 node;
+    bond node -> cap;
+    bond node -> res;
+    output cap.q;
+    experiment {
+        t_end = 4 * tau;   // follows tau
+        dt_out = tau;
+        method = dopri5;
+        rtol = 1e-10;
+        atol = 1e-14;
+        max_step = 0.05;
+    }
+}
+)";
+} // namespace
+
+TEST_CASE("api: the experiment block sets a run's defaults") {
+  hbg::Model model = hbg::Compiler().compileString(kExperiment, "discharge.hbg");
+  hbg::Experiment ex = model.experiment();
+  REQUIRE(ex.tEnd);
+  CHECK(*ex.tEnd == 2.0);
+  CHECK(*ex.dtOut == 0.5);
+  CHECK(*ex.rtol == 1e-10);
+  CHECK(*ex.atol == 1e-14);
+  CHECK(*ex.maxStep == 0.05);
+  CHECK(!ex.tStart);
+  CHECK(!ex.step);
+  REQUIRE(ex.method);
+  CHECK(*ex.method == hbg::runtime::Method::DormandPrince);
+
+  // Settings not given keep the options' own values.
+  hbg::SimulationOptions base;
+  base.step = 0.25;
+  base.remapFactor = 0.3;
+  hbg::SimulationOptions o = ex.apply(base);
+  CHECK(o.tEnd == 2.0);
+  CHECK(o.tStart == 0.0);
+  CHECK(o.step == 0.25);
+  CHECK(o.remapFactor == 0.3);
+  CHECK(o.method == hbg::runtime::Method::DormandPrince);
+
+  // Simulation(model) runs with them: rows at 0, tau, ..., 4 tau, each on
+  // the closed form.
+  hbg::Result r = hbg::Simulation(model).run();
+  REQUIRE(r.ok());
+  const std::vector<double> &t = r.at("time"), &q = r.at("cap.q");
+  REQUIRE(t.size() == 5);
+  for (std::size_t k = 0; k < t.size(); ++k) {
+    CHECK(t[k] == doctest::Approx(0.5 * double(k)).epsilon(1e-12));
+    CHECK(q[k] == doctest::Approx(std::exp(-double(k))).epsilon(1e-8));
+  }
+  CHECK(r.methods.size() == 1);
+  CHECK(r.methods[0].method == hbg::runtime::Method::DormandPrince);
+
+  // Settings are evaluated with the parameters a run gives.
+  hbg::Experiment slow = model.experiment({{"tau", 2.0}});
+  CHECK(*slow.tEnd == 8.0);
+  CHECK(*slow.dtOut == 2.0);
+  hbg::Simulation sim(model, slow.apply());
+  sim.setParameter("tau", 2.0);
+  hbg::Result rs = sim.run();
+  REQUIRE(rs.ok());
+  CHECK(rs.at("time").back() == doctest::Approx(8.0));
+  CHECK(rs.at("cap.q").back() == doctest::Approx(std::exp(-4.0)).epsilon(1e-8));
+
+  // A parameter value that makes a setting invalid names it.
+  CHECK_THROWS_WITH_AS(model.experiment({{"tau", -1.0}}),
+                       doctest::Contains("experiment setting `dt_out`"), std::invalid_argument);
+  std::string late = kExperiment;
+  late.replace(late.find("t_end"), 0, "t_start = 1; ");
+  hbg::Model lateModel = hbg::Compiler().compileString(late, "late.hbg");
+  CHECK(*lateModel.experiment().tStart == 1.0);
+  try {
+    lateModel.experiment({{"tau", 0.25}}); // t_end = 1
+    FAIL("t_end = t_start");
+  } catch (const std::invalid_argument &e) {
+    CHECK(std::string(e.what()).find("`t_end` of model `Discharge` must be after `t_start`") !=
+          std::string::npos);
+  }
+
+  // Options given explicitly do not read the block.
+  hbg::SimulationOptions plain;
+  plain.tEnd = 1;
+  CHECK(hbg::Simulation(model, plain).run().at("time").size() == 101);
+}
+
+TEST_CASE("api: every method an experiment block may name") {
+  // Sema keeps its own list of names (it does not link the runtime).
+  for (const char *m : {"auto", "dopri5", "rosenbrock", "rk4", "euler"}) {
+    std::string text = kExperiment;
+    text.replace(text.find("dopri5"), 6, m);
+    hbg::Experiment ex = hbg::Compiler().compileString(text, "discharge.hbg").experiment();
+    REQUIRE(ex.method);
+    CHECK(std::string(hbg::runtime::methodName(*ex.method)) == m);
+  }
+  // Without a block nothing is set.
+  hbg::Experiment none = hbg::Compiler().compileString(kDecay, "decay.hbg").experiment();
+  CHECK(!none.tStart);
+  CHECK(!none.tEnd);
+  CHECK(!none.method);
+}

@@ -2,7 +2,7 @@
 //
 //   hbgc check   FILE
 //   hbgc explain FILE [--mode j1=on,j2=off]
-//   hbgc run     FILE --t-end T [options]
+//   hbgc run     FILE [--t-end T] [options]
 //   hbgc linearize FILE [--at T] [--mode ...] [-p NAME=VALUE] [--format text|csv]
 //
 // Exit status: 0 success, 1 errors in the model, at run time or writing the
@@ -85,15 +85,21 @@ options:
                        not named stay in their initial state
 )";
 
-const char *kRunHelp = R"(usage: hbgc run FILE --t-end T [options]
+const char *kRunHelp = R"(usage: hbgc run FILE [--t-end T] [options]
 
 Compiles FILE to native code and simulates it; writes CSV with a header
 `time,<outputs>` to standard output or to -o FILE. Models with switched
 junctions compile each mode when the run first enters it; at an event the
 output has a row before and a row after it (docs/hybrid.md).
 
+The model's `experiment { ... }` block, if any, sets the defaults of
+--t-start, --t-end, --dt-out, --dt, --max-step, --rtol, --atol and
+--method (as t_start, t_end, dt_out, dt, max_step, rtol, atol, method);
+the command line overrides them.
+
 options:
-  --t-end T            end time (required)
+  --t-end T            end time (required unless the model's experiment
+                       block gives t_end)
   --t-start T          start time (default 0)
   --method M           auto (default), dopri5, rosenbrock, rk4 or euler;
                        rosenbrock is linearly implicit, for stiff models,
@@ -145,8 +151,10 @@ double parseNumber(const std::string &flag, const std::string &text) {
 
 struct RunArgs {
   std::string file;
+  /// The options the command line gives; `cli` holds those the model's
+  /// `experiment` block may also give, which the command line overrides.
   SimulationOptions sim;
-  bool haveTEnd = false;
+  Experiment cli;
   std::map<std::string, double> params;
   std::string output;
   std::string format = "csv";
@@ -178,33 +186,34 @@ RunArgs parseRunArgs(const std::vector<std::string> &args) {
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string &a = args[i];
     if (a == "--t-end") {
-      r.sim.tEnd = parseNumber(a, value(i));
-      r.haveTEnd = true;
+      r.cli.tEnd = parseNumber(a, value(i));
     } else if (a == "--t-start") {
-      r.sim.tStart = parseNumber(a, value(i));
+      r.cli.tStart = parseNumber(a, value(i));
     } else if (a == "--method") {
       const std::string &m = value(i);
-      if (!runtime::parseMethod(m, r.sim.method))
+      runtime::Method method;
+      if (!runtime::parseMethod(m, method))
         throw UsageError{"unknown method `" + m + "`; expected auto, dopri5, rosenbrock, rk4 or euler"};
+      r.cli.method = method;
     } else if (a == "--dt") {
-      r.sim.step = parseNumber(a, value(i));
-      if (!(r.sim.step > 0))
+      r.cli.step = parseNumber(a, value(i));
+      if (!(*r.cli.step > 0))
         throw UsageError{"`--dt` must be positive"};
     } else if (a == "--max-step") {
-      r.sim.maxStep = parseNumber(a, value(i));
-      if (!(r.sim.maxStep > 0))
+      r.cli.maxStep = parseNumber(a, value(i));
+      if (!(*r.cli.maxStep > 0))
         throw UsageError{"`--max-step` must be positive"};
     } else if (a == "--rtol") {
-      r.sim.rtol = parseNumber(a, value(i));
-      if (!(r.sim.rtol > 0))
+      r.cli.rtol = parseNumber(a, value(i));
+      if (!(*r.cli.rtol > 0))
         throw UsageError{"`--rtol` must be positive"};
     } else if (a == "--atol") {
-      r.sim.atol = parseNumber(a, value(i));
-      if (!(r.sim.atol > 0))
+      r.cli.atol = parseNumber(a, value(i));
+      if (!(*r.cli.atol > 0))
         throw UsageError{"`--atol` must be positive"};
     } else if (a == "--dt-out") {
-      r.sim.dtOut = parseNumber(a, value(i));
-      if (!(r.sim.dtOut > 0))
+      r.cli.dtOut = parseNumber(a, value(i));
+      if (!(*r.cli.dtOut > 0))
         throw UsageError{"`--dt-out` must be positive"};
     } else if (a == "-p") {
       parameterOption(value(i), r.params);
@@ -259,9 +268,7 @@ RunArgs parseRunArgs(const std::vector<std::string> &args) {
   }
   if (r.file.empty())
     throw UsageError{"no input file"};
-  if (!r.emit && !r.haveTEnd)
-    throw UsageError{"`run` needs `--t-end`"};
-  if (!r.emit && !(r.sim.tEnd > r.sim.tStart))
+  if (r.cli.tEnd && !(*r.cli.tEnd > r.cli.tStart.value_or(0.0)))
     throw UsageError{"`--t-end` must be after `--t-start`"};
   return r;
 }
@@ -659,6 +666,10 @@ int runRun(const std::vector<std::string> &argv) {
     return 1;
   Output &csv = a.output.empty() ? stdOut : csvFile;
   Output &events = a.events == "-" ? stdOut : eventsFile;
+  // The end time: the command line's or the model's.
+  const bg::Experiment &defaults = l.fe.graph->experiment;
+  if (!a.cli.tEnd && !defaults.tEnd.valid())
+    throw UsageError{"`run` needs `--t-end`, or `t_end` in the model's `experiment` block"};
 
   auto t0 = std::chrono::steady_clock::now();
   CompilerOptions copts;
@@ -670,7 +681,27 @@ int runRun(const std::vector<std::string> &argv) {
     return 1;
   Model &model = *compiled;
   auto t1 = std::chrono::steady_clock::now();
-  Simulation sim(model, a.sim);
+  // The model's experiment settings (for the parameters given), then the
+  // command line's over them.
+  SimulationOptions options;
+  try {
+    options = a.cli.apply(model.experiment(a.params).apply(a.sim));
+  } catch (const std::invalid_argument &e) {
+    std::cerr << "hbgc: error: " << e.what() << "\n";
+    return 1;
+  }
+  if (!(options.tEnd > options.tStart)) {
+    auto from = [](bool cli, const char *flag, const char *setting) {
+      return std::string(cli ? flag : setting);
+    };
+    throw UsageError{"the end time " + runtime::timeText(options.tEnd) + " (" +
+                     from(a.cli.tEnd.has_value(), "`--t-end`", "the model's `t_end`") +
+                     ") must be after the start time " + runtime::timeText(options.tStart) + " (" +
+                     from(a.cli.tStart.has_value(), "`--t-start`",
+                          defaults.tStart.valid() ? "the model's `t_start`" : "the default") +
+                     ")"};
+  }
+  Simulation sim(model, options);
   for (const auto &[name, value] : a.params) {
     try {
       sim.setParameter(name, value);

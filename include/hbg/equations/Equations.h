@@ -116,6 +116,8 @@ struct EquationSystem {
   std::shared_ptr<sym::ExprContext> ctx;
   std::string modelName;
   std::vector<Parameter> parameters;
+  /// The model's run defaults (expressions of the parameters).
+  bg::Experiment experiment;
   /// How many `pre(...)` values (bg::BondGraph::held) follow the parameters:
   /// Parameter symbols with slots from parameters.size() up to
   /// parameters.size() + numHeld are held values, which the runtime passes

@@ -166,6 +166,18 @@ struct Output {
   sym::ExprId value;
 };
 
+/// The model's `experiment { ... }` block: defaults of a run, which the
+/// command line and the API override. Numeric settings are expressions
+/// of parameters (invalid when not given); `method` is the method's name
+/// ("" when not given).
+struct Experiment {
+  sym::ExprId tStart, tEnd, dtOut, step, maxStep, rtol, atol;
+  std::string method;
+  /// Where each given setting is written, by name, for errors found when
+  /// its value is known (a non-positive `dt_out`, say).
+  std::vector<std::pair<std::string, SourceRange>> ranges;
+};
+
 /// What a Variable symbol stands for.
 struct VariableInfo {
   enum Kind { None, Effort, Flow, State, Signal, Integrator } kind = None;
@@ -188,6 +200,7 @@ public:
   /// order of first appearance.
   std::vector<Held> held;
   std::vector<Output> outputs;
+  Experiment experiment;
   /// Indexed by symbol index (entries for non-Variable symbols are None).
   std::vector<VariableInfo> variables;
 

@@ -169,6 +169,19 @@ struct Output {
   std::string text; ///< the expression's source text
 };
 
+/// `name = value;` inside `experiment { ... }`: a default of the run.
+struct ExperimentSetting {
+  std::string name;
+  SourceRange nameRange;
+  ExprPtr value;
+};
+
+/// `experiment { settings }`
+struct Experiment {
+  SourceRange keywordRange; ///< the `experiment` keyword
+  std::vector<ExperimentSetting> settings;
+};
+
 /// `model name { ... }`
 struct Model {
   std::string name;
@@ -179,6 +192,8 @@ struct Model {
   std::vector<Bond> bonds;
   std::vector<Signal> signals;
   std::vector<Output> outputs;
+  /// Every `experiment` block, in order (sema allows one).
+  std::vector<Experiment> experiments;
 };
 
 /// A parsed file.
