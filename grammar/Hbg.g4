@@ -125,10 +125,27 @@ power : base=primary ('^' exponent=unary)? ;
 
 primary
   : number=(NUMBER | '0' | '1')                                  # numberExpr
+  | kw='if' cond=condition 'then' yes=expr 'else' no=expr        # ifExpr
   | callee=ident '(' (args+=expr (',' args+=expr)*)? rparen=')'  # callExpr
   | base=ident '.' member=ident                                  # memberExpr
   | name=ident                                                   # nameExpr
   | lparen='(' inner=expr rparen=')'                             # parenExpr
+  ;
+
+// The condition of `if`: comparisons without the marks of guards,
+// combined as guards are.
+condition : operands+=conditionAnd ('or' operands+=conditionAnd)* ;
+
+conditionAnd : operands+=conditionNot ('and' operands+=conditionNot)* ;
+
+conditionNot
+  : op='not' operand=conditionNot
+  | conditionAtom
+  ;
+
+conditionAtom
+  : lhs=expr cmp=compareOp rhs=expr                  # compareCondition
+  | lparen='(' inner=condition rparen=')'            # parenCondition
   ;
 
 // --- Tokens -----------------------------------------------------------------
@@ -139,6 +156,9 @@ BOND      : 'bond' ;
 SIGNAL    : 'signal' ;
 OUTPUT    : 'output' ;
 EXPERIMENT : 'experiment' ;
+IF        : 'if' ;
+THEN      : 'then' ;
+ELSE      : 'else' ;
 
 SE  : 'Se' ;
 SF  : 'Sf' ;

@@ -256,6 +256,12 @@ Interval sign(Interval a) {
   return {signOf(a.lo), signOf(a.hi)}; // sign is nondecreasing
 }
 
+Interval floor(Interval a) {
+  if (a.isWhole())
+    return Interval::whole(); // floor(NaN) is NaN
+  return {std::floor(a.lo), std::floor(a.hi)};
+}
+
 // --- Binary ----------------------------------------------------------------
 
 Interval add(Interval a, Interval b) {

@@ -1,4 +1,4 @@
-//===- runtime/Kinks.cpp - Branches of sign, abs, min and max --------------===//
+//===- runtime/Kinks.cpp - Branches of sign, abs, min, max and floor -------===//
 //
 // A kink's branch is held between events (Mode::numKinks). At the start
 // and at every event each branch is set from the sign of its argument.
@@ -10,22 +10,37 @@
 // error; when neither moves it, the branch is 0; when both let it leave,
 // the side it is on, or +1.
 //
+// A floor kink's branch is the integer below its argument; an argument
+// on an integer n (or that close to it) takes n when it moves up or
+// stays, n - 1 when it moves down. Arguments may read other kinks'
+// branches (the floor inside `pwm`'s comparison): the branches are set
+// again until none changes.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Run.h"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 namespace hbg::runtime {
 
 namespace {
 const std::string kNoKink;
 double signOf(double c) { return c > 0 ? 1.0 : (c < 0 ? -1.0 : 0.0); }
-std::string branchText(double b) { return b > 0 ? "+1" : (b < 0 ? "-1" : "0"); }
+std::string branchText(const Mode &m, std::size_t k, double b) {
+  if (m.kinkFloor(k)) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.17g", b);
+    return buf;
+  }
+  return b > 0 ? "+1" : (b < 0 ? "-1" : "0");
+}
 } // namespace
 
 const std::string &Mode::kinkText(std::size_t) const { return kNoKink; }
+bool Mode::kinkFloor(std::size_t) const { return false; }
 const std::string &Mode::shortCircuit() const {
   static const std::string none;
   return none;
@@ -56,18 +71,36 @@ std::vector<std::string> Run::branchChanges(const std::vector<std::pair<std::str
   for (std::size_t k = 0; k < m.numKinks(); ++k)
     for (const auto &[text, b] : before)
       if (text == m.kinkText(k) && b != m.branch(k))
-        changes.push_back(text + ": branch " + branchText(b) + " -> " + branchText(m.branch(k)));
+        changes.push_back(text + ": branch " + branchText(m, k, b) + " -> " +
+                          branchText(m, k, m.branch(k)));
   return changes;
 }
 
 void Run::chooseBranches(Mode &m) {
-  std::size_t nk = m.numKinks(), n = m.stateSlots().size();
+  std::size_t nk = m.numKinks();
   if (nk == 0)
     return;
+  // Each round sets every branch from the arguments under the branches of
+  // the round before; arguments that read no branch settle in one.
+  std::vector<double> before(nk);
+  for (std::size_t round = 0; round <= nk; ++round) {
+    for (std::size_t k = 0; k < nk; ++k)
+      before[k] = m.branch(k);
+    chooseBranchesOnce(m);
+    bool changed = false;
+    for (std::size_t k = 0; k < nk; ++k)
+      changed = changed || m.branch(k) != before[k];
+    if (!changed)
+      return;
+  }
+}
+
+void Run::chooseBranchesOnce(Mode &m) {
+  std::size_t nk = m.numKinks(), n = m.stateSlots().size();
   std::vector<double> x = gather(m), c(nk);
   call(m.kinkArguments(t_, x.data(), c.data()), m, "kinks");
   for (std::size_t k = 0; k < nk; ++k)
-    m.setBranch(k, signOf(c[k]));
+    m.setBranch(k, m.kinkFloor(k) ? std::floor(c[k]) : signOf(c[k]));
 
   // How far each argument moves in a short time delta along the flow
   // with the branches as they are set: c(t + delta, x + delta x') - c.
@@ -88,6 +121,14 @@ void Run::chooseBranches(Mode &m) {
     // `delta` is a millionth of a step: |c| <= 1e-6 |move| is what c moves
     // in 1e-12 of a step, the event locator's resolution, so a branch
     // chosen here against c's side is on it by the first point examined.
+    if (m.kinkFloor(k)) {
+      // The floor's jumps are its argument's integers; the branch below
+      // an integer it is on only when it moves down.
+      double nearest = std::round(c[k]);
+      if (std::abs(c[k] - nearest) <= 1e-6 * std::abs(move[k]))
+        m.setBranch(k, move[k] < 0 ? nearest - 1 : nearest);
+      continue;
+    }
     if (c[k] != 0 && std::abs(c[k]) > 1e-6 * std::abs(move[k]))
       continue;
     bool consistent[2], back[2];

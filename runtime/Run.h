@@ -53,8 +53,10 @@ private:
   /// Comparisons of the transitions enabled in the current FSM states,
   /// then the kinks of their mode `m`.
   const std::vector<std::uint32_t> &enabledComparisons(const Mode &m);
-  /// Sets the kinks' branches of `m` at t_ and X (Kinks.cpp).
+  /// Sets the kinks' branches of `m` at t_ and X (Kinks.cpp), until no
+  /// branch changes; one round of it.
   void chooseBranches(Mode &m);
+  void chooseBranchesOnce(Mode &m);
   /// The kinks of `m` with their branches, and, as event-log transitions,
   /// how the branches of `m` differ from those of the same calls in
   /// `before` (kinks of other modes are matched by their text).

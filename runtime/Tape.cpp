@@ -84,6 +84,7 @@ int arity(TapeOp op) {
   case TapeOp::Tanh:
   case TapeOp::Abs:
   case TapeOp::Sign:
+  case TapeOp::Floor:
     return 1;
   case TapeOp::Add:
   case TapeOp::Sub:
@@ -115,6 +116,7 @@ const char *opName(TapeOp op) {
   case TapeOp::Tanh: return "tanh";
   case TapeOp::Abs: return "abs";
   case TapeOp::Sign: return "sign";
+  case TapeOp::Floor: return "floor";
   case TapeOp::Add: return "add";
   case TapeOp::Sub: return "sub";
   case TapeOp::Mul: return "mul";
@@ -149,6 +151,7 @@ void Tape::evaluate(double t, const double *x, const double *p, double *out,
     case TapeOp::Tanh: r = std::tanh(v[in.a]); break;
     case TapeOp::Abs: r = std::fabs(v[in.a]); break;
     case TapeOp::Sign: r = v[in.a] > 0 ? 1.0 : (v[in.a] < 0 ? -1.0 : 0.0); break;
+    case TapeOp::Floor: r = std::floor(v[in.a]); break;
     case TapeOp::Add: r = v[in.a] + v[in.b]; break;
     case TapeOp::Sub: r = v[in.a] - v[in.b]; break;
     case TapeOp::Mul: r = v[in.a] * v[in.b]; break;
@@ -191,6 +194,7 @@ void Tape::evaluate(Interval t, const Interval *x, const double *p, Interval *ou
     case TapeOp::Tanh: r = tanh(v[in.a]); break;
     case TapeOp::Abs: r = abs(v[in.a]); break;
     case TapeOp::Sign: r = sign(v[in.a]); break;
+    case TapeOp::Floor: r = floor(v[in.a]); break;
     case TapeOp::Add: r = add(v[in.a], v[in.b]); break;
     // The same instruction on both sides is one value, not two
     // independent ones: x - x is 0 and x * x is a square, unless NaN.
@@ -267,6 +271,9 @@ void Tape::evaluateSlope(Interval t, const Interval *x, const Interval *xdot, co
       dr = v[in.a].lo > 0 ? da : v[in.a].hi < 0 ? neg(da) : hull(da, neg(da));
       break;
     case TapeOp::Sign: dr = v[in.a].lo > 0 || v[in.a].hi < 0 ? kZero : kWhole; break;
+    case TapeOp::Floor: // constant between jumps; a jump inside proves nothing
+      dr = !r.isWhole() && r.lo == r.hi ? kZero : kWhole;
+      break;
     case TapeOp::Add: dr = add(da, db); break;
     case TapeOp::Sub: dr = in.a == in.b ? kZero : sub(da, db); break;
     case TapeOp::Mul:

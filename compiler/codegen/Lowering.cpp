@@ -228,6 +228,8 @@ llvm::Value *Lowerer::emitNode(const sym::Node &node, llvm::Function *fn) {
     return unaryIntrinsic(llvm::Intrinsic::fabs);
   case Op::Sign:
     return emitSign(operand(node.lhs));
+  case Op::Floor:
+    return unaryIntrinsic(llvm::Intrinsic::floor);
   case Op::Add:
     return builder_.CreateFAdd(operand(node.lhs), operand(node.rhs));
   case Op::Sub:

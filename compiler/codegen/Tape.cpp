@@ -22,6 +22,7 @@ runtime::TapeOp tapeOp(sym::Op op) {
   case Op::Tanh: return TapeOp::Tanh;
   case Op::Abs: return TapeOp::Abs;
   case Op::Sign: return TapeOp::Sign;
+  case Op::Floor: return TapeOp::Floor;
   case Op::Add: return TapeOp::Add;
   case Op::Sub: return TapeOp::Sub;
   case Op::Mul: return TapeOp::Mul;

@@ -118,6 +118,7 @@ public:
   const std::string &failure() const override { return e_.failure(); }
 
   std::size_t numKinks() const override { return code_->equations.kinks.size(); }
+  bool kinkFloor(std::size_t k) const override { return code_->equations.kinks[k].floor; }
   const std::string &kinkText(std::size_t k) const override {
     return code_->equations.kinks[k].text;
   }

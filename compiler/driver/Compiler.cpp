@@ -206,8 +206,9 @@ bool withInitial(const Model::Impl &impl, double t, const double *x, const doubl
   ep->setParameters(parameters);
   ep->forgetStart();
   Evaluator &e = *ep;
-  // Kinks take the branch of their argument's sign at (t, x); an argument
-  // may read other kinks' branches, so repeat until none changes.
+  // Kinks take the branch of their argument's sign (or floor) at (t, x);
+  // an argument may read other kinks' branches, so repeat until none
+  // changes.
   std::vector<double> &c = s.kinks;
   c.resize(nk);
   for (std::size_t round = 0; round <= nk && nk > 0; ++round) {
@@ -215,7 +216,9 @@ bool withInitial(const Model::Impl &impl, double t, const double *x, const doubl
       return false;
     bool changed = false;
     for (std::size_t k = 0; k < nk; ++k) {
-      double b = c[k] > 0 ? 1.0 : (c[k] < 0 ? -1.0 : 0.0);
+      double b = m.equations.kinks[k].floor ? std::floor(c[k])
+                 : c[k] > 0                   ? 1.0
+                                              : (c[k] < 0 ? -1.0 : 0.0);
       changed = changed || b != params[firstBranch + k];
       params[firstBranch + k] = b;
     }
@@ -514,7 +517,8 @@ std::shared_ptr<ModeCode> compileMode(eq::EquationSystem equations,
   if (events) {
     // The guards' sides, then each kink's comparison `lhs <= rhs` (see
     // runtime::Mode::numKinks): b c <= -0 for b = +-1, -|c| <= -denorm
-    // (c != 0) for b = 0; and the same as a tape for enclosures.
+    // (c != 0) for b = 0, min(c - b + denorm, b + 1 - c) <= 0 for a floor; and the
+    // same as a tape for enclosures.
     sym::ExprContext &ctx = *equations.ctx;
     auto ofTime = [&](sym::ExprId e) {
       for (sym::SymbolId s : ctx.symbolsOf(e)) {
@@ -567,6 +571,17 @@ std::shared_ptr<ModeCode> compileMode(eq::EquationSystem equations,
     }
     for (const eq::Kink &k : equations.kinks) {
       sym::ExprId b = ctx.ref(k.branch), c = k.argument;
+      if (k.floor) {
+        // c = b itself (just after the jump up to b) does not count: the
+        // lower margin is raised by the smallest double.
+        sym::ExprId lower = ctx.add(ctx.sub(c, b),
+                                    ctx.constant(std::numeric_limits<double>::denorm_min()));
+        guards.outputs.push_back(ctx.min(lower, ctx.sub(ctx.add(b, ctx.constant(1)), c)));
+        guards.outputs.push_back(ctx.constant(0));
+        differences.push_back(guards.outputs[guards.outputs.size() - 2]);
+        kinks.outputs.push_back(c);
+        continue;
+      }
       sym::ExprId off = ctx.sub(ctx.constant(1), ctx.mul(b, b)); // 1 where b = 0
       guards.outputs.push_back(
           ctx.sub(ctx.mul(b, c), ctx.mul(off, ctx.unary(sym::Op::Abs, c))));

@@ -51,7 +51,8 @@ sym::ExprId nonSmoothInTime(const sym::ExprContext &ctx, sym::ExprId e) {
     if (!seen.insert(id.index).second)
       continue;
     const sym::Node &n = ctx.node(id);
-    bool nonSmooth = n.op == sym::Op::Sign || n.op == sym::Op::Abs || n.op == sym::Op::Min ||
+    bool nonSmooth = n.op == sym::Op::Sign || n.op == sym::Op::Floor || n.op == sym::Op::Abs ||
+                     n.op == sym::Op::Min ||
                      n.op == sym::Op::Max || n.op == sym::Op::Select;
     if (nonSmooth && ctx.dependsOn(id, ctx.timeSymbol()))
       return id;

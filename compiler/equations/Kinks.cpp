@@ -19,7 +19,8 @@ namespace hbg::eq {
 namespace {
 
 bool isKinkOp(sym::Op op) {
-  return op == sym::Op::Sign || op == sym::Op::Abs || op == sym::Op::Min || op == sym::Op::Max;
+  return op == sym::Op::Sign || op == sym::Op::Floor || op == sym::Op::Abs ||
+         op == sym::Op::Min || op == sym::Op::Max;
 }
 
 class KinkRewriter {
@@ -37,9 +38,16 @@ private:
     bool varies; ///< depends on time, a state or a Newton unknown
   };
 
+  /// Whether operand k of `n` is left as it is: a Select's condition,
+  /// which picks a pivot (both choices give the same value), unless it is
+  /// the sign of a difference, as `if` and the functions built on it
+  /// write their conditions: then its sign is a kink like any other.
+  bool kept(const sym::Node &n, int k) const {
+    return n.op == sym::Op::Select && k == 0 && ctx_.node(n.lhs).op != sym::Op::Sign;
+  }
+
   /// Post-order over the DAG below `root`, iteratively (expressions can
-  /// be deep). A Select's condition is neither visited nor rewritten: it
-  /// picks a pivot, and both of its choices give the same value.
+  /// be deep).
   sym::ExprId visit(sym::ExprId root) {
     std::vector<std::pair<sym::ExprId, bool>> todo{{root, false}};
     while (!todo.empty()) {
@@ -52,8 +60,7 @@ private:
         todo.push_back({id, true});
         int k = 0;
         sym::forEachOperand(n, [&](sym::ExprId o) {
-          bool condition = n.op == sym::Op::Select && k++ == 0;
-          if (!condition && !isDone(o))
+          if (!kept(n, k++) && !isDone(o))
             todo.push_back({o, false});
         });
         continue;
@@ -78,7 +85,7 @@ private:
     sym::ExprId out[3];
     bool varies = false;
     for (int k = 0; k < arity; ++k) {
-      if (n.op == sym::Op::Select && k == 0) {
+      if (kept(n, k)) {
         // Not visited: kept as it is.
         varies = varies || !ctx_.isParametric(ops[k]);
         out[k] = ops[k];
@@ -98,9 +105,10 @@ private:
     }
     sym::ExprId u = out[0], v = out[1];
     sym::ExprId c = n.op == sym::Op::Min ? ctx_.sub(v, u) : n.op == sym::Op::Max ? ctx_.sub(u, v) : u;
-    sym::ExprId b = ctx_.ref(branchOf(c, id));
+    sym::ExprId b = ctx_.ref(branchOf(c, id, n.op == sym::Op::Floor));
     switch (n.op) {
-    case sym::Op::Sign: return {b, false}; // fixed between events
+    case sym::Op::Sign:
+    case sym::Op::Floor: return {b, false}; // fixed between events
     case sym::Op::Abs: return {ctx_.mul(b, c), true};
     default: {
       sym::ExprId mean = ctx_.mul(ctx_.constant(0.5), ctx_.add(u, v));
@@ -109,10 +117,11 @@ private:
     }
   }
 
-  /// The branch of the kink with argument `c`, created on first use and
-  /// named after the call `call`.
-  sym::SymbolId branchOf(sym::ExprId c, sym::ExprId call) {
-    auto it = byArgument_.find(c.index);
+  /// The branch of the kink with argument `c` (its sign, or its floor),
+  /// created on first use and named after the call `call`.
+  sym::SymbolId branchOf(sym::ExprId c, sym::ExprId call, bool floor) {
+    std::uint64_t key = std::uint64_t(c.index) << 1 | (floor ? 1 : 0);
+    auto it = byArgument_.find(key);
     if (it != byArgument_.end())
       return sys_.kinks[it->second].branch;
     std::size_t k = sys_.kinks.size();
@@ -123,16 +132,17 @@ private:
     if (kink.text.size() > kLongest)
       kink.text = kink.text.substr(0, kLongest - 3) + "...";
     kink.argument = c;
+    kink.floor = floor;
     kink.branch = ctx_.addSymbol("branch" + std::to_string(k), sym::SymbolKind::Parameter, slot);
     sys_.kinks.push_back(std::move(kink));
-    byArgument_[c.index] = k;
+    byArgument_[key] = k;
     return sys_.kinks.back().branch;
   }
 
   EquationSystem &sys_;
   sym::ExprContext &ctx_;
   std::unordered_map<std::uint32_t, Done> done_;
-  std::unordered_map<std::uint32_t, std::size_t> byArgument_;
+  std::unordered_map<std::uint64_t, std::size_t> byArgument_;
 };
 
 } // namespace
@@ -140,8 +150,8 @@ private:
 void extractKinks(EquationSystem &sys) {
   // Most models have no kink at all: the store's counts tell.
   const sym::ExprContext &ctx = *sys.ctx;
-  if (ctx.count(sym::Op::Sign) + ctx.count(sym::Op::Abs) + ctx.count(sym::Op::Min) +
-          ctx.count(sym::Op::Max) ==
+  if (ctx.count(sym::Op::Sign) + ctx.count(sym::Op::Floor) + ctx.count(sym::Op::Abs) +
+          ctx.count(sym::Op::Min) + ctx.count(sym::Op::Max) ==
       0)
     return;
   KinkRewriter r(sys);

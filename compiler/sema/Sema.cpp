@@ -49,7 +49,63 @@ const std::map<std::string, FunctionInfo> kFunctions = {
     {"exp", {sym::Op::Exp, 1}},   {"log", {sym::Op::Log, 1}},   {"sqrt", {sym::Op::Sqrt, 1}},
     {"tanh", {sym::Op::Tanh, 1}}, {"abs", {sym::Op::Abs, 1}},   {"sign", {sym::Op::Sign, 1}},
     {"min", {sym::Op::Min, 2}},   {"max", {sym::Op::Max, 2}},   {"pow", {sym::Op::Pow, 2}},
+    {"floor", {sym::Op::Floor, 1}},
 };
+
+/// Functions built from others when lowered (docs/language.md,
+/// "Functions"), by name: their arity and the expression. Their jumps are
+/// those of `floor` and of the signs in `if` conditions, which become
+/// events (of time alone: time events).
+struct DerivedFunction {
+  int arity;
+  sym::ExprId (*build)(sym::ExprContext &ctx, const sym::ExprId *args);
+};
+
+/// `if m > 0 then a else b`, with the sign of m a kink when m varies.
+sym::ExprId ifPositive(sym::ExprContext &ctx, sym::ExprId m, sym::ExprId a, sym::ExprId b) {
+  return ctx.select(ctx.unary(sym::Op::Sign, m), a, b);
+}
+/// `if m >= 0 then a else b`.
+sym::ExprId ifNotNegative(sym::ExprContext &ctx, sym::ExprId m, sym::ExprId a, sym::ExprId b) {
+  return ctx.select(ctx.unary(sym::Op::Sign, ctx.neg(m)), b, a);
+}
+/// x - y floor(x / y): in [0, y) for y > 0.
+sym::ExprId modulo(sym::ExprContext &ctx, sym::ExprId x, sym::ExprId y) {
+  return ctx.sub(x, ctx.mul(y, ctx.unary(sym::Op::Floor, ctx.div(x, y))));
+}
+
+const std::map<std::string, DerivedFunction> kDerived = {
+    {"ceil", {1, [](sym::ExprContext &ctx, const sym::ExprId *a) {
+                return ctx.neg(ctx.unary(sym::Op::Floor, ctx.neg(a[0])));
+              }}},
+    {"mod", {2, [](sym::ExprContext &ctx, const sym::ExprId *a) { return modulo(ctx, a[0], a[1]); }}},
+    // 1 from t0 on.
+    {"step", {1, [](sym::ExprContext &ctx, const sym::ExprId *a) {
+                return ifNotNegative(ctx, ctx.sub(ctx.time(), a[0]), ctx.constant(1), ctx.constant(0));
+              }}},
+    // 1 over [t0 + k period, t0 + k period + width) for k >= 0.
+    {"pulse", {3, [](sym::ExprContext &ctx, const sym::ExprId *a) {
+                 sym::ExprId since = ctx.sub(ctx.time(), a[0]);
+                 sym::ExprId on = ifPositive(ctx, ctx.sub(a[1], modulo(ctx, since, a[2])),
+                                             ctx.constant(1), ctx.constant(0));
+                 return ifNotNegative(ctx, since, on, ctx.constant(0));
+               }}},
+    // Rises from 0 towards 1 over each period, back to 0 at its end.
+    {"saw", {1, [](sym::ExprContext &ctx, const sym::ExprId *a) {
+               return ctx.div(modulo(ctx, ctx.time(), a[0]), a[0]);
+             }}},
+    // 1 for the first fraction D of each period 1 / f.
+    {"pwm", {2, [](sym::ExprContext &ctx, const sym::ExprId *a) {
+               sym::ExprId phase = modulo(ctx, ctx.mul(ctx.time(), a[0]), ctx.constant(1));
+               return ifPositive(ctx, ctx.sub(a[1], phase), ctx.constant(1), ctx.constant(0));
+             }}},
+};
+
+const char *argumentWords(int arity) {
+  static const char *words[] = {"no arguments", "one argument", "two arguments",
+                                "three arguments"};
+  return arity >= 0 && arity <= 3 ? words[arity] : "several arguments";
+}
 
 std::string elementNoun(ElementKind k) {
   return isJunction(k) ? std::string(kindName(k)) + "-junction"
@@ -118,6 +174,10 @@ private:
   sym::ExprId lowerMember(const ast::Expr &e);
   sym::ExprId lowerCall(const ast::Expr &e, const ExprScope &scope);
   sym::ExprId lowerPre(const ast::Expr &e, const ExprScope &scope);
+  /// `if cond then yes else no` as selects on the signs of the
+  /// comparisons' differences (kinks where they vary).
+  sym::ExprId lowerCondition(const ast::Guard &cond, sym::ExprId yes, sym::ExprId no,
+                             const ExprScope &scope);
   sym::ExprId lowerConstant(const ast::Expr &e, const std::string &what);
   bool isConstant(sym::ExprId v, SourceRange range, const std::string &what);
   void unknownName(const std::string &name, SourceRange range,
@@ -714,6 +774,11 @@ sym::ExprId Analyzer::lower(const ast::Expr &e, const ExprScope &scope) {
     return lowerMember(e);
   case ast::ExprKind::Call:
     return lowerCall(e, scope);
+  case ast::ExprKind::If: {
+    sym::ExprId yes = lower(*e.operands[0], scope), no = lower(*e.operands[1], scope);
+    sym::ExprId v = lowerCondition(*e.condition, yes, no, scope);
+    return yes.valid() && no.valid() ? v : sym::ExprId();
+  }
   case ast::ExprKind::Unary: {
     sym::ExprId a = lower(*e.operands[0], scope);
     if (!a.valid())
@@ -762,6 +827,8 @@ sym::ExprId Analyzer::lowerName(const ast::Expr &e, const ExprScope &scope) {
   if (e.name == "time")
     return ctx().time();
   auto it = names_.find(e.name);
+  if (it == names_.end() && e.name == "pi")
+    return ctx().constant(3.141592653589793); // a declared `pi` comes first
   if (it == names_.end()) {
     std::vector<std::string> candidates = valueNames_;
     for (const auto &[name, symbol] : scope.locals)
@@ -910,10 +977,25 @@ sym::ExprId Analyzer::lowerCall(const ast::Expr &e, const ExprScope &scope) {
     g_.integrators.push_back(integ);
     return ctx().ref(integ.state);
   }
+  auto derived = kDerived.find(e.name);
+  if (derived != kDerived.end()) {
+    const DerivedFunction &fn = derived->second;
+    if (static_cast<int>(e.operands.size()) != fn.arity) {
+      argCountError(argumentWords(fn.arity));
+      return {};
+    }
+    sym::ExprId args[3];
+    bool ok = true;
+    for (int k = 0; k < fn.arity; ++k)
+      ok = (args[k] = lower(*e.operands[k], scope)).valid() && ok;
+    return ok ? fn.build(ctx(), args) : sym::ExprId();
+  }
   auto it = kFunctions.find(e.name);
   if (it == kFunctions.end()) {
     std::vector<std::string> candidates;
     for (const auto &[name, info] : kFunctions)
+      candidates.push_back(name);
+    for (const auto &[name, info] : kDerived)
       candidates.push_back(name);
     candidates.push_back("integral");
     candidates.push_back("pre");
@@ -926,7 +1008,7 @@ sym::ExprId Analyzer::lowerCall(const ast::Expr &e, const ExprScope &scope) {
   }
   const FunctionInfo &fn = it->second;
   if (static_cast<int>(e.operands.size()) != fn.arity) {
-    argCountError(fn.arity == 1 ? "one argument" : "two arguments");
+    argCountError(argumentWords(fn.arity));
     return {};
   }
   sym::ExprId a = lower(*e.operands[0], scope);
@@ -934,6 +1016,43 @@ sym::ExprId Analyzer::lowerCall(const ast::Expr &e, const ExprScope &scope) {
   if (!a.valid() || (fn.arity == 2 && !b.valid()))
     return {};
   return ctx().make(fn.op, a, b);
+}
+
+sym::ExprId Analyzer::lowerCondition(const ast::Guard &cond, sym::ExprId yes, sym::ExprId no,
+                                     const ExprScope &scope) {
+  switch (cond.kind) {
+  case ast::GuardKind::Compare: {
+    sym::ExprId lhs = lower(*cond.lhs, scope), rhs = lower(*cond.rhs, scope);
+    if (cond.op == CompareOp::Equal) {
+      diags_.report(DiagKind::IfEquality, cond.range);
+      return {};
+    }
+    if (!lhs.valid() || !rhs.valid() || !yes.valid() || !no.valid())
+      return {};
+    switch (cond.op) {
+    case CompareOp::Greater: return ifPositive(ctx(), ctx().sub(lhs, rhs), yes, no);
+    case CompareOp::Less: return ifPositive(ctx(), ctx().sub(rhs, lhs), yes, no);
+    case CompareOp::GreaterEqual: return ifNotNegative(ctx(), ctx().sub(lhs, rhs), yes, no);
+    default: return ifNotNegative(ctx(), ctx().sub(rhs, lhs), yes, no);
+    }
+  }
+  case ast::GuardKind::Not:
+    return lowerCondition(*cond.children[0], no, yes, scope);
+  case ast::GuardKind::And: {
+    // a and b and c: if a then (if b and c then yes else no) else no.
+    sym::ExprId v = yes;
+    for (auto it = cond.children.rbegin(); it != cond.children.rend(); ++it)
+      v = lowerCondition(**it, v, no, scope);
+    return v;
+  }
+  case ast::GuardKind::Or: {
+    sym::ExprId v = no;
+    for (auto it = cond.children.rbegin(); it != cond.children.rend(); ++it)
+      v = lowerCondition(**it, yes, v, scope);
+    return v;
+  }
+  }
+  return {};
 }
 
 sym::ExprId Analyzer::lowerPre(const ast::Expr &e, const ExprScope &scope) {

@@ -40,6 +40,7 @@ const char *functionName(Op op) {
   case Op::Tanh: return "tanh";
   case Op::Abs: return "abs";
   case Op::Sign: return "sign";
+  case Op::Floor: return "floor";
   case Op::Min: return "min";
   case Op::Max: return "max";
   case Op::Pow: return "pow";
@@ -60,6 +61,7 @@ static double apply(Op op, double a, double b, double c = 0) {
   case Op::Tanh: return std::tanh(a);
   case Op::Abs: return std::fabs(a);
   case Op::Sign: return a > 0 ? 1.0 : (a < 0 ? -1.0 : 0.0);
+  case Op::Floor: return std::floor(a);
   case Op::Add: return a + b;
   case Op::Sub: return a - b;
   case Op::Mul: return a * b;
@@ -445,7 +447,8 @@ ExprId ExprContext::derivative(ExprId id, SymbolId s) {
     case Op::Sqrt: r = div(da, mul(constant(2), x)); break;
     case Op::Tanh: r = mul(sub(constant(1), mul(x, x)), da); break;
     case Op::Abs: r = mul(unary(Op::Sign, a), da); break;
-    case Op::Sign: r = constant(0); break;
+    case Op::Sign:
+    case Op::Floor: r = constant(0); break; // between its jumps
     case Op::Select: r = select(a, db, d.at(n.third)); break;
     case Op::Min: // piecewise: the derivative of the smaller operand
     case Op::Max: {
@@ -482,6 +485,7 @@ ExprId ExprContext::roundingMagnitude(ExprId id) {
     case Op::Neg:
     case Op::Abs: r = ma; break;
     case Op::Sign: r = constant(1); break; // a factor of magnitude one
+    case Op::Floor: r = add(ma, constant(1)); break; // within 1 of its operand
     case Op::Add:
     case Op::Sub: r = add(ma, mb); break;
     case Op::Mul: r = mul(ma, mb); break;

@@ -197,6 +197,23 @@ std::unique_ptr<ast::Fsm> AstBuilder::fsm(P::FsmBlockContext *ctx) {
 }
 
 namespace {
+ast::CompareOp compareOp(const std::string &op) {
+  return op == "<"    ? ast::CompareOp::Less
+         : op == "<=" ? ast::CompareOp::LessEqual
+         : op == "="  ? ast::CompareOp::Equal
+         : op == ">=" ? ast::CompareOp::GreaterEqual
+                      : ast::CompareOp::Greater;
+}
+
+/// `not operand`, from the `not` token on.
+ast::GuardPtr makeNot(SourceRange notRange, ast::GuardPtr operand) {
+  auto g = std::make_unique<ast::Guard>();
+  g->kind = ast::GuardKind::Not;
+  g->range = join(notRange, operand->range);
+  g->children.push_back(std::move(operand));
+  return g;
+}
+
 /// A guard of `kind` over `children`, or the one child alone.
 ast::GuardPtr makeGuardList(ast::GuardKind kind, std::vector<ast::GuardPtr> children) {
   if (children.size() == 1)
@@ -226,12 +243,7 @@ ast::GuardPtr AstBuilder::guardAnd(P::GuardAndContext *ctx) {
 ast::GuardPtr AstBuilder::guardNot(P::GuardNotContext *ctx) {
   if (!ctx->op)
     return guardAtom(ctx->guardAtom());
-  ast::GuardPtr operand = guardNot(ctx->operand);
-  auto g = std::make_unique<ast::Guard>();
-  g->kind = ast::GuardKind::Not;
-  g->range = join(range(ctx->op), operand->range);
-  g->children.push_back(std::move(operand));
-  return g;
+  return makeNot(range(ctx->op), guardNot(ctx->operand));
 }
 
 ast::GuardPtr AstBuilder::guardAtom(P::GuardAtomContext *ctx) {
@@ -239,12 +251,7 @@ ast::GuardPtr AstBuilder::guardAtom(P::GuardAtomContext *ctx) {
     auto g = std::make_unique<ast::Guard>();
     g->kind = ast::GuardKind::Compare;
     g->range = tokenRange(src_.fileId, c->lparen, c->mark);
-    std::string op = text(c->cmp->getStart());
-    g->op = op == "<"    ? ast::CompareOp::Less
-            : op == "<=" ? ast::CompareOp::LessEqual
-            : op == "="  ? ast::CompareOp::Equal
-            : op == ">=" ? ast::CompareOp::GreaterEqual
-                         : ast::CompareOp::Greater;
+    g->op = compareOp(text(c->cmp->getStart()));
     g->lhs = expr(c->lhs);
     g->rhs = expr(c->rhs);
     g->mark = text(c->mark)[0];
@@ -253,6 +260,43 @@ ast::GuardPtr AstBuilder::guardAtom(P::GuardAtomContext *ctx) {
   auto *p = static_cast<P::ParenGuardContext *>(ctx);
   // Like parenthesised expressions: no node, but the range spans them.
   ast::GuardPtr inner = guard(p->inner);
+  inner->range = tokenRange(src_.fileId, p->lparen, p->rparen);
+  return inner;
+}
+
+ast::GuardPtr AstBuilder::condition(P::ConditionContext *ctx) {
+  std::vector<ast::GuardPtr> children;
+  for (P::ConditionAndContext *c : ctx->operands)
+    children.push_back(conditionAnd(c));
+  return makeGuardList(ast::GuardKind::Or, std::move(children));
+}
+
+ast::GuardPtr AstBuilder::conditionAnd(P::ConditionAndContext *ctx) {
+  std::vector<ast::GuardPtr> children;
+  for (P::ConditionNotContext *c : ctx->operands)
+    children.push_back(conditionNot(c));
+  return makeGuardList(ast::GuardKind::And, std::move(children));
+}
+
+ast::GuardPtr AstBuilder::conditionNot(P::ConditionNotContext *ctx) {
+  if (!ctx->op)
+    return conditionAtom(ctx->conditionAtom());
+  return makeNot(range(ctx->op), conditionNot(ctx->operand));
+}
+
+ast::GuardPtr AstBuilder::conditionAtom(P::ConditionAtomContext *ctx) {
+  if (auto *c = dynamic_cast<P::CompareConditionContext *>(ctx)) {
+    auto g = std::make_unique<ast::Guard>();
+    g->kind = ast::GuardKind::Compare;
+    g->range = range(ctx);
+    g->op = compareOp(text(c->cmp->getStart()));
+    g->lhs = expr(c->lhs);
+    g->rhs = expr(c->rhs);
+    g->mark = 0;
+    return g;
+  }
+  auto *p = static_cast<P::ParenConditionContext *>(ctx);
+  ast::GuardPtr inner = condition(p->inner);
   inner->range = tokenRange(src_.fileId, p->lparen, p->rparen);
   return inner;
 }
@@ -344,6 +388,14 @@ ast::ExprPtr AstBuilder::primary(P::PrimaryContext *ctx) {
     e->nameRange = range(m->base->getStart());
     e->member = text(m->member->getStart());
     e->memberRange = range(m->member->getStart());
+    return e;
+  }
+  if (auto *i = dynamic_cast<P::IfExprContext *>(ctx)) {
+    auto e = makeExpr(ast::ExprKind::If, range(ctx));
+    e->nameRange = range(i->kw);
+    e->condition = condition(i->cond);
+    e->operands.push_back(expr(i->yes));
+    e->operands.push_back(expr(i->no));
     return e;
   }
   if (auto *c = dynamic_cast<P::CallExprContext *>(ctx)) {

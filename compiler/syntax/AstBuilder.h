@@ -37,6 +37,10 @@ private:
   ast::GuardPtr guardAnd(P::GuardAndContext *ctx);
   ast::GuardPtr guardNot(P::GuardNotContext *ctx);
   ast::GuardPtr guardAtom(P::GuardAtomContext *ctx);
+  ast::GuardPtr condition(P::ConditionContext *ctx);
+  ast::GuardPtr conditionAnd(P::ConditionAndContext *ctx);
+  ast::GuardPtr conditionNot(P::ConditionNotContext *ctx);
+  ast::GuardPtr conditionAtom(P::ConditionAtomContext *ctx);
   ast::Bond bond(P::BondDeclContext *ctx);
   ast::Signal signal(P::SignalDeclContext *ctx);
   ast::Output output(P::OutputItemContext *ctx);

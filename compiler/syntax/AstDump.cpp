@@ -61,6 +61,11 @@ public:
       case ExprKind::Call:
         line(d, "Call " + e.name);
         break;
+      case ExprKind::If:
+        // The condition here; then and else below, as operands.
+        line(d, "If");
+        guard(d + 1, *e.condition);
+        break;
       }
       for (auto it = e.operands.rbegin(); it != e.operands.rend(); ++it)
         pending.push_back({d + 1, it->get()});
@@ -70,7 +75,8 @@ public:
   void guard(int depth, const Guard &g) {
     switch (g.kind) {
     case GuardKind::Compare:
-      line(depth, std::string("Compare ") + compareOpText(g.op) + " " + g.mark);
+      line(depth, std::string("Compare ") + compareOpText(g.op) +
+                      (g.mark ? std::string(" ") + g.mark : std::string()));
       expr(depth + 1, *g.lhs);
       expr(depth + 1, *g.rhs);
       return;

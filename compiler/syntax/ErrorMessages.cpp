@@ -51,7 +51,7 @@ const std::vector<TokenGroup> &tokenGroups() {
                                false)},
         {"an expression",
          with({HbgParser::NUMBER, HbgParser::ZERO, HbgParser::ONE, HbgParser::IDENT,
-               HbgParser::LPAREN, HbgParser::MINUS, HbgParser::PLUS},
+               HbgParser::LPAREN, HbgParser::MINUS, HbgParser::PLUS, HbgParser::IF},
               true)},
         {"a name", with({HbgParser::IDENT}, true)},
         {"a state", {HbgParser::ON, HbgParser::OFF}},

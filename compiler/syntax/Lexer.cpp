@@ -41,6 +41,7 @@ constexpr Keyword kKeywords[] = {
     {"on", L::ON},           {"off", L::OFF},             {"initial", L::INITIAL},
     {"when", L::WHEN},       {"and", L::AND},             {"or", L::OR},
     {"not", L::NOT},         {"experiment", L::EXPERIMENT},
+    {"if", L::IF},           {"then", L::THEN},           {"else", L::ELSE},
 };
 
 std::size_t identifierType(std::string_view word) {

@@ -60,10 +60,13 @@ antlr4::Token *firstLexicalError(const SourceText &src, antlr4::CommonTokenStrea
 
 /// The first token that nests deeper than kMaxNesting, if any: a `(`
 /// inside that many, or the operator past that many in a run of signs
-/// (`- - - x`) or of powers at one level (`a ^ b ^ c`), which the grammar
-/// nests like parentheses.
+/// (`- - - x`) or of powers at one level (`a ^ b ^ c`), or the `if` past
+/// that many in one expression at one level (each `else` runs to the
+/// expression's end, so they all nest), which the grammar nests like
+/// parentheses.
 antlr4::Token *tooDeep(const SourceText &src, antlr4::CommonTokenStream &tokens) {
   std::vector<std::size_t> powers{0}; // `^` at each open parenthesis level
+  std::vector<std::size_t> ifs{0};    // `if` at each level since its `,` or `;`
   std::size_t signs = 0;
   bool operandBefore = false; // the previous token ends an operand
   for (antlr4::Token *tok : tokens.getTokens()) {
@@ -74,11 +77,19 @@ antlr4::Token *tooDeep(const SourceText &src, antlr4::CommonTokenStream &tokens)
       return tok;
     if (text == "(") {
       powers.push_back(0);
+      ifs.push_back(0);
       if (powers.size() - 1 > kMaxNesting)
         return tok;
     } else if (text == ")") {
-      if (powers.size() > 1)
+      if (powers.size() > 1) {
         powers.pop_back();
+        ifs.pop_back();
+      }
+    } else if (text == "if") {
+      if (++ifs.back() > kMaxNesting)
+        return tok;
+    } else if (text == "," || text == ";") {
+      ifs.back() = 0;
     }
     bool operand = !text.empty() && (std::isalnum(static_cast<unsigned char>(text.back())) ||
                                      text.back() == '_' || text.back() == '.');

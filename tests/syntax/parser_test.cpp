@@ -47,6 +47,25 @@ std::string errorOf(std::string text) {
   return p.diags.renderAll();
 }
 
+std::string show(const ast::Expr &e);
+
+/// An `if` condition: `(> a b)`, `(and c1 c2)`, `(not c)`.
+std::string showCondition(const ast::Guard &g) {
+  switch (g.kind) {
+  case ast::GuardKind::Compare:
+    return std::string("(") + compareOpText(g.op) + " " + show(*g.lhs) + " " + show(*g.rhs) + ")";
+  case ast::GuardKind::Not: return "(not " + showCondition(*g.children[0]) + ")";
+  case ast::GuardKind::And:
+  case ast::GuardKind::Or: {
+    std::string s = g.kind == ast::GuardKind::And ? "(and" : "(or";
+    for (const ast::GuardPtr &c : g.children)
+      s += " " + showCondition(*c);
+    return s + ")";
+  }
+  }
+  return "?";
+}
+
 /// An expression as an s-expression: `(+ a (* b c))`, `(- x)`, `sin(x)`.
 std::string show(const ast::Expr &e) {
   switch (e.kind) {
@@ -71,6 +90,9 @@ std::string show(const ast::Expr &e) {
       s += (i ? ", " : "") + show(*e.operands[i]);
     return s + ")";
   }
+  case ast::ExprKind::If:
+    return "(if " + showCondition(*e.condition) + " " + show(*e.operands[0]) + " " +
+           show(*e.operands[1]) + ")";
   }
   return "?";
 }
@@ -444,6 +466,27 @@ TEST_CASE("expression precedence and associativity") {
   CHECK(expr("a * b ^ c * d") == "(* (* a (^ b c)) d)");
   CHECK(expr("max(a, b + 1) - pow(2, x.e1)") == "(- max(a, (+ b 1)) pow(2, x.e1))");
   CHECK(expr("f()") == "f()");
+}
+
+TEST_CASE("if expressions: conditions, precedence, and the else that runs to the end") {
+  CHECK(expr("if x > 0 then a else b") == "(if (> x 0) a b)");
+  CHECK(expr("if x + 1 <= y * 2 then a else b") == "(if (<= (+ x 1) (* y 2)) a b)");
+  // `and` binds tighter than `or`; `not` tighter than both.
+  CHECK(expr("if a < 1 or b > 2 and not c >= 3 then 1 else 0") ==
+        "(if (or (< a 1) (and (> b 2) (not (>= c 3)))) 1 0)");
+  // A parenthesised condition, and a parenthesised expression in one.
+  CHECK(expr("if (a < 1 or b > 2) and c > 0 then 1 else 0") ==
+        "(if (and (or (< a 1) (> b 2)) (> c 0)) 1 0)");
+  CHECK(expr("if (a + b) > c then 1 else 0") == "(if (> (+ a b) c) 1 0)");
+  // The else branch takes the rest of the expression; parentheses end it.
+  CHECK(expr("2 * if x > 0 then a else b + 1") == "(* 2 (if (> x 0) a (+ b 1)))");
+  CHECK(expr("(if x > 0 then a else b) + 1") == "(+ (if (> x 0) a b) 1)");
+  CHECK(expr("if x > 0 then if y > 0 then 1 else 2 else 3") ==
+        "(if (> x 0) (if (> y 0) 1 2) 3)");
+  // `if`, `then` and `else` are keywords everywhere.
+  CHECK(errorOf("model m { parameter if = 1; }").find("unexpected `if`") != std::string::npos);
+  CHECK(errorOf("model m { signal s = if x then 1 else 2; }").find("expected") !=
+        std::string::npos);
 }
 
 TEST_CASE("numbers, including 0 and 1") {

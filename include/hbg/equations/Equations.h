@@ -109,6 +109,9 @@ struct Kink {
   sym::ExprId argument;
   /// b: a Parameter symbol after the parameters and held values.
   sym::SymbolId branch;
+  /// A `floor` kink: b is the integer floor(c) instead of c's sign, and the
+  /// event comes where c leaves [b, b + 1).
+  bool floor = false;
 };
 
 /// The model as an ODE system dx/dt = f(t, x, p), y = g(t, x, p).

@@ -90,6 +90,9 @@ Interval tanh(Interval a);
 Interval abs(Interval a);
 /// The signs of a: [1, 1] for a > 0, [0, 1] for a >= 0 holding 0, etc.
 Interval sign(Interval a);
+/// floor of every point: exact at both ends (floor is nondecreasing and
+/// rounds nothing).
+Interval floor(Interval a);
 
 // Binary operations.
 /// a + b.

@@ -114,7 +114,10 @@ public:
   /// argument c that is positive where b = 1 is right. Kink k's comparison
   /// (number numComparisons + k in guards()) is `lhs <= rhs`, reached where
   /// c has left the branch's side: b c <= 0 for b = +-1, c != 0 for b = 0.
+  /// A `floor` kink (kinkFloor) has the integer branch b = floor(c) and
+  /// its comparison is reached where c leaves [b, b + 1).
   virtual std::size_t numKinks() const { return 0; }
+  virtual bool kinkFloor(std::size_t k) const;
   /// The call, for messages and the event log: `sign(v - mass.p / m)`.
   virtual const std::string &kinkText(std::size_t k) const;
   virtual bool kinkArguments(double t, const double *x, double *c);

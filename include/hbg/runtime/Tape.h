@@ -38,6 +38,7 @@ enum class TapeOp : std::uint8_t {
   Tanh,
   Abs,
   Sign, ///< 1 above zero, -1 below, 0 for zeros and NaN
+  Floor, ///< std::floor
   // Binary, on instructions a and b.
   Add,
   Sub,

@@ -72,6 +72,7 @@ enum class Op : std::uint8_t {
   Tanh,
   Abs,
   Sign, ///< -1, 0 or 1 (the derivative of abs)
+  Floor, ///< the largest integer not above its operand
   // Binary.
   Add,
   Sub,

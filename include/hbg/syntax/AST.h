@@ -17,6 +17,7 @@ namespace hbg::ast {
 
 struct Expr;
 using ExprPtr = std::unique_ptr<Expr>;
+struct Guard;
 
 /// What an expression node is.
 enum class ExprKind {
@@ -26,6 +27,7 @@ enum class ExprKind {
   Unary,  ///< `op operands[0]`; op is '-' (or '+')
   Binary, ///< `operands[0] op operands[1]`; op is one of + - * / ^
   Call,   ///< `name(operands...)`
+  If,     ///< `if condition then operands[0] else operands[1]`
 };
 
 /// An expression. Which fields are used depends on `kind`.
@@ -38,7 +40,9 @@ struct Expr {
   std::string member;    ///< Member
   SourceRange memberRange;
   char op = 0;                   ///< Unary, Binary
-  std::vector<ExprPtr> operands; ///< Unary (1), Binary (2), Call (arguments)
+  std::vector<ExprPtr> operands; ///< Unary (1), Binary (2), Call (arguments), If (2)
+  /// If: its condition, a guard whose comparisons have no mark (0).
+  std::shared_ptr<Guard> condition;
 
   Expr() = default;
   Expr(Expr &&) = default;
