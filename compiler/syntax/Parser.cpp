@@ -60,13 +60,14 @@ antlr4::Token *firstLexicalError(const SourceText &src, antlr4::CommonTokenStrea
 
 /// The first token that nests deeper than kMaxNesting, if any: a `(`
 /// inside that many, or the operator past that many in a run of signs
-/// (`- - - x`) or of powers at one level (`a ^ b ^ c`), or the `if` past
-/// that many in one expression at one level (each `else` runs to the
-/// expression's end, so they all nest), which the grammar nests like
-/// parentheses.
+/// (`- - - x`) or of powers at one level (`a ^ b ^ c`), which the grammar
+/// nests like parentheses; or an `if` inside that many parentheses and
+/// `if`s (each `else` runs to its expression's end, so the `if`s of one
+/// expression at one level all nest).
 antlr4::Token *tooDeep(const SourceText &src, antlr4::CommonTokenStream &tokens) {
   std::vector<std::size_t> powers{0}; // `^` at each open parenthesis level
   std::vector<std::size_t> ifs{0};    // `if` at each level since its `,` or `;`
+  std::size_t openIfs = 0;            // their sum over the open levels
   std::size_t signs = 0;
   bool operandBefore = false; // the previous token ends an operand
   for (antlr4::Token *tok : tokens.getTokens()) {
@@ -83,12 +84,15 @@ antlr4::Token *tooDeep(const SourceText &src, antlr4::CommonTokenStream &tokens)
     } else if (text == ")") {
       if (powers.size() > 1) {
         powers.pop_back();
+        openIfs -= ifs.back();
         ifs.pop_back();
       }
     } else if (text == "if") {
-      if (++ifs.back() > kMaxNesting)
+      ++ifs.back();
+      if (++openIfs + (powers.size() - 1) > kMaxNesting)
         return tok;
     } else if (text == "," || text == ";") {
+      openIfs -= ifs.back();
       ifs.back() = 0;
     }
     bool operand = !text.empty() && (std::isalnum(static_cast<unsigned char>(text.back())) ||

@@ -792,6 +792,27 @@ TEST_CASE("nesting past kMaxNesting is an error at the token too deep") {
     powers += " ^ 1";
   CHECK(errorOf(model(powers)).find("error: parentheses nested more than 256 deep") !=
         std::string::npos);
+  // So do the `if`s of one expression (each else runs to its end), with
+  // the parentheses around them, up to the limit; separate declarations
+  // and arguments start again.
+  auto ifs = [](std::size_t n) {
+    std::string e;
+    for (std::size_t i = 0; i < n; ++i)
+      e += "if k > 0 then 1 else ";
+    return e + "0";
+  };
+  CHECK(Parsed(model(ifs(limit))).file);
+  CHECK(errorOf(model(ifs(limit + 1))).find("test.hbg:2:" + std::to_string(17 + 21 * limit) +
+                                            ": error: parentheses nested") == 0);
+  CHECK(Parsed("model M {\n  parameter a = " + ifs(limit) + ";\n  parameter b = " +
+               ifs(limit) + ";\n  parameter c = max(" + ifs(limit - 1) + ", " +
+               ifs(limit - 1) + ");\n}\n")
+            .file);
+  // 100,000 nested ifs: an error, not a crash; nor do parentheses around
+  // them multiply the depth.
+  CHECK(errorOf(model(ifs(100000))).find("error: parentheses nested") != std::string::npos);
+  CHECK(errorOf(model(nested(limit / 2, "(", ")").replace(limit / 2, 1, ifs(limit / 2 + 1))))
+            .find("error: parentheses nested") != std::string::npos);
   // A long flat sum of powers and signed terms is not nesting.
   std::string flat = "1";
   for (int i = 0; i < 2000; ++i)
