@@ -161,6 +161,22 @@ double DormandPrinceStepper::trial(double h, double tNew) {
     for (std::size_t i = 0; i < n_; ++i)
       err[i] += e * k[i];
   }
+  // The stage times t + c h are rounded to the ulps of t, which moves each
+  // stage's derivative by about |df/dt| ulp(t), estimated as the change of
+  // the derivative over the step: an estimate within that noise says
+  // nothing. It matters for a state still at zero with no absolute
+  // tolerance (an integrator of a ramp that starts at an event), whose
+  // tolerance shrinks with the step while the noise does not.
+  double noiseScale = 0;
+  for (double e : E)
+    noiseScale += std::abs(e);
+  noiseScale *= 16 * std::numeric_limits<double>::epsilon() *
+                std::max(std::abs(t_), std::abs(tNew));
+  const double *kEnd = k_[6].data();
+  k = k1.data();
+  for (std::size_t i = 0; i < n_; ++i)
+    if (std::abs(err[i]) <= noiseScale * std::abs(kEnd[i] - k[i]))
+      err[i] = 0;
   return errorNorm(xNew_);
 }
 
