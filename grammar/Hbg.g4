@@ -130,6 +130,8 @@ primary
   | base=ident '.' member=ident                                  # memberExpr
   | name=ident                                                   # nameExpr
   | lparen='(' inner=expr rparen=')'                             # parenExpr
+  | lbracket='[' (items+=expr (',' items+=expr)*)? rbracket=']'  # arrayExpr
+  | str=STRING                                                   # stringExpr
   ;
 
 // The condition of `if`: comparisons without the marks of guards,
@@ -209,6 +211,8 @@ LBRACE    : '{' ;
 RBRACE    : '}' ;
 LPAREN    : '(' ;
 RPAREN    : ')' ;
+LBRACKET  : '[' ;
+RBRACKET  : ']' ;
 SEMI      : ';' ;
 PLUS      : '+' ;
 MINUS     : '-' ;
@@ -219,6 +223,12 @@ LE        : '<=' ;
 GE        : '>=' ;
 LT        : '<' ;
 GT        : '>' ;
+
+// `"road.csv"`: a file name, on one line, without escapes.
+STRING : '"' ~["\r\n]* '"' ;
+
+// A `"` that does not close on its line.
+UNTERMINATED_STRING : '"' ~["\r\n]* ;
 
 WS            : [ \t\r\n\f]+ -> skip ;
 LINE_COMMENT  : '//' ~[\r\n]* -> skip ;

@@ -27,23 +27,6 @@ bool parseStage(const std::string &name, Stage &out) {
   return false;
 }
 
-bool readSourceFile(const std::string &path, std::string &text, std::string &why) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    why = "it is a directory";
-    return false;
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    why = std::filesystem::exists(path, ec) ? "permission denied" : "no such file";
-    return false;
-  }
-  std::ostringstream os;
-  os << in.rdbuf();
-  text = os.str();
-  return true;
-}
-
 namespace {
 /// Times one pass when timings are requested.
 class PassTimer {

@@ -3,6 +3,9 @@
 #include "hbg/support/Source.h"
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 
 namespace hbg {
 
@@ -45,6 +48,23 @@ std::string_view SourceManager::lineText(std::uint32_t file, std::uint32_t line)
   if (!s.empty() && s.back() == '\r')
     s.remove_suffix(1);
   return s;
+}
+
+bool readFile(const std::string &path, std::string &text, std::string &why) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    why = "it is a directory";
+    return false;
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    why = std::filesystem::exists(path, ec) ? "permission denied" : "no such file";
+    return false;
+  }
+  std::ostringstream os;
+  os << in.rdbuf();
+  text = os.str();
+  return true;
 }
 
 } // namespace hbg

@@ -406,6 +406,18 @@ ast::ExprPtr AstBuilder::primary(P::PrimaryContext *ctx) {
       e->operands.push_back(expr(arg));
     return e;
   }
+  if (auto *a = dynamic_cast<P::ArrayExprContext *>(ctx)) {
+    auto e = makeExpr(ast::ExprKind::Array, range(ctx));
+    for (P::ExprContext *item : a->items)
+      e->operands.push_back(expr(item));
+    return e;
+  }
+  if (auto *s = dynamic_cast<P::StringExprContext *>(ctx)) {
+    auto e = makeExpr(ast::ExprKind::String, range(s->str));
+    std::string quoted = text(s->str);
+    e->name = quoted.substr(1, quoted.size() - 2);
+    return e;
+  }
   auto *p = dynamic_cast<P::ParenExprContext *>(ctx);
   // Parentheses make no node, but the expression they enclose now spans
   // them, so a diagnostic about `(a + b)` underlines what was written.

@@ -61,6 +61,12 @@ public:
       case ExprKind::Call:
         line(d, "Call " + e.name);
         break;
+      case ExprKind::Array:
+        line(d, "Array");
+        break;
+      case ExprKind::String:
+        line(d, "String \"" + e.name + "\"");
+        break;
       case ExprKind::If:
         // The condition here; then and else below, as operands.
         line(d, "If");

@@ -51,7 +51,8 @@ const std::vector<TokenGroup> &tokenGroups() {
                                false)},
         {"an expression",
          with({HbgParser::NUMBER, HbgParser::ZERO, HbgParser::ONE, HbgParser::IDENT,
-               HbgParser::LPAREN, HbgParser::MINUS, HbgParser::PLUS, HbgParser::IF},
+               HbgParser::LPAREN, HbgParser::MINUS, HbgParser::PLUS, HbgParser::IF,
+               HbgParser::LBRACKET, HbgParser::STRING},
               true)},
         {"a name", with({HbgParser::IDENT}, true)},
         {"a state", {HbgParser::ON, HbgParser::OFF}},
@@ -72,6 +73,8 @@ std::string tokenWords(size_t type, const antlr4::dfa::Vocabulary &vocabulary) {
     return "a number";
   case HbgParser::IDENT:
     return "a name";
+  case HbgParser::STRING:
+    return "a string";
   default:
     break;
   }
@@ -157,6 +160,7 @@ bool isLexicalError(const SourceText &src, const antlr4::Token *tok) {
   switch (tok->getType()) {
   case HbgParser::ERROR_CHAR:
   case HbgParser::UNTERMINATED_COMMENT:
+  case HbgParser::UNTERMINATED_STRING:
   case HbgParser::BAD_NUMBER:
     return true;
   case HbgParser::NUMBER: {
@@ -179,6 +183,9 @@ void reportLexicalError(const SourceText &src, const antlr4::Token *tok, Diagnos
   case HbgParser::UNTERMINATED_COMMENT:
     range.length = 2; // the `/*`; the rest of the file is the comment
     diags.report(DiagKind::UnterminatedComment, range);
+    return;
+  case HbgParser::UNTERMINATED_STRING:
+    diags.report(DiagKind::UnterminatedString, range);
     return;
   default:
     diags.report(DiagKind::InvalidNumber, range, {tokenText(src.buffer, tok)});

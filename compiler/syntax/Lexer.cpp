@@ -148,6 +148,16 @@ std::unique_ptr<antlr4::Token> Lexer::nextToken() {
     case '}': type = L::RBRACE; break;
     case '(': type = L::LPAREN; break;
     case ')': type = L::RPAREN; break;
+    case '[': type = L::LBRACKET; break;
+    case ']': type = L::RBRACKET; break;
+    case '"': {
+      std::size_t end = pos_ + 1;
+      while (end < n && text_[end] != '"' && text_[end] != '\r' && text_[end] != '\n')
+        ++end;
+      type = end < n && text_[end] == '"' ? L::STRING : L::UNTERMINATED_STRING;
+      length = end - pos_ + (type == L::STRING ? 1 : 0);
+      break;
+    }
     case ';': type = L::SEMI; break;
     case '+': type = L::PLUS; break;
     case '*': type = L::STAR; break;

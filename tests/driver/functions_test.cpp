@@ -11,7 +11,12 @@
 
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -174,6 +179,91 @@ TEST_CASE("floor of a state: a rate that steps up as the charge passes quarters"
   double v = 4 * r.at("c.q").back();
   CHECK(r.at("rate").back() ==
         doctest::Approx(std::floor(v) + std::ceil(v) - 2 * (v - std::floor(v))).epsilon(1e-9));
+}
+
+TEST_CASE("table of time: linear interpolation, held beyond the ends, time events") {
+  // u = 2 t on [0, 1], 2 - (t - 1) on [1, 3], 0 after: x = t^2, then
+  // 1 + 2 (t - 1) - (t - 1)^2 / 2, then 3.
+  hbg::Result r = run(integrating("table(time, [0, 1, 3], [0, 2, 0])"), 4, 0.5);
+  const std::vector<double> &t = r.at("time"), &x = r.at("x"), &u = r.at("u");
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    double s = t[i];
+    double exact = s <= 1 ? s * s : s <= 3 ? 1 + 2 * (s - 1) - (s - 1) * (s - 1) / 2 : 3;
+    double input = s <= 1 ? 2 * s : s <= 3 ? 2 - (s - 1) : 0;
+    CHECK(x[i] == doctest::Approx(exact).epsilon(1e-9));
+    CHECK(u[i] == doctest::Approx(input).epsilon(1e-12));
+  }
+  std::vector<double> te = eventTimes(r);
+  REQUIRE(te.size() == 2);
+  CHECK(te[0] == 1.0);
+  CHECK(te[1] == 3.0);
+  // Values may read parameters; breakpoints must be numbers.
+  hbg::Result p = run(integrating("table(time, [0, 1], [0, 2 * k])", "  parameter k = 3;\n"), 2, 1);
+  CHECK(p.at("x").back() == doctest::Approx(3 + 6).epsilon(1e-9)); // 6 t^2 / 2 to 1, then 6
+}
+
+TEST_CASE("table of a state: the charge's own rate by segments") {
+  // q' = 1 + 2 q while q < 1 (q = (exp(2 t) - 1) / 2, reaching 1 at
+  // ln(3) / 2), then 3 (the table's last value, held).
+  hbg::Result r = run(R"(model T {
+      MSf src(table(c.q, [0, 1, 2], [1, 3, 3]));
+      C c(1) { q0 = 0; }
+      bond src -> c;
+      output c.q;
+  })",
+                      1, 0.25);
+  double t1 = std::log(3.0) / 2;
+  const std::vector<double> &t = r.at("time"), &q = r.at("c.q");
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    double exact = t[i] <= t1 ? (std::exp(2 * t[i]) - 1) / 2 : 1 + 3 * (t[i] - t1);
+    CHECK(q[i] == doctest::Approx(exact).epsilon(1e-8));
+  }
+  REQUIRE(r.events.size() >= 1);
+  CHECK(r.events[0].time == doctest::Approx(t1).epsilon(1e-10));
+}
+
+TEST_CASE("table from a CSV file next to the model") {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / ("hbg_functions_test_" + std::to_string(::getpid()));
+  fs::create_directories(dir / "data");
+  {
+    std::ofstream csv(dir / "data" / "road.csv");
+    csv << "position, height\n# a bump from 1 to 2 m\n0, 0\n1, 0\r\n1.5, 0.1\n\n2,0\n";
+    std::ofstream model(dir / "road.hbg");
+    model << integrating("table(\"data/road.csv\", time)");
+  }
+  hbg::Model m = hbg::Compiler().compileFile((dir / "road.hbg").string());
+  hbg::SimulationOptions o;
+  o.tEnd = 3;
+  o.dtOut = 1.5;
+  o.rtol = 1e-10;
+  hbg::Result r = hbg::Simulation(m, o).run();
+  REQUIRE_MESSAGE(r.ok(), r.error);
+  const std::vector<double> &t = r.at("time");
+  std::size_t at = std::find(t.begin(), t.end(), 1.5) - t.begin();
+  REQUIRE(at < t.size());
+  CHECK(r.at("u")[at] == doctest::Approx(0.1).epsilon(1e-12)); // the top of the bump
+  CHECK(r.at("x").back() == doctest::Approx(0.05).epsilon(1e-9)); // the bump: 1 m by 0.1 / 2
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a state at zero until an event, then a ramp, with no absolute tolerance") {
+  // Its tolerance is rtol |x|, which shrinks with the step; the error
+  // estimate's noise from rounding the stage times does not (the step
+  // used to collapse at t = 1).
+  for (const char *input : {"max(0, 0.2 * (time - 1))", "table(time, [0, 1, 2], [0, 0, 0.2])"}) {
+    hbg::Model model = hbg::Compiler().compileString(integrating(input), "ramp.hbg");
+    hbg::SimulationOptions o;
+    o.tEnd = 3;
+    o.rtol = 1e-10;
+    o.method = hbg::runtime::Method::DormandPrince;
+    hbg::Result r = hbg::Simulation(model, o).run();
+    REQUIRE_MESSAGE(r.ok(), r.error);
+    // max: 0.1 (t - 1)^2, 0.4 at t = 3; table: 0.1 (t - 1)^2 to t = 2,
+    // then 0.2 per second.
+    double exact = std::string(input).rfind("max", 0) == 0 ? 0.4 : 0.1 + 0.2;
+    CHECK(r.at("x").back() == doctest::Approx(exact).epsilon(1e-9));
+  }
 }
 
 TEST_CASE("functions: wrong argument counts and equality in if are errors") {

@@ -90,6 +90,14 @@ std::string show(const ast::Expr &e) {
       s += (i ? ", " : "") + show(*e.operands[i]);
     return s + ")";
   }
+  case ast::ExprKind::Array: {
+    std::string s = "[";
+    for (std::size_t i = 0; i < e.operands.size(); ++i)
+      s += (i ? ", " : "") + show(*e.operands[i]);
+    return s + "]";
+  }
+  case ast::ExprKind::String:
+    return "\"" + e.name + "\"";
   case ast::ExprKind::If:
     return "(if " + showCondition(*e.condition) + " " + show(*e.operands[0]) + " " +
            show(*e.operands[1]) + ")";

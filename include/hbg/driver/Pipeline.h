@@ -47,7 +47,9 @@ void reportModeError(const bg::BondGraph &g, const bg::ModeError &err, Diagnosti
 
 /// Reads a source file. On failure returns false with the reason in `why`
 /// (for a CannotOpenFile diagnostic); directories are refused.
-bool readSourceFile(const std::string &path, std::string &text, std::string &why);
+inline bool readSourceFile(const std::string &path, std::string &text, std::string &why) {
+  return readFile(path, text, why);
+}
 
 /// Runs parse -> sema -> causality -> equations on buffer `file`. Errors go
 /// to `diags`; the result holds every stage that completed.

@@ -28,6 +28,8 @@ enum class ExprKind {
   Binary, ///< `operands[0] op operands[1]`; op is one of + - * / ^
   Call,   ///< `name(operands...)`
   If,     ///< `if condition then operands[0] else operands[1]`
+  Array,  ///< `[operands...]` (an argument of `table`)
+  String, ///< `"name"`, its text without the quotes (the file of `table`)
 };
 
 /// An expression. Which fields are used depends on `kind`.
@@ -35,7 +37,7 @@ struct Expr {
   ExprKind kind;
   SourceRange range;     ///< the whole expression
   double number = 0;     ///< Number
-  std::string name;      ///< Name, Member (the base), Call (the callee)
+  std::string name;      ///< Name, Member (the base), Call (the callee), String
   SourceRange nameRange; ///< the identifier of Name, Member and Call
   std::string member;    ///< Member
   SourceRange memberRange;
