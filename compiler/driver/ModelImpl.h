@@ -6,7 +6,7 @@
 #include "hbg/runtime/Guards.h"
 #include "hbg/runtime/Newton.h"
 #include "hbg/runtime/Tape.h"
-#include "hbg/sema/BondGraph.h"
+#include "hbg/bondgraph/BondGraph.h"
 #include "hbg/support/Source.h"
 
 #include <algorithm>

@@ -8,6 +8,8 @@
 
 #include "hbg/equations/Equations.h"
 
+#include "hbg/bondgraph/Path.h"
+
 #include "Loops.h"
 
 #include <algorithm>
@@ -21,24 +23,6 @@ using namespace hbg::bg;
 using causality::CausalAssignment;
 
 namespace {
-
-/// A path of elements as text with the bonds between them:
-/// `r1 [b3] 1:j [b4] r2`.
-std::string pathText(const BondGraph &g, const std::vector<ElementId> &path) {
-  std::string out;
-  for (std::size_t k = 0; k < path.size(); ++k) {
-    const Element &e = g.element(path[k]);
-    if (k) {
-      for (BondId b : e.bonds)
-        if (g.otherEnd(b, path[k]) == path[k - 1]) {
-          out += " [" + g.bond(b).name + "] ";
-          break;
-        }
-    }
-    out += isJunction(e.kind) ? std::string(kindName(e.kind)) + ":" + e.name : e.name;
-  }
-  return out;
-}
 
 /// A non-smooth function of time inside `e` (which then has no time
 /// derivative everywhere), or an invalid id.

@@ -2,6 +2,7 @@
 
 #include "Loops.h"
 
+#include "hbg/support/Graph.h"
 #include "hbg/symbolic/LinearSolve.h"
 
 #include "hbg/runtime/Newton.h"
@@ -17,59 +18,6 @@
 namespace hbg::eq {
 
 namespace {
-
-/// Strongly connected components of a dependency graph (edges k -> deps[k]),
-/// in an order where every component comes after those it depends on
-/// (Tarjan's algorithm emits them that way).
-std::vector<std::vector<std::uint32_t>>
-components(const std::vector<std::vector<std::uint32_t>> &deps) {
-  std::size_t n = deps.size();
-  std::vector<int> index(n, -1), low(n, 0);
-  std::vector<char> onStack(n, 0);
-  std::vector<std::uint32_t> stack;
-  std::vector<std::vector<std::uint32_t>> out;
-  int counter = 0;
-  // Iterative depth-first search: (node, next edge to follow).
-  std::vector<std::pair<std::uint32_t, std::size_t>> work;
-  for (std::uint32_t root = 0; root < n; ++root) {
-    if (index[root] >= 0)
-      continue;
-    work.push_back({root, 0});
-    while (!work.empty()) {
-      auto &[v, edge] = work.back();
-      if (edge == 0 && index[v] < 0) {
-        index[v] = low[v] = counter++;
-        stack.push_back(v);
-        onStack[v] = 1;
-      }
-      if (edge < deps[v].size()) {
-        std::uint32_t w = deps[v][edge++];
-        if (index[w] < 0)
-          work.push_back({w, 0});
-        else if (onStack[w])
-          low[v] = std::min(low[v], index[w]);
-        continue;
-      }
-      if (low[v] == index[v]) {
-        std::vector<std::uint32_t> comp;
-        std::uint32_t w;
-        do {
-          w = stack.back();
-          stack.pop_back();
-          onStack[w] = 0;
-          comp.push_back(w);
-        } while (w != v);
-        std::sort(comp.begin(), comp.end());
-        out.push_back(std::move(comp));
-      }
-      std::uint32_t finished = v;
-      work.pop_back();
-      if (!work.empty())
-        low[work.back().first] = std::min(low[work.back().first], low[finished]);
-    }
-  }
-  return out;
-}
 
 std::string joinNames(const std::vector<std::string> &names) {
   std::string out;
@@ -270,7 +218,7 @@ bool closeLoops(const std::vector<TornVariable> &torn, EquationSystem &sys,
     sym::forEachOperand(n, [&](sym::ExprId o) { out.push_back(vertexOf.at(o.index)); });
   }
   std::vector<std::vector<std::uint32_t>> loops;
-  for (std::vector<std::uint32_t> &comp : components(deps)) {
+  for (std::vector<std::uint32_t> &comp : support::stronglyConnectedComponents(deps)) {
     comp.erase(std::remove_if(comp.begin(), comp.end(), [&](std::uint32_t v) { return v >= numTorn; }),
                comp.end());
     if (!comp.empty())

@@ -12,6 +12,8 @@
 
 #include "hbg/sema/Sema.h"
 
+#include "hbg/support/Graph.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -1263,32 +1265,13 @@ std::vector<sym::SymbolId> symbolsIn(const sym::ExprContext &ctx, sym::ExprId ro
   return out;
 }
 
-/// Depth-first search for a cycle in a dependency graph over `n` nodes;
-/// returns the cycle as node indices (first == last) or empty.
+/// A cycle of the dependency graph over `n` nodes (support::findCycle).
 std::vector<std::uint32_t> findCycle(std::size_t n,
                                      const std::function<std::vector<std::uint32_t>(std::uint32_t)> &deps) {
-  std::vector<int> state(n, 0); // 0 new, 1 on stack, 2 done
-  std::vector<std::uint32_t> path;
-  std::function<bool(std::uint32_t)> visit = [&](std::uint32_t v) {
-    state[v] = 1;
-    path.push_back(v);
-    for (std::uint32_t w : deps(v)) {
-      if (state[w] == 1) {
-        path.erase(path.begin(), std::find(path.begin(), path.end(), w));
-        path.push_back(w);
-        return true;
-      }
-      if (state[w] == 0 && visit(w))
-        return true;
-    }
-    path.pop_back();
-    state[v] = 2;
-    return false;
-  };
+  std::vector<std::vector<std::uint32_t>> adjacency(n);
   for (std::uint32_t v = 0; v < n; ++v)
-    if (state[v] == 0 && visit(v))
-      return path;
-  return {};
+    adjacency[v] = deps(v);
+  return support::findCycle(adjacency);
 }
 
 void Analyzer::orderParameters() {

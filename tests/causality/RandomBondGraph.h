@@ -21,7 +21,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "hbg/sema/BondGraph.h"
+#include "hbg/bondgraph/BondGraph.h"
 
 #include <map>
 #include <random>

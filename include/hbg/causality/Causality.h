@@ -14,7 +14,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "hbg/sema/BondGraph.h"
+#include "hbg/bondgraph/BondGraph.h"
+#include "hbg/bondgraph/Mode.h"
 #include "hbg/support/Diagnostics.h"
 
 #include <optional>

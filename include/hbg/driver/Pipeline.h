@@ -3,7 +3,7 @@
 
 #include "hbg/causality/Causality.h"
 #include "hbg/equations/Equations.h"
-#include "hbg/sema/BondGraph.h"
+#include "hbg/bondgraph/BondGraph.h"
 #include "hbg/support/Diagnostics.h"
 #include "hbg/syntax/AST.h"
 

@@ -12,7 +12,7 @@
 
 #include "hbg/causality/Causality.h"
 #include "hbg/runtime/Integrator.h"
-#include "hbg/sema/BondGraph.h"
+#include "hbg/bondgraph/BondGraph.h"
 #include "hbg/support/Diagnostics.h"
 
 #include <functional>

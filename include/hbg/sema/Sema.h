@@ -1,7 +1,7 @@
 //===- hbg/sema/Sema.h - AST to checked bond graph ------------------------===//
 #pragma once
 
-#include "hbg/sema/BondGraph.h"
+#include "hbg/bondgraph/BondGraph.h"
 #include "hbg/support/Diagnostics.h"
 #include "hbg/syntax/AST.h"
 

@@ -1,4 +1,4 @@
-//===- hbg/sema/BondGraph.h - The flat, checked bond graph ----------------===//
+//===- hbg/bondgraph/BondGraph.h - The flat, checked bond graph ----------------===//
 //
 // What sema produces and every later stage reads: elements and bonds in
 // vectors addressed by typed ids, and every expression of the model
@@ -10,7 +10,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "hbg/support/Compare.h"
+#include "hbg/bondgraph/StateMachine.h"
 #include "hbg/support/Source.h"
 #include "hbg/symbolic/Expr.h"
 
@@ -47,46 +47,6 @@ enum class LawForm {
   Linear,    ///< by one parameter: capacitance, inertance, resistance
   EffortLaw, ///< `e = expr` (C: of q; R: of f)
   FlowLaw,   ///< `f = expr` (I: of p; R: of e)
-};
-
-using hbg::CompareOp;
-
-/// A transition's guard: comparisons combined with and/or/not.
-struct Guard {
-  enum Kind { Compare, And, Or, Not } kind = Compare;
-  SourceRange range;
-  /// Compare: `lhs op rhs`, also kept as `value op 0` with value = lhs - rhs.
-  CompareOp op = CompareOp::Less;
-  sym::ExprId lhs, rhs, value;
-  /// Compare: '+' (parameter abstraction: judged on a posteriori values) or
-  /// '-' (time-scale abstraction: judged on a priori values).
-  char mark = '+';
-  std::vector<Guard> children; ///< And, Or (two or more), Not (one)
-};
-
-/// A state of a switched junction's finite state machine.
-struct FsmState {
-  std::string name;
-  bool on = false;
-  SourceRange range; ///< its name (or `on`/`off` keyword) in the declaration
-};
-
-/// A transition between two states (indices into Fsm::states).
-struct FsmTransition {
-  std::uint32_t from = 0, to = 0;
-  Guard guard;
-  SourceRange range;
-};
-
-/// The finite state machine of a switched junction: ON states behave as the
-/// junction, OFF states impose zero effort (0) or zero flow (1) on its bonds.
-struct Fsm {
-  std::vector<FsmState> states;
-  std::uint32_t initial = 0; ///< index into states
-  std::vector<FsmTransition> transitions;
-  /// `switched dissipative`: its events may remove stored energy (the
-  /// energy audit does not warn).
-  bool dissipative = false;
 };
 
 /// One element.
@@ -231,45 +191,9 @@ public:
   std::string dump() const;
 };
 
-/// A mode: the ON/OFF state of every junction, indexed by element. Junctions
-/// that are not switched, and every other element, are ON. An empty `on`
-/// means everything is ON.
-struct Mode {
-  std::vector<bool> on;
-  bool isOn(ElementId e) const { return e.index >= on.size() || on[e.index]; }
-  friend bool operator==(const Mode &a, const Mode &b) { return a.on == b.on; }
-};
-
 /// Every parameter's default value, by parameter index, each evaluated
 /// after those it reads (NaN for a parameter on a cycle, which sema
 /// rejects).
 std::vector<double> defaultParameterValues(const BondGraph &g);
-
-/// True when some junction of `g` is switched.
-bool hasSwitched(const BondGraph &g);
-/// The mode every switched junction starts in: its initial FSM state's kind.
-Mode initialMode(const BondGraph &g);
-/// The mode as text, switched junctions only, in declaration order:
-/// `j1=on, j2=off` ("" when nothing is switched).
-std::string modeText(const BondGraph &g, const Mode &m);
-
-/// Why `parseMode` refused its text.
-struct ModeError {
-  enum Kind {
-    Syntax,          ///< an item that is not NAME=VALUE (`text`)
-    UnknownJunction, ///< no junction `name` (`suggestion` may be set)
-    NotSwitched,     ///< junction `name` (`element`) has no state machine
-    BadValue,        ///< `value` for `name` is neither on nor off
-  } kind = Syntax;
-  std::string text, name, value, suggestion;
-  ElementId element;
-};
-
-/// Parses `j1=on,j2=off` (spaces allowed around items; a value may also
-/// name one of the junction's FSM states, `valve=open`) starting from
-/// `base`: junctions not named keep their state in `base`. Returns false
-/// with the first problem in `err`.
-bool parseMode(const BondGraph &g, const std::string &text, const Mode &base, Mode &out,
-               ModeError &err);
 
 } // namespace hbg::bg
