@@ -9,9 +9,13 @@ grammar Hbg;
 
 // --- Declarations ----------------------------------------------------------
 
-file : model* EOF ;
+file : (model | component)* EOF ;
 
 model : 'model' name=ident '{' declaration* '}' ;
+
+// A reusable part: declarations like a model's, and ports that bonds
+// outside attach to. Instances are declared `Type name(param = value);`.
+component : kw='component' name=ident '{' declaration* '}' ;
 
 declaration
   : parameterDecl
@@ -21,7 +25,24 @@ declaration
   | signalDecl
   | outputDecl
   | experimentDecl
+  | portDecl
+  | instanceDecl
   ;
+
+// `port a = j, b = inner.k;`: port `a` is the element (usually a junction)
+// `j`; a bond outside to `inst.a` attaches to it.
+portDecl : kw='port' items+=portItem (',' items+=portItem)* ';' ;
+
+portItem : name=ident '=' target=path ;
+
+// `Diode d1(Vf = 0.6);` or `Diode d1;`: an instance of a component.
+instanceDecl
+  : type=IDENT name=ident (lparen='(' (args+=instanceArg (',' args+=instanceArg)*)? rparen=')')? ';' ;
+
+instanceArg : name=ident '=' value=expr ;
+
+// `name` or `instance.name`, `a.b.c`: a name inside instances.
+path : parts+=ident ('.' parts+=ident)* ;
 
 parameterDecl : 'parameter' name=ident '=' value=expr ';' ;
 
@@ -81,7 +102,7 @@ compareOp : '<' | '<=' | '=' | '>=' | '>' ;
 // `bond a -> b` or `bond name: a -> b`. Written so that one token after the
 // first name decides which, and a wrong one is reported as "expected `:` or
 // `->`"; AstBuilder sorts out which name is which.
-bondDecl : 'bond' first=ident (':' second=ident)? '->' to=ident ';' ;
+bondDecl : 'bond' first=path (':' second=path)? '->' to=path ';' ;
 
 signalDecl : 'signal' name=ident '=' value=expr ';' ;
 
@@ -103,7 +124,7 @@ ident
   : IDENT
   | 'Se' | 'Sf' | 'MSe' | 'MSf' | 'C' | 'I' | 'R' | 'TF' | 'GY' | 'MTF' | 'MGY'
   | 'switched' | 'dissipative' | 'on' | 'off' | 'initial' | 'when' | 'and' | 'or' | 'not'
-  | 'experiment'
+  | 'experiment' | 'component' | 'port'
   ;
 
 // --- Expressions, loosest binding first --------------------------------------
@@ -127,7 +148,7 @@ primary
   : number=(NUMBER | '0' | '1')                                  # numberExpr
   | kw='if' cond=condition 'then' yes=expr 'else' no=expr        # ifExpr
   | callee=ident '(' (args+=expr (',' args+=expr)*)? rparen=')'  # callExpr
-  | base=ident '.' member=ident                                  # memberExpr
+  | base=ident ('.' inner+=ident)* '.' member=ident               # memberExpr
   | name=ident                                                   # nameExpr
   | lparen='(' inner=expr rparen=')'                             # parenExpr
   | lbracket='[' (items+=expr (',' items+=expr)*)? rbracket=']'  # arrayExpr
@@ -153,6 +174,8 @@ conditionAtom
 // --- Tokens -----------------------------------------------------------------
 
 MODEL     : 'model' ;
+COMPONENT : 'component' ;
+PORT      : 'port' ;
 PARAMETER : 'parameter' ;
 BOND      : 'bond' ;
 SIGNAL    : 'signal' ;

@@ -2,6 +2,7 @@
 
 #include "hbg/driver/Pipeline.h"
 
+#include "hbg/flatten/Flatten.h"
 #include "hbg/sema/Sema.h"
 #include "hbg/syntax/Parser.h"
 
@@ -88,7 +89,18 @@ FrontendResult runFrontend(const SourceManager &sm, std::uint32_t file, Diagnost
     PassTimer t(opts, "parse");
     r.ast = syntax::parse(file, sm, diags);
   }
-  if (!r.ast || opts.stopAfter == Stage::Ast)
+  if (!r.ast)
+    return r;
+  // Components and instances -> one flat model.
+  if (flatten::needed(*r.ast)) {
+    PassTimer t(opts, "flatten");
+    std::unique_ptr<ast::File> flat = flatten::flatten(*r.ast, diags);
+    if (!flat)
+      return r;
+    if (opts.stopAfter != Stage::Ast)
+      r.ast = std::move(flat);
+  }
+  if (opts.stopAfter == Stage::Ast)
     return r;
   // AST -> checked, flat bond graph (names, arities, bonds, expressions).
   {

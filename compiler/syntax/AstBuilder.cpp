@@ -66,8 +66,21 @@ std::string AstBuilder::normalizedText(antlr4::ParserRuleContext *ctx) const {
 std::unique_ptr<ast::File> AstBuilder::build(P::FileContext *ctx) {
   auto file = std::make_unique<ast::File>();
   file->fileId = src_.fileId;
-  for (P::ModelContext *m : ctx->model())
-    file->models.push_back(model(m));
+  // Models and components in source order.
+  for (antlr4::tree::ParseTree *child : ctx->children) {
+    if (auto *m = dynamic_cast<P::ModelContext *>(child)) {
+      file->models.push_back(model(m));
+    } else if (auto *c = dynamic_cast<P::ComponentContext *>(child)) {
+      auto m = std::make_unique<ast::Model>();
+      m->name = text(c->name->getStart());
+      m->nameRange = range(c->name->getStart());
+      m->component = true;
+      m->keywordRange = range(c->kw);
+      for (P::DeclarationContext *d : c->declaration())
+        declaration(d, *m);
+      file->models.push_back(std::move(m));
+    }
+  }
   return file;
 }
 
@@ -96,6 +109,17 @@ void AstBuilder::declaration(P::DeclarationContext *ctx, ast::Model &m) {
       m.outputs.push_back(output(item));
   else if (auto *d = ctx->experimentDecl())
     m.experiments.push_back(experiment(d));
+  else if (auto *d = ctx->portDecl())
+    for (P::PortItemContext *item : d->items) {
+      ast::Port port;
+      port.name = text(item->name->getStart());
+      port.nameRange = range(item->name->getStart());
+      port.target = path(item->target);
+      port.targetRange = range(item->target);
+      m.ports.push_back(std::move(port));
+    }
+  else if (auto *d = ctx->instanceDecl())
+    m.instances.push_back(instance(d));
 }
 
 ast::Experiment AstBuilder::experiment(P::ExperimentDeclContext *ctx) {
@@ -301,20 +325,44 @@ ast::GuardPtr AstBuilder::conditionAtom(P::ConditionAtomContext *ctx) {
   return inner;
 }
 
+std::string AstBuilder::path(P::PathContext *ctx) const {
+  std::string out;
+  for (P::IdentContext *part : ctx->parts)
+    out += (out.empty() ? "" : ".") + text(part->getStart());
+  return out;
+}
+
 ast::Bond AstBuilder::bond(P::BondDeclContext *ctx) {
   ast::Bond b;
-  P::IdentContext *from = ctx->first;
+  P::PathContext *from = ctx->first;
   if (ctx->second) {
-    b.name = text(ctx->first->getStart());
-    b.nameRange = range(ctx->first->getStart());
+    b.name = path(ctx->first);
+    b.nameRange = range(ctx->first);
     from = ctx->second;
   }
-  b.from = text(from->getStart());
-  b.fromRange = range(from->getStart());
-  b.to = text(ctx->to->getStart());
-  b.toRange = range(ctx->to->getStart());
+  b.from = path(from);
+  b.fromRange = range(from);
+  b.to = path(ctx->to);
+  b.toRange = range(ctx->to);
   b.range = range(ctx);
   return b;
+}
+
+ast::Instance AstBuilder::instance(P::InstanceDeclContext *ctx) {
+  ast::Instance in;
+  in.type = text(ctx->type);
+  in.typeRange = range(ctx->type);
+  in.name = text(ctx->name->getStart());
+  in.nameRange = range(ctx->name->getStart());
+  for (P::InstanceArgContext *a : ctx->args) {
+    ast::ElementArg arg;
+    arg.name = text(a->name->getStart());
+    arg.nameRange = range(a->name->getStart());
+    arg.value = expr(a->value);
+    in.args.push_back(std::move(arg));
+  }
+  in.range = range(ctx);
+  return in;
 }
 
 ast::Signal AstBuilder::signal(P::SignalDeclContext *ctx) {
@@ -386,6 +434,10 @@ ast::ExprPtr AstBuilder::primary(P::PrimaryContext *ctx) {
     auto e = makeExpr(ast::ExprKind::Member, range(ctx));
     e->name = text(m->base->getStart());
     e->nameRange = range(m->base->getStart());
+    for (P::IdentContext *part : m->inner) {
+      e->name += "." + text(part->getStart());
+      e->nameRange = join(e->nameRange, range(part->getStart()));
+    }
     e->member = text(m->member->getStart());
     e->memberRange = range(m->member->getStart());
     return e;

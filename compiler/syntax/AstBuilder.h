@@ -42,6 +42,9 @@ private:
   ast::GuardPtr conditionNot(P::ConditionNotContext *ctx);
   ast::GuardPtr conditionAtom(P::ConditionAtomContext *ctx);
   ast::Bond bond(P::BondDeclContext *ctx);
+  ast::Instance instance(P::InstanceDeclContext *ctx);
+  /// `a.b.c` as one string.
+  std::string path(P::PathContext *ctx) const;
   ast::Signal signal(P::SignalDeclContext *ctx);
   ast::Output output(P::OutputItemContext *ctx);
   ast::Experiment experiment(P::ExperimentDeclContext *ctx);

@@ -101,8 +101,17 @@ public:
   }
 
   void model(int depth, const Model &m) {
-    line(depth, "Model " + m.name);
+    line(depth, (m.component ? "Component " : "Model ") + m.name);
     ++depth;
+    for (const Port &p : m.ports)
+      line(depth, "Port " + p.name + " = " + p.target);
+    for (const Instance &in : m.instances) {
+      line(depth, "Instance " + in.type + " " + in.name);
+      for (const ElementArg &a : in.args) {
+        line(depth + 1, "Arg " + a.name);
+        expr(depth + 2, *a.value);
+      }
+    }
     for (const Parameter &p : m.parameters) {
       line(depth, "Parameter " + p.name);
       expr(depth + 1, *p.value);

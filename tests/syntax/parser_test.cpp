@@ -565,10 +565,16 @@ TEST_CASE("syntax errors: unexpected token and what was expected") {
         "test.hbg:2:19: error: unexpected `}`; expected `;`\n"
         "  parameter a = 1 }\n"
         "                  ^\n");
+  // A name where a declaration starts is a component type: an instance's
+  // name follows it.
   CHECK(errorOf("model m {\n  foo = 1;\n}") ==
-        "test.hbg:2:3: error: unexpected `foo`; expected a declaration or `}`\n"
+        "test.hbg:2:7: error: unexpected `=`; expected a name\n"
         "  foo = 1;\n"
-        "  ^~~\n");
+        "      ^\n");
+  CHECK(errorOf("model m {\n  = 1;\n}") ==
+        "test.hbg:2:3: error: unexpected `=`; expected a declaration or `}`\n"
+        "  = 1;\n"
+        "  ^\n");
   CHECK(errorOf("model m { signal x = ; }") ==
         "test.hbg:1:22: error: unexpected `;`; expected an expression\n"
         "model m { signal x = ; }\n"
@@ -597,7 +603,7 @@ TEST_CASE("syntax errors: unexpected token and what was expected") {
         "model m { Se s(1) }\n"
         "                  ^\n");
   CHECK(errorOf("model m {}\nmodels") ==
-        "test.hbg:2:1: error: unexpected `models`; expected `model` or end of file\n"
+        "test.hbg:2:1: error: unexpected `models`; expected `model`, `component` or end of file\n"
         "models\n"
         "^~~~~~\n");
   CHECK(errorOf("model m { signal x = sin(; }") ==

@@ -39,7 +39,7 @@ struct Expr {
   double number = 0;     ///< Number
   std::string name;      ///< Name, Member (the base), Call (the callee), String
   SourceRange nameRange; ///< the identifier of Name, Member and Call
-  std::string member;    ///< Member
+  std::string member;    ///< Member (`name` is then a path: `d1.r` in `d1.r.e`)
   SourceRange memberRange;
   char op = 0;                   ///< Unary, Binary
   std::vector<ExprPtr> operands; ///< Unary (1), Binary (2), Call (arguments), If (2)
@@ -151,6 +151,7 @@ struct Junction {
 };
 
 /// `bond from -> to;` or `bond name: from -> to;` (power flows from -> to).
+/// The ends are paths: `d1.a` is port `a` of instance `d1`.
 struct Bond {
   std::string name; ///< empty when unnamed
   SourceRange nameRange;
@@ -188,7 +189,26 @@ struct Experiment {
   std::vector<ExperimentSetting> settings;
 };
 
-/// `model name { ... }`
+/// `port a = target;`: a port of a component, the element `target` names
+/// (a path through nested instances: `inner.j`).
+struct Port {
+  std::string name;
+  SourceRange nameRange;
+  std::string target; ///< the path, segments joined by `.`
+  SourceRange targetRange;
+};
+
+/// `Type name(param = value, ...);`: an instance of a component.
+struct Instance {
+  std::string type;
+  SourceRange typeRange;
+  std::string name;
+  SourceRange nameRange;
+  std::vector<ElementArg> args; ///< parameter overrides, each named
+  SourceRange range;            ///< the whole declaration
+};
+
+/// `model name { ... }`, or `component name { ... }`.
 struct Model {
   std::string name;
   SourceRange nameRange;
@@ -200,12 +220,17 @@ struct Model {
   std::vector<Output> outputs;
   /// Every `experiment` block, in order (sema allows one).
   std::vector<Experiment> experiments;
+  /// A component (declared `component`), not a model.
+  bool component = false;
+  SourceRange keywordRange; ///< `component`
+  std::vector<Port> ports;
+  std::vector<Instance> instances;
 };
 
 /// A parsed file.
 struct File {
   std::uint32_t fileId = 0;
-  std::vector<std::unique_ptr<Model>> models;
+  std::vector<std::unique_ptr<Model>> models; ///< models and components, in order
 };
 
 /// Prints the AST as an indented tree (`hbgc run --emit=ast`).

@@ -1,0 +1,540 @@
+//===- compiler/flatten/Flatten.cpp - Components into one flat model ------===//
+
+#include "hbg/flatten/Flatten.h"
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace hbg::flatten {
+
+namespace {
+
+/// What a name declared in a model or component is.
+enum class Kind { Parameter, Element, Junction, Bond, Signal, Instance };
+
+/// What a name is, for messages: "a parameter", "an element", ...
+const char *kindNoun(Kind k) {
+  switch (k) {
+  case Kind::Parameter: return "a parameter";
+  case Kind::Element: return "an element";
+  case Kind::Junction: return "a junction";
+  case Kind::Bond: return "a bond";
+  case Kind::Signal: return "a signal";
+  case Kind::Instance: return "an instance";
+  }
+  return "a name";
+}
+const char *const kUndeclared = "not declared there";
+
+/// The names a model or component declares, with where.
+struct Scope {
+  const ast::Model *decl = nullptr;
+  std::unordered_map<std::string, std::pair<Kind, SourceRange>> names;
+  std::unordered_map<std::string, const ast::Instance *> instances;
+  std::unordered_map<std::string, const ast::Port *> ports;
+  /// Parameters and signals, for suggestions.
+  std::vector<std::string> values;
+  Kind kindOf(const std::string &name, bool &found) const {
+    auto it = names.find(name);
+    found = it != names.end();
+    return found ? it->second.first : Kind::Parameter;
+  }
+};
+
+std::vector<std::string> split(const std::string &path) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  for (;;) {
+    std::size_t dot = path.find('.', start);
+    parts.push_back(path.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
+    if (dot == std::string::npos)
+      return parts;
+    start = dot + 1;
+  }
+}
+
+std::string quoteList(const std::vector<std::string> &names) {
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    out += (i ? (i + 1 == names.size() ? " and " : ", ") : "") + ("`" + names[i] + "`");
+  return out;
+}
+
+/// An instance being expanded: its path prefix (`d1.` inside `d1`, "" in
+/// the model), its component's scope, and the instance declarations that
+/// lead to it (for the notes of errors inside it).
+struct Frame {
+  std::string prefix;
+  const Scope *scope = nullptr;
+  std::vector<const ast::Instance *> chain;
+};
+
+class Flattener {
+public:
+  explicit Flattener(DiagnosticEngine &diags) : diags_(diags) {}
+
+  std::unique_ptr<ast::File> run(const ast::File &file);
+
+private:
+  const Scope &scopeOf(const ast::Model &m);
+  void expand(const ast::Model &m, const Frame &frame,
+              std::map<std::string, const ast::Expr *> values, const Frame *valuesFrame);
+  /// A copy of `e` with its names resolved in `frame`.
+  ast::ExprPtr rewrite(const ast::Expr &e, const Frame &frame);
+  ast::GuardPtr rewrite(const ast::Guard &g, const Frame &frame);
+  void rewriteName(ast::Expr &e, const Frame &frame);
+  void rewriteMember(ast::Expr &e, const Frame &frame);
+  /// The flat name of the element a bond end names, or "" after an error.
+  std::string resolveEnd(const std::string &path, SourceRange range, const Frame &frame);
+  /// The frame of instance `name` inside `frame`, or null (no error).
+  bool enter(const Frame &frame, const std::string &name, Frame &inner);
+  void report(DiagKind kind, SourceRange range, std::initializer_list<DiagArg> args,
+              const Frame &frame);
+
+  DiagnosticEngine &diags_;
+  std::map<std::string, const ast::Model *> components_;
+  std::map<const ast::Model *, Scope> scopes_;
+  std::vector<const ast::Model *> stack_; ///< components being expanded
+  ast::Model *out_ = nullptr;
+  bool failed_ = false;
+};
+
+void Flattener::report(DiagKind kind, SourceRange range, std::initializer_list<DiagArg> args,
+                       const Frame &frame) {
+  failed_ = true;
+  diags_.report(kind, range, args);
+  // Innermost first: where the instance holding the error was declared.
+  std::string path = frame.prefix.empty() ? "" : frame.prefix.substr(0, frame.prefix.size() - 1);
+  for (auto it = frame.chain.rbegin(); it != frame.chain.rend(); ++it) {
+    diags_.note(DiagKind::InInstance, (*it)->nameRange, {path, (*it)->type});
+    std::size_t dot = path.rfind('.');
+    path = dot == std::string::npos ? "" : path.substr(0, dot);
+  }
+}
+
+const Scope &Flattener::scopeOf(const ast::Model &m) {
+  auto [it, fresh] = scopes_.try_emplace(&m);
+  Scope &s = it->second;
+  if (!fresh)
+    return s;
+  s.decl = &m;
+  // Duplicates are sema's to report on the flat model (a model's own) or
+  // here (a component's, once per component rather than per instance).
+  auto add = [&](const std::string &name, Kind kind, SourceRange range) {
+    auto [at, inserted] = s.names.try_emplace(name, kind, range);
+    if (!inserted && m.component) {
+      failed_ = true;
+      diags_.report(DiagKind::DuplicateName, range, {name});
+      diags_.note(DiagKind::PreviousDefinition, at->second.second, {name});
+    }
+  };
+  for (const ast::Parameter &p : m.parameters) {
+    add(p.name, Kind::Parameter, p.nameRange);
+    s.values.push_back(p.name);
+  }
+  for (const ast::Element &e : m.elements)
+    add(e.name, Kind::Element, e.nameRange);
+  for (const ast::Junction &j : m.junctions)
+    add(j.name, Kind::Junction, j.nameRange);
+  for (const ast::Bond &b : m.bonds)
+    if (!b.name.empty())
+      add(b.name, Kind::Bond, b.nameRange);
+  for (const ast::Signal &sg : m.signals) {
+    add(sg.name, Kind::Signal, sg.nameRange);
+    s.values.push_back(sg.name);
+  }
+  for (const ast::Instance &in : m.instances) {
+    add(in.name, Kind::Instance, in.nameRange);
+    s.instances[in.name] = &in;
+  }
+  for (const ast::Port &p : m.ports) {
+    auto [at, inserted] = s.ports.try_emplace(p.name, &p);
+    if (!inserted) {
+      failed_ = true;
+      diags_.report(DiagKind::DuplicateName, p.nameRange, {p.name});
+      diags_.note(DiagKind::PreviousDefinition, at->second->nameRange, {p.name});
+    }
+  }
+  return s;
+}
+
+bool Flattener::enter(const Frame &frame, const std::string &name, Frame &inner) {
+  auto it = frame.scope->instances.find(name);
+  if (it == frame.scope->instances.end())
+    return false;
+  auto c = components_.find(it->second->type);
+  if (c == components_.end())
+    return false; // reported where the instance is expanded
+  inner.prefix = frame.prefix + name + ".";
+  inner.scope = &scopeOf(*c->second);
+  inner.chain = frame.chain;
+  inner.chain.push_back(it->second);
+  return true;
+}
+
+std::string Flattener::resolveEnd(const std::string &path, SourceRange range,
+                                  const Frame &frame) {
+  std::vector<std::string> parts = split(path);
+  Frame at = frame;
+  for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
+    Frame inner;
+    if (!enter(at, parts[i], inner)) {
+      bool found = false;
+      Kind k = at.scope->kindOf(parts[i], found);
+      if (found && k == Kind::Instance)
+        return ""; // its component is unknown: reported with the instance
+      report(DiagKind::NotAnInstance, range, {parts[i], found ? kindNoun(k) : kUndeclared},
+             frame);
+      return "";
+    }
+    if (i + 2 == parts.size()) {
+      // The last part is a port of that instance.
+      const std::string &port = parts[i + 1];
+      auto p = inner.scope->ports.find(port);
+      if (p == inner.scope->ports.end()) {
+        std::vector<std::string> names;
+        for (const ast::Port &q : inner.scope->decl->ports)
+          names.push_back(q.name);
+        const std::string &type = inner.chain.back()->type;
+        if (names.empty())
+          report(DiagKind::NoPorts, range, {parts[i], type}, frame);
+        else
+          report(DiagKind::UnknownPort, range, {parts[i], type, port, quoteList(names)}, frame);
+        return "";
+      }
+      return resolveEnd(p->second->target, p->second->targetRange, inner);
+    }
+    at = std::move(inner);
+  }
+  bool found = false;
+  Kind k = at.scope->kindOf(parts.back(), found);
+  if (parts.size() == 1 && (!found || (k != Kind::Element && k != Kind::Junction))) {
+    if (found && k == Kind::Instance) {
+      report(DiagKind::InstanceNotAnEnd, range, {path}, frame);
+      return "";
+    }
+    if (frame.prefix.empty())
+      return path; // the model's own: sema reports what is wrong
+    report(DiagKind::NotAnEnd, range, {path, found ? kindNoun(k) : kUndeclared}, frame);
+    return "";
+  }
+  return at.prefix + parts.back();
+}
+
+void Flattener::rewriteName(ast::Expr &e, const Frame &frame) {
+  bool found = false;
+  Kind k = frame.scope->kindOf(e.name, found);
+  if (found) {
+    if (k == Kind::Instance) {
+      report(DiagKind::InstanceNotAValue, e.range, {e.name, frame.scope->instances.at(e.name)->type},
+             frame);
+      return;
+    }
+    e.name = frame.prefix + e.name;
+    return;
+  }
+  // Time, pi, and the model's own unknown names (sema reports those).
+  if (frame.prefix.empty() || e.name == "time" || e.name == "pi")
+    return;
+  std::string best = closestName(e.name, frame.scope->values);
+  if (best.empty())
+    report(DiagKind::UnknownName, e.nameRange, {e.name}, frame);
+  else
+    report(DiagKind::UnknownNameSuggest, e.nameRange, {e.name, best}, frame);
+}
+
+void Flattener::rewriteMember(ast::Expr &e, const Frame &frame) {
+  // `base.member` with base a path: walk the instances it names; what is
+  // left is an element's variable (`r.e`) or an instance's parameter or
+  // signal (`d1.Vf`, a Name once flat).
+  std::vector<std::string> parts = split(e.name);
+  Frame at = frame;
+  std::size_t i = 0;
+  for (; i < parts.size(); ++i) {
+    Frame inner;
+    if (!enter(at, parts[i], inner))
+      break;
+    at = std::move(inner);
+  }
+  if (i == parts.size()) {
+    // Every part an instance: the member is a name inside the last one.
+    bool found = false;
+    Kind k = at.scope->kindOf(e.member, found);
+    if (found && (k == Kind::Parameter || k == Kind::Signal)) {
+      e.kind = ast::ExprKind::Name;
+      e.name = at.prefix + e.member;
+      e.nameRange = e.range;
+      e.member.clear();
+      return;
+    }
+    report(DiagKind::NotInInstance, e.memberRange,
+           {e.member, at.prefix.substr(0, at.prefix.size() - 1), at.chain.back()->type,
+            found ? kindNoun(k) : kUndeclared},
+           frame);
+    return;
+  }
+  if (i + 1 != parts.size()) {
+    bool found = false;
+    Kind k = at.scope->kindOf(parts[i], found);
+    if (!(found && k == Kind::Instance))
+      report(DiagKind::NotAnInstance, e.nameRange, {parts[i], found ? kindNoun(k) : kUndeclared},
+             frame);
+    return;
+  }
+  // One part left, in the innermost scope: an element, junction or bond of
+  // it, or something sema explains (a parameter has no variables).
+  bool found = false;
+  at.scope->kindOf(parts[i], found);
+  if (!found && !at.prefix.empty()) {
+    report(DiagKind::UnknownName, e.nameRange, {parts[i]}, frame);
+    return;
+  }
+  e.name = at.prefix + parts[i];
+}
+
+ast::ExprPtr Flattener::rewrite(const ast::Expr &root, const Frame &frame) {
+  // Copied with an explicit stack: an operand chain may be a million deep.
+  auto copyNode = [](const ast::Expr &e) {
+    auto c = std::make_unique<ast::Expr>();
+    c->kind = e.kind;
+    c->range = e.range;
+    c->number = e.number;
+    c->name = e.name;
+    c->nameRange = e.nameRange;
+    c->member = e.member;
+    c->memberRange = e.memberRange;
+    c->op = e.op;
+    return c;
+  };
+  ast::ExprPtr out = copyNode(root);
+  std::vector<std::pair<const ast::Expr *, ast::Expr *>> todo{{&root, out.get()}};
+  while (!todo.empty()) {
+    auto [from, to] = todo.back();
+    todo.pop_back();
+    if (from->condition)
+      to->condition = rewrite(*from->condition, frame);
+    to->operands.reserve(from->operands.size());
+    for (const ast::ExprPtr &o : from->operands) {
+      to->operands.push_back(copyNode(*o));
+      todo.push_back({o.get(), to->operands.back().get()});
+    }
+    if (to->kind == ast::ExprKind::Name)
+      rewriteName(*to, frame);
+    else if (to->kind == ast::ExprKind::Member)
+      rewriteMember(*to, frame);
+  }
+  return out;
+}
+
+ast::GuardPtr Flattener::rewrite(const ast::Guard &g, const Frame &frame) {
+  auto c = std::make_unique<ast::Guard>();
+  c->kind = g.kind;
+  c->range = g.range;
+  c->op = g.op;
+  c->mark = g.mark;
+  if (g.lhs)
+    c->lhs = rewrite(*g.lhs, frame);
+  if (g.rhs)
+    c->rhs = rewrite(*g.rhs, frame);
+  for (const ast::GuardPtr &child : g.children)
+    c->children.push_back(rewrite(*child, frame));
+  return c;
+}
+
+void Flattener::expand(const ast::Model &m, const Frame &frame,
+                       std::map<std::string, const ast::Expr *> values, const Frame *valuesFrame) {
+  ast::Model &out = *out_;
+  const std::string &p = frame.prefix;
+  // A value the instance declaration gives replaces the declaration's own
+  // (it is written in the scope around the instance).
+  auto value = [&](const std::string &name, const ast::Expr &own) {
+    auto it = values.find(name);
+    return it != values.end() ? rewrite(*it->second, *valuesFrame) : rewrite(own, frame);
+  };
+  for (const ast::Parameter &x : m.parameters)
+    out.parameters.push_back({p + x.name, x.nameRange, value(x.name, *x.value)});
+  for (const ast::Element &x : m.elements) {
+    ast::Element e;
+    e.kind = x.kind;
+    e.kindRange = x.kindRange;
+    e.name = p + x.name;
+    e.nameRange = x.nameRange;
+    e.argsRange = x.argsRange;
+    for (const ast::ElementArg &a : x.args)
+      e.args.push_back({a.name, a.nameRange, rewrite(*a.value, frame)});
+    for (const ast::InitialValue &iv : x.initials)
+      e.initials.push_back({iv.name, iv.nameRange, rewrite(*iv.value, frame)});
+    out.elements.push_back(std::move(e));
+  }
+  for (const ast::Junction &x : m.junctions) {
+    ast::Junction j;
+    j.kind = x.kind;
+    j.kindRange = x.kindRange;
+    j.name = p + x.name;
+    j.nameRange = x.nameRange;
+    j.switched = x.switched;
+    j.switchedRange = x.switchedRange;
+    j.dissipative = x.dissipative;
+    if (x.fsm) {
+      j.fsm = std::make_unique<ast::Fsm>();
+      j.fsm->states = x.fsm->states;
+      j.fsm->range = x.fsm->range;
+      for (const ast::FsmTransition &t : x.fsm->transitions) {
+        ast::FsmTransition c;
+        c.from = t.from;
+        c.to = t.to;
+        c.fromRange = t.fromRange;
+        c.toRange = t.toRange;
+        c.range = t.range;
+        c.guard = rewrite(*t.guard, frame);
+        j.fsm->transitions.push_back(std::move(c));
+      }
+    }
+    out.junctions.push_back(std::move(j));
+  }
+  for (const ast::Bond &x : m.bonds) {
+    ast::Bond b;
+    if (!x.name.empty() && x.name.find('.') != std::string::npos) {
+      report(DiagKind::PathAsName, x.nameRange, {x.name}, frame);
+      continue;
+    }
+    b.name = x.name.empty() ? "" : p + x.name;
+    b.nameRange = x.nameRange;
+    b.from = resolveEnd(x.from, x.fromRange, frame);
+    b.to = resolveEnd(x.to, x.toRange, frame);
+    b.fromRange = x.fromRange;
+    b.toRange = x.toRange;
+    b.range = x.range;
+    if (!b.from.empty() && !b.to.empty())
+      out.bonds.push_back(std::move(b));
+  }
+  for (const ast::Signal &x : m.signals)
+    out.signals.push_back({p + x.name, x.nameRange, value(x.name, *x.value)});
+  for (const ast::Output &x : m.outputs)
+    out.outputs.push_back(
+        {x.name.empty() ? "" : p + x.name, x.nameRange, rewrite(*x.value, frame),
+         x.name.empty() && !p.empty() ? p + x.text : x.text});
+  if (!p.empty()) {
+    if (!m.experiments.empty())
+      report(DiagKind::ExperimentInComponent, m.experiments[0].keywordRange, {m.name}, frame);
+  } else {
+    for (const ast::Experiment &x : m.experiments) {
+      ast::Experiment e;
+      e.keywordRange = x.keywordRange;
+      for (const ast::ExperimentSetting &s : x.settings)
+        e.settings.push_back({s.name, s.nameRange, rewrite(*s.value, frame)});
+      out.experiments.push_back(std::move(e));
+    }
+    if (!m.ports.empty())
+      report(DiagKind::PortsInModel, m.ports[0].nameRange, {}, frame);
+  }
+  // Instances, each expanded in its component's scope.
+  for (const ast::Instance &in : m.instances) {
+    auto c = components_.find(in.type);
+    if (c == components_.end()) {
+      std::vector<std::string> names;
+      for (const auto &[name, decl] : components_)
+        names.push_back(name);
+      std::string best = closestName(in.type, names);
+      if (best.empty())
+        report(DiagKind::UnknownComponent, in.typeRange, {in.type}, frame);
+      else
+        report(DiagKind::UnknownComponentSuggest, in.typeRange, {in.type, best}, frame);
+      continue;
+    }
+    const ast::Model &comp = *c->second;
+    if (std::find(stack_.begin(), stack_.end(), &comp) != stack_.end()) {
+      std::string cycle;
+      auto from = std::find(stack_.begin(), stack_.end(), &comp);
+      for (auto it = from; it != stack_.end(); ++it)
+        cycle += "`" + (*it)->name + "` -> ";
+      cycle += "`" + comp.name + "`";
+      report(DiagKind::ComponentCycle, in.typeRange, {comp.name, cycle}, frame);
+      continue;
+    }
+    Frame inner;
+    inner.prefix = p + in.name + ".";
+    inner.scope = &scopeOf(comp);
+    inner.chain = frame.chain;
+    inner.chain.push_back(&in);
+    std::map<std::string, const ast::Expr *> given;
+    for (const ast::ElementArg &a : in.args) {
+      bool found = false;
+      Kind k = inner.scope->kindOf(a.name, found);
+      if (!found || (k != Kind::Parameter && k != Kind::Signal)) {
+        std::string best = closestName(a.name, inner.scope->values);
+        if (best.empty())
+          report(DiagKind::UnknownInstanceArgument, a.nameRange, {comp.name, a.name}, frame);
+        else
+          report(DiagKind::UnknownInstanceArgumentSuggest, a.nameRange, {comp.name, a.name, best},
+                 frame);
+        continue;
+      }
+      if (!given.emplace(a.name, a.value.get()).second)
+        report(DiagKind::DuplicateInstanceArgument, a.nameRange, {a.name}, frame);
+    }
+    stack_.push_back(&comp);
+    expand(comp, inner, std::move(given), &frame);
+    stack_.pop_back();
+  }
+}
+
+std::unique_ptr<ast::File> Flattener::run(const ast::File &file) {
+  const ast::Model *model = nullptr;
+  for (const std::unique_ptr<ast::Model> &m : file.models) {
+    if (!m->component) {
+      if (!model)
+        model = m.get();
+      continue;
+    }
+    auto [it, inserted] = components_.emplace(m->name, m.get());
+    if (!inserted) {
+      failed_ = true;
+      diags_.report(DiagKind::DuplicateName, m->nameRange, {m->name});
+      diags_.note(DiagKind::PreviousDefinition, it->second->nameRange, {m->name});
+    }
+  }
+  auto flat = std::make_unique<ast::File>();
+  flat->fileId = file.fileId;
+  // Sema reports a file without a model, or with several.
+  for (const std::unique_ptr<ast::Model> &m : file.models) {
+    if (m->component)
+      continue;
+    auto out = std::make_unique<ast::Model>();
+    out->name = m->name;
+    out->nameRange = m->nameRange;
+    out_ = out.get();
+    Frame top;
+    top.scope = &scopeOf(*m);
+    if (m.get() == model)
+      expand(*m, top, {}, nullptr);
+    flat->models.push_back(std::move(out));
+  }
+  // The components' own declarations are checked in every instance; a
+  // component never instantiated is still checked for what flattening
+  // sees (its names), not for its bond graph.
+  for (const auto &[name, comp] : components_)
+    scopeOf(*comp);
+  if (failed_)
+    return nullptr;
+  return flat;
+}
+
+} // namespace
+
+bool needed(const ast::File &file) {
+  for (const std::unique_ptr<ast::Model> &m : file.models)
+    if (m->component || !m->instances.empty() || !m->ports.empty())
+      return true;
+  return false;
+}
+
+std::unique_ptr<ast::File> flatten(const ast::File &file, DiagnosticEngine &diags) {
+  return Flattener(diags).run(file);
+}
+
+} // namespace hbg::flatten

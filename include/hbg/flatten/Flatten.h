@@ -1,0 +1,32 @@
+//===- hbg/flatten/Flatten.h - Components into one flat model -------------===//
+//
+// A file may declare components (`component Diode { port a = j, ...; }`)
+// and the model may instantiate them (`Diode d1(Vf = 0.6);`), nested to
+// any depth. Flattening copies each instance's declarations into the
+// model with their names prefixed by the instance path (`d1.j`, `d1.Vf`),
+// resolves every name inside an instance in its component's scope, gives
+// parameters and signals the values the instance declaration sets, and
+// attaches bonds written to ports (`bond src -> d1.a`) to the elements the
+// ports name. What comes out is one model without components, which sema
+// checks and turns into the bond graph like any other.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "hbg/support/Diagnostics.h"
+#include "hbg/syntax/AST.h"
+
+#include <memory>
+
+namespace hbg::flatten {
+
+/// Whether `file` declares components or instances (else it is flat).
+bool needed(const ast::File &file);
+
+/// The file's model with every instance expanded, and no components; null
+/// with diagnostics when an instance cannot be: an unknown component or
+/// port, a component that contains itself, a name unknown in its
+/// component, a value given for nothing the component declares.
+std::unique_ptr<ast::File> flatten(const ast::File &file, DiagnosticEngine &diags);
+
+} // namespace hbg::flatten
