@@ -9,7 +9,11 @@ grammar Hbg;
 
 // --- Declarations ----------------------------------------------------------
 
-file : (model | component)* EOF ;
+file : (importDecl | model | component)* EOF ;
+
+// `import electrical;` (electrical.hbg on the library path) or
+// `import "parts/valves.hbg";` (relative to this file): their components.
+importDecl : kw='import' (name=ident | where=STRING) ';' ;
 
 model : 'model' name=ident '{' declaration* '}' ;
 
@@ -124,7 +128,7 @@ ident
   : IDENT
   | 'Se' | 'Sf' | 'MSe' | 'MSf' | 'C' | 'I' | 'R' | 'TF' | 'GY' | 'MTF' | 'MGY'
   | 'switched' | 'dissipative' | 'on' | 'off' | 'initial' | 'when' | 'and' | 'or' | 'not'
-  | 'experiment' | 'component' | 'port'
+  | 'experiment' | 'component' | 'port' | 'import'
   ;
 
 // --- Expressions, loosest binding first --------------------------------------
@@ -175,6 +179,7 @@ conditionAtom
 
 MODEL     : 'model' ;
 COMPONENT : 'component' ;
+IMPORT    : 'import' ;
 PORT      : 'port' ;
 PARAMETER : 'parameter' ;
 BOND      : 'bond' ;

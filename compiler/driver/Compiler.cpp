@@ -651,6 +651,7 @@ Model Compiler::compileString(const std::string &text, const std::string &name) 
   DiagnosticEngine diags(*sm);
   driver::PipelineOptions pipeline;
   pipeline.equations = opts_.equations;
+  pipeline.libPath = opts_.libPath;
   driver::FrontendResult r = driver::runFrontend(*sm, file, diags, pipeline);
   if (diags.hasErrors() || !r.equations)
     throw CompileError(diags.renderAll());

@@ -6,10 +6,13 @@
 #include "hbg/sema/Sema.h"
 #include "hbg/syntax/Parser.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <ostream>
+#include <set>
 #include <sstream>
 
 namespace hbg::driver {
@@ -81,7 +84,132 @@ void reportModeError(const bg::BondGraph &g, const bg::ModeError &err, Diagnosti
   }
 }
 
-FrontendResult runFrontend(const SourceManager &sm, std::uint32_t file, DiagnosticEngine &diags,
+std::vector<std::string> libraryDirs(const std::vector<std::string> &libPath) {
+  std::vector<std::string> dirs = libPath;
+  if (const char *env = std::getenv("HBG_PATH")) {
+    std::string list = env;
+    std::size_t start = 0;
+    while (start <= list.size()) {
+      std::size_t colon = list.find(':', start);
+      std::string dir = list.substr(start, colon == std::string::npos ? std::string::npos
+                                                                      : colon - start);
+      if (!dir.empty())
+        dirs.push_back(dir);
+      if (colon == std::string::npos)
+        break;
+      start = colon + 1;
+    }
+  }
+  dirs.push_back(HBG_STDLIB_DIR);
+  return dirs;
+}
+
+namespace {
+/// Parses the files `root` imports, and theirs, each once: a file reached
+/// again through another import is the same file; reached again from
+/// itself, a cycle. False after errors (reported at the import).
+class Importer {
+public:
+  Importer(SourceManager &sm, DiagnosticEngine &diags, std::vector<std::string> dirs)
+      : sm_(sm), diags_(diags), dirs_(std::move(dirs)) {}
+
+  bool load(const ast::File &root) {
+    stack_.push_back(canonical(sm_.name(root.fileId)));
+    bool ok = visit(root);
+    stack_.pop_back();
+    return ok;
+  }
+  /// The imported files, each after those it imports.
+  std::vector<const ast::File *> files() const {
+    std::vector<const ast::File *> out;
+    for (const std::unique_ptr<ast::File> &f : files_)
+      out.push_back(f.get());
+    return out;
+  }
+
+private:
+  static std::string canonical(const std::string &path) {
+    std::error_code ec;
+    std::filesystem::path p = std::filesystem::weakly_canonical(path, ec);
+    return ec ? path : p.string();
+  }
+
+  bool visit(const ast::File &file) {
+    bool ok = true;
+    std::filesystem::path here = std::filesystem::path(sm_.name(file.fileId)).parent_path();
+    for (const ast::Import &im : file.imports) {
+      std::string path;
+      if (im.isPath) {
+        std::filesystem::path p(im.name);
+        path = (p.is_relative() ? here / p : p).string();
+      } else {
+        for (const std::string &dir : dirs_) {
+          std::filesystem::path candidate = std::filesystem::path(dir) / (im.name + ".hbg");
+          std::error_code ec;
+          if (std::filesystem::is_regular_file(candidate, ec)) {
+            path = candidate.string();
+            break;
+          }
+        }
+        if (path.empty()) {
+          std::string searched;
+          for (const std::string &dir : dirs_)
+            searched += (searched.empty() ? "`" : ", `") + dir + "`";
+          diags_.report(DiagKind::ImportNotFound, im.range, {im.name, searched});
+          ok = false;
+          continue;
+        }
+      }
+      std::string key = canonical(path);
+      auto onStack = std::find(stack_.begin(), stack_.end(), key);
+      if (onStack != stack_.end()) {
+        std::string cycle;
+        for (auto it = onStack; it != stack_.end(); ++it)
+          cycle += "`" + std::filesystem::path(*it).filename().string() + "` -> ";
+        cycle += "`" + std::filesystem::path(key).filename().string() + "`";
+        diags_.report(DiagKind::ImportCycle, im.range, {cycle});
+        ok = false;
+        continue;
+      }
+      if (!loaded_.insert(key).second)
+        continue; // imported before, through another file
+      std::string text, why;
+      if (!readFile(path, text, why)) {
+        diags_.report(DiagKind::CannotOpenFile, im.range, {path, why});
+        ok = false;
+        continue;
+      }
+      std::uint32_t id = sm_.addBuffer(path, std::move(text));
+      std::unique_ptr<ast::File> parsed = syntax::parse(id, sm_, diags_);
+      if (!parsed) {
+        diags_.note(DiagKind::ImportedHere, im.range, {path});
+        ok = false;
+        continue;
+      }
+      for (const std::unique_ptr<ast::Model> &m : parsed->models)
+        if (!m->component) {
+          diags_.report(DiagKind::ImportedModel, m->nameRange, {m->name});
+          diags_.note(DiagKind::ImportedHere, im.range, {path});
+          ok = false;
+        }
+      stack_.push_back(key);
+      ok = visit(*parsed) && ok;
+      stack_.pop_back();
+      files_.push_back(std::move(parsed));
+    }
+    return ok;
+  }
+
+  SourceManager &sm_;
+  DiagnosticEngine &diags_;
+  std::vector<std::string> dirs_;
+  std::vector<std::string> stack_;
+  std::set<std::string> loaded_;
+  std::vector<std::unique_ptr<ast::File>> files_;
+};
+} // namespace
+
+FrontendResult runFrontend(SourceManager &sm, std::uint32_t file, DiagnosticEngine &diags,
                            const PipelineOptions &opts) {
   FrontendResult r;
   // Text -> AST; syntax errors stop here.
@@ -94,7 +222,10 @@ FrontendResult runFrontend(const SourceManager &sm, std::uint32_t file, Diagnost
   // Components and instances -> one flat model.
   if (flatten::needed(*r.ast)) {
     PassTimer t(opts, "flatten");
-    std::unique_ptr<ast::File> flat = flatten::flatten(*r.ast, diags);
+    Importer imports(sm, diags, libraryDirs(opts.libPath));
+    if (!imports.load(*r.ast))
+      return r;
+    std::unique_ptr<ast::File> flat = flatten::flatten(*r.ast, imports.files(), diags);
     if (!flat)
       return r;
     if (opts.stopAfter != Stage::Ast)

@@ -77,7 +77,8 @@ class Flattener {
 public:
   explicit Flattener(DiagnosticEngine &diags) : diags_(diags) {}
 
-  std::unique_ptr<ast::File> run(const ast::File &file);
+  std::unique_ptr<ast::File> run(const ast::File &file,
+                                 const std::vector<const ast::File *> &imported);
 
 private:
   const Scope &scopeOf(const ast::Model &m);
@@ -483,20 +484,28 @@ void Flattener::expand(const ast::Model &m, const Frame &frame,
   }
 }
 
-std::unique_ptr<ast::File> Flattener::run(const ast::File &file) {
+std::unique_ptr<ast::File> Flattener::run(const ast::File &file,
+                                          const std::vector<const ast::File *> &imported) {
   const ast::Model *model = nullptr;
+  auto declare = [&](const ast::Model &m) {
+    auto [it, inserted] = components_.emplace(m.name, &m);
+    if (!inserted) {
+      failed_ = true;
+      diags_.report(DiagKind::DuplicateName, m.nameRange, {m.name});
+      diags_.note(DiagKind::PreviousDefinition, it->second->nameRange, {m.name});
+    }
+  };
+  for (const ast::File *f : imported)
+    for (const std::unique_ptr<ast::Model> &m : f->models)
+      if (m->component) // a model there is the importer's error to report
+        declare(*m);
   for (const std::unique_ptr<ast::Model> &m : file.models) {
     if (!m->component) {
       if (!model)
         model = m.get();
       continue;
     }
-    auto [it, inserted] = components_.emplace(m->name, m.get());
-    if (!inserted) {
-      failed_ = true;
-      diags_.report(DiagKind::DuplicateName, m->nameRange, {m->name});
-      diags_.note(DiagKind::PreviousDefinition, it->second->nameRange, {m->name});
-    }
+    declare(*m);
   }
   auto flat = std::make_unique<ast::File>();
   flat->fileId = file.fileId;
@@ -527,14 +536,18 @@ std::unique_ptr<ast::File> Flattener::run(const ast::File &file) {
 } // namespace
 
 bool needed(const ast::File &file) {
+  if (!file.imports.empty())
+    return true;
   for (const std::unique_ptr<ast::Model> &m : file.models)
     if (m->component || !m->instances.empty() || !m->ports.empty())
       return true;
   return false;
 }
 
-std::unique_ptr<ast::File> flatten(const ast::File &file, DiagnosticEngine &diags) {
-  return Flattener(diags).run(file);
+std::unique_ptr<ast::File> flatten(const ast::File &file,
+                                   const std::vector<const ast::File *> &imported,
+                                   DiagnosticEngine &diags) {
+  return Flattener(diags).run(file, imported);
 }
 
 } // namespace hbg::flatten

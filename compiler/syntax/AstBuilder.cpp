@@ -68,7 +68,19 @@ std::unique_ptr<ast::File> AstBuilder::build(P::FileContext *ctx) {
   file->fileId = src_.fileId;
   // Models and components in source order.
   for (antlr4::tree::ParseTree *child : ctx->children) {
-    if (auto *m = dynamic_cast<P::ModelContext *>(child)) {
+    if (auto *i = dynamic_cast<P::ImportDeclContext *>(child)) {
+      ast::Import im;
+      if (i->name) {
+        im.name = text(i->name->getStart());
+        im.range = range(i->name);
+      } else {
+        std::string quoted = text(i->where);
+        im.name = quoted.substr(1, quoted.size() - 2);
+        im.isPath = true;
+        im.range = range(i->where);
+      }
+      file->imports.push_back(std::move(im));
+    } else if (auto *m = dynamic_cast<P::ModelContext *>(child)) {
       file->models.push_back(model(m));
     } else if (auto *c = dynamic_cast<P::ComponentContext *>(child)) {
       auto m = std::make_unique<ast::Model>();

@@ -173,6 +173,8 @@ private:
 std::string dump(const File &file) {
   Dumper d;
   d.line(0, "File");
+  for (const Import &i : file.imports)
+    d.line(1, "Import " + (i.isPath ? "\"" + i.name + "\"" : i.name));
   for (const std::unique_ptr<Model> &m : file.models)
     d.model(1, *m);
   return d.out;

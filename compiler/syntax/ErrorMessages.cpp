@@ -36,7 +36,8 @@ const std::vector<TokenGroup> &tokenGroups() {
     std::vector<size_t> words = {HbgParser::SWITCHED, HbgParser::DISSIPATIVE, HbgParser::ON,
                                  HbgParser::OFF,      HbgParser::INITIAL,     HbgParser::WHEN,
                                  HbgParser::AND,      HbgParser::OR,          HbgParser::NOT,
-                                 HbgParser::EXPERIMENT, HbgParser::COMPONENT, HbgParser::PORT};
+                                 HbgParser::EXPERIMENT, HbgParser::COMPONENT, HbgParser::PORT,
+                                 HbgParser::IMPORT};
     auto with = [&](std::initializer_list<size_t> extra, bool names) {
       std::vector<size_t> v(extra);
       v.insert(v.end(), kinds.begin(), kinds.end());

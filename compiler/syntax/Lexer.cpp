@@ -42,7 +42,7 @@ constexpr Keyword kKeywords[] = {
     {"when", L::WHEN},       {"and", L::AND},             {"or", L::OR},
     {"not", L::NOT},         {"experiment", L::EXPERIMENT},
     {"if", L::IF},           {"then", L::THEN},           {"else", L::ELSE},
-    {"component", L::COMPONENT}, {"port", L::PORT},
+    {"component", L::COMPONENT}, {"port", L::PORT},       {"import", L::IMPORT},
 };
 
 std::size_t identifierType(std::string_view word) {

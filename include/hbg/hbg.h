@@ -149,6 +149,9 @@ struct CompilerOptions {
   /// 2^maxEagerJunctions modes) instead of each on first entry.
   bool compileAllModes = false;
   unsigned maxEagerJunctions = 8;
+  /// Directories `import name;` searches for name.hbg before HBG_PATH's
+  /// and the standard library's.
+  std::vector<std::string> libPath;
 };
 
 /// Parses, checks, analyses and JIT-compiles .hbg models.

@@ -603,7 +603,7 @@ TEST_CASE("syntax errors: unexpected token and what was expected") {
         "model m { Se s(1) }\n"
         "                  ^\n");
   CHECK(errorOf("model m {}\nmodels") ==
-        "test.hbg:2:1: error: unexpected `models`; expected `model`, `component` or end of file\n"
+        "test.hbg:2:1: error: unexpected `models`; expected `model`, `component`, `import` or end of file\n"
         "models\n"
         "^~~~~~\n");
   CHECK(errorOf("model m { signal x = sin(; }") ==

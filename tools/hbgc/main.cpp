@@ -40,6 +40,10 @@ commands:
   linearize FILE  the state matrices and poles at an operating point
 
 `hbgc <command> --help` describes a command.
+
+Every command takes --lib-path DIR (repeatable): where `import name;`
+looks for name.hbg, before the directories of HBG_PATH (separated by
+`:`) and the standard library.
 )";
 
 const char *kLinearizeHelp = R"(usage: hbgc linearize FILE [--at T] [--mode J=on|off,...] [-p NAME=VALUE]...
@@ -352,6 +356,9 @@ struct Loaded {
   driver::FrontendResult fe;
 };
 
+/// `--lib-path` directories, taken out of the arguments of any command.
+std::vector<std::string> gLibPath;
+
 bool load(const std::string &path, driver::Stage stop, bool timePasses, Loaded &l,
           const std::string &mode = "") {
   l.diags = std::make_unique<DiagnosticEngine>(*l.sm);
@@ -366,6 +373,7 @@ bool load(const std::string &path, driver::Stage stop, bool timePasses, Loaded &
   opts.stopAfter = stop;
   opts.timings = timePasses ? &std::cerr : nullptr;
   opts.mode = mode;
+  opts.libPath = gLibPath;
   l.fe = driver::runFrontend(*l.sm, file, *l.diags, opts);
   std::cerr << l.diags->renderAll();
   return !l.diags->hasErrors();
@@ -771,6 +779,18 @@ int main(int argc, char **argv) {
   args.erase(args.begin());
   bool help = std::find(args.begin(), args.end(), "--help") != args.end();
   try {
+    for (std::size_t i = 0; i < args.size();) {
+      if (args[i] == "--lib-path" || args[i].rfind("--lib-path=", 0) == 0) {
+        bool joined = args[i] != "--lib-path";
+        if (!joined && i + 1 >= args.size())
+          throw UsageError{"`--lib-path` needs a directory"};
+        gLibPath.push_back(joined ? args[i].substr(11) : args[i + 1]);
+        args.erase(args.begin() + static_cast<std::ptrdiff_t>(i),
+                   args.begin() + static_cast<std::ptrdiff_t>(i + (joined ? 1 : 2)));
+        continue;
+      }
+      ++i;
+    }
     if (command == "check")
       return help ? (std::cout << kCheckHelp, finishStdout(0)) : runCheck(args);
     if (command == "explain")

@@ -40,10 +40,18 @@ struct PipelineOptions {
   std::string mode;
   /// How the equations stage solves loops.
   eq::EquationOptions equations;
+  /// Where `import name;` looks for name.hbg, before the directories of
+  /// the HBG_PATH environment variable (separated by `:`) and the standard
+  /// library (libraryDirs()).
+  std::vector<std::string> libPath;
 };
 
 /// Reports why `bg::parseMode` refused a mode's text.
 void reportModeError(const bg::BondGraph &g, const bg::ModeError &err, DiagnosticEngine &diags);
+
+/// The directories `import name;` searches, in order: `libPath`, those of
+/// HBG_PATH, the standard library's.
+std::vector<std::string> libraryDirs(const std::vector<std::string> &libPath);
 
 /// Reads a source file. On failure returns false with the reason in `why`
 /// (for a CannotOpenFile diagnostic); directories are refused.
@@ -53,7 +61,7 @@ inline bool readSourceFile(const std::string &path, std::string &text, std::stri
 
 /// Runs parse -> sema -> causality -> equations on buffer `file`. Errors go
 /// to `diags`; the result holds every stage that completed.
-FrontendResult runFrontend(const SourceManager &sm, std::uint32_t file, DiagnosticEngine &diags,
+FrontendResult runFrontend(SourceManager &sm, std::uint32_t file, DiagnosticEngine &diags,
                            const PipelineOptions &opts = {});
 
 /// Causality and equations as an engineer reads them (`hbgc explain`), with

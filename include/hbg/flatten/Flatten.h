@@ -17,16 +17,22 @@
 #include "hbg/syntax/AST.h"
 
 #include <memory>
+#include <vector>
 
 namespace hbg::flatten {
 
-/// Whether `file` declares components or instances (else it is flat).
+/// Whether `file` declares or imports components, or instantiates them
+/// (else it is flat).
 bool needed(const ast::File &file);
 
 /// The file's model with every instance expanded, and no components; null
 /// with diagnostics when an instance cannot be: an unknown component or
 /// port, a component that contains itself, a name unknown in its
 /// component, a value given for nothing the component declares.
-std::unique_ptr<ast::File> flatten(const ast::File &file, DiagnosticEngine &diags);
+/// `imported`: the files `file` imports, directly or not; their
+/// components are known in `file` and in each other.
+std::unique_ptr<ast::File> flatten(const ast::File &file,
+                                   const std::vector<const ast::File *> &imported,
+                                   DiagnosticEngine &diags);
 
 } // namespace hbg::flatten

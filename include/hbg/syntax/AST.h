@@ -227,9 +227,17 @@ struct Model {
   std::vector<Instance> instances;
 };
 
+/// `import name;` or `import "path";`.
+struct Import {
+  std::string name; ///< the library name, or the path as written
+  bool isPath = false;
+  SourceRange range; ///< the name or the string
+};
+
 /// A parsed file.
 struct File {
   std::uint32_t fileId = 0;
+  std::vector<Import> imports;
   std::vector<std::unique_ptr<Model>> models; ///< models and components, in order
 };
 

@@ -1,0 +1,279 @@
+//===- tests/driver/stdlib_test.cpp - The standard library ----------------===//
+//
+// Each component of stdlib/ in a small circuit, against a closed form; and
+// imports: by name from the standard library, from --lib-path and HBG_PATH
+// directories, and by path relative to the importing file.
+//
+//===----------------------------------------------------------------------===//
+
+#include "hbg/hbg.h"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+namespace {
+
+hbg::Result run(const std::string &text, double tEnd, double dtOut,
+                hbg::CompilerOptions copts = {}) {
+  hbg::Model model = hbg::Compiler(copts).compileString(text, "stdlib.hbg");
+  hbg::SimulationOptions o;
+  o.tEnd = tEnd;
+  o.dtOut = dtOut;
+  o.rtol = 1e-10;
+  o.atol = 1e-12;
+  hbg::Result r = hbg::Simulation(model, o).run();
+  REQUIRE_MESSAGE(r.ok(), r.error);
+  return r;
+}
+
+std::string compileError(const std::string &text, const std::string &name = "stdlib.hbg",
+                         hbg::CompilerOptions copts = {}) {
+  try {
+    hbg::Compiler(copts).compileString(text, name);
+  } catch (const hbg::CompileError &e) {
+    return e.what();
+  }
+  return "";
+}
+
+/// A scratch directory, removed at the end of the test.
+struct Scratch {
+  std::filesystem::path dir;
+  Scratch() {
+    dir = std::filesystem::temp_directory_path() /
+          ("hbg_stdlib_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter()++));
+    std::filesystem::create_directories(dir);
+  }
+  ~Scratch() { std::filesystem::remove_all(dir); }
+  static int &counter() {
+    static int n = 0;
+    return n;
+  }
+  std::string write(const std::string &name, const std::string &text) const {
+    std::filesystem::path p = dir / name;
+    std::filesystem::create_directories(p.parent_path());
+    std::ofstream(p) << text;
+    return p.string();
+  }
+};
+
+} // namespace
+
+TEST_CASE("stdlib electrical: RC charging through a resistor") {
+  // v_C = V (1 - exp(-t / (R C))), i = V / R exp(-t / (R C)).
+  hbg::Result r = run(R"(
+import electrical;
+model RC {
+    VoltageSource src(V = 5);
+    Resistor r(R = 2);
+    Capacitor c(C = 0.25);
+    Ground gnd;
+    0 a; 0 b; 0 z;
+    bond src.p -> a; bond a -> r.p; bond r.n -> b; bond b -> c.p; bond c.n -> z;
+    bond z -> src.n; bond z -> gnd.p;
+    output vc = c.v, i = r.i;
+}
+)",
+                      2, 0.25);
+  for (std::size_t k = 0; k < r.at("time").size(); ++k) {
+    double t = r.at("time")[k];
+    CHECK(r.at("vc")[k] == doctest::Approx(5 * (1 - std::exp(-t / 0.5))).epsilon(1e-8));
+    CHECK(r.at("i")[k] == doctest::Approx(2.5 * std::exp(-t / 0.5)).epsilon(1e-8));
+  }
+}
+
+TEST_CASE("stdlib electrical: an inductor fed by a current source through a resistor") {
+  // A current source I into R parallel to L (i_L(0) = 0): i_L = I (1 -
+  // exp(-t R / L)), v = I R exp(-t R / L).
+  hbg::Result r = run(R"(
+import electrical;
+model RL {
+    CurrentSource src(I = 2);
+    Resistor r(R = 4);
+    Inductor l(L = 2);
+    Ground gnd;
+    0 a; 0 z;
+    bond src.p -> a; bond a -> r.p; bond r.n -> z; bond a -> l.p; bond l.n -> z;
+    bond z -> src.n; bond z -> gnd.p;
+    output il = l.i, v = l.v;
+}
+)",
+                      2, 0.5);
+  for (std::size_t k = 0; k < r.at("time").size(); ++k) {
+    double t = r.at("time")[k];
+    CHECK(r.at("il")[k] == doctest::Approx(2 * (1 - std::exp(-2 * t))).epsilon(1e-8));
+    CHECK(r.at("v")[k] == doctest::Approx(8 * std::exp(-2 * t)).epsilon(1e-7));
+  }
+}
+
+TEST_CASE("stdlib electrical: a switch driven by a step input, and an initial voltage") {
+  // A capacitor charged to 3 V discharges through R once the switch closes
+  // at t = 1: v = 3 before, 3 exp(-(t - 1) / (R C)) after.
+  hbg::Result r = run(R"(
+import electrical;
+model Discharge {
+    Capacitor c(C = 0.5, v0 = 3);
+    IdealSwitch s(on = step(1));
+    Resistor r(R = 2);
+    Ground gnd;
+    0 a; 0 b; 0 z;
+    bond c.n -> z; bond a -> c.p; bond z -> gnd.p;
+    bond z -> r.p; bond r.n -> b; bond b -> s.p; bond s.n -> a;
+    output v = c.v;
+}
+)",
+                      3, 0.5);
+  REQUIRE(r.events.size() == 1);
+  CHECK(r.events[0].time == 1.0);
+  CHECK(r.events[0].modes.back() == "s.j=closed");
+  const std::vector<double> &t = r.at("time"), &v = r.at("v");
+  for (std::size_t k = 0; k < t.size(); ++k) {
+    bool before = t[k] < 1 || (t[k] == 1 && k + 1 < t.size() && t[k + 1] == 1);
+    CHECK(std::abs(v[k]) == doctest::Approx(before ? 3 : 3 * std::exp(-(t[k] - 1))).epsilon(1e-8));
+  }
+}
+
+TEST_CASE("stdlib electrical: a half-wave rectifier with the ideal diode") {
+  // Conducting, the source fixes the load: v = V sin(w t) - Vf.
+  hbg::Result r = run(R"(
+import electrical;
+model HalfWave {
+    VoltageSource src(v = 10 * sin(2 * pi * 50 * time));
+    IdealDiode d(Vf = 0.6);
+    Resistor load(R = 100);
+    Ground gnd;
+    0 a; 0 b; 0 z;
+    bond src.p -> a; bond a -> d.p; bond d.n -> b; bond b -> load.p; bond load.n -> z;
+    bond z -> src.n; bond z -> gnd.p;
+    output v = load.v, i = d.i;
+}
+)",
+                      0.04, 2.5e-4);
+  double w = 2 * 3.141592653589793 * 50;
+  int conducting = 0, blocking = 0;
+  for (std::size_t k = 0; k < r.at("time").size(); ++k) {
+    double t = r.at("time")[k], exact = 10 * std::sin(w * t) - 0.6;
+    if (r.at("i")[k] > 0) {
+      ++conducting;
+      CHECK(r.at("v")[k] == doctest::Approx(exact).epsilon(1e-9));
+    } else {
+      ++blocking;
+      // 0, but for the row before each turn-off: the current there has
+      // just crossed zero (the event), a few 1e-14 A.
+      CHECK(std::abs(r.at("v")[k]) <= 1e-9);
+      CHECK(exact <= 1e-9); // blocking only while the source is below the drop
+    }
+  }
+  CHECK(conducting > 50);
+  CHECK(blocking > 50);
+  CHECK(r.events.size() == 4); // on and off in each of two periods
+}
+
+TEST_CASE("stdlib electrical: a PWM source's average through a resistor") {
+  // The charge through R over whole periods: V D / R per second.
+  hbg::Result r = run(R"(
+import electrical;
+model Pwm {
+    PwmVoltage src(V = 12, f = 100, D = 0.25);
+    Resistor r(R = 3);
+    Ground gnd;
+    0 a; 0 z;
+    bond src.p -> a; bond a -> r.p; bond r.n -> z; bond z -> src.n; bond z -> gnd.p;
+    signal charge = integral(r.i);
+    output charge;
+}
+)",
+                      0.1, 0.1);
+  CHECK(r.at("charge").back() == doctest::Approx(12 * 0.25 / 3 * 0.1).epsilon(1e-9));
+}
+
+TEST_CASE("imports: by path, through the library path, each file once, cycles and models") {
+  Scratch s;
+  s.write("parts/springs.hbg", R"(
+import "more.hbg";
+component Spring { parameter k = 1; port a = j; 0 j; C c(1 / k); bond j -> c; }
+)");
+  s.write("parts/more.hbg", R"(component Damper { parameter b = 1; port a = j; 0 j; R r(b); bond j -> r; })");
+  // A mass on a spring (and a damper of zero resistance), from components
+  // in two files, one imported by the other and by the model: each is read
+  // once.
+  std::string model = s.write("m.hbg", R"(
+import "parts/springs.hbg";
+import "parts/more.hbg";
+model Osc {
+    I m(1) { p0 = 1; }
+    1 v;
+    Spring sp(k = 4);
+    Damper d(b = 0);
+    bond v -> m; bond v -> sp.a; bond v -> d.a;
+    output m.p;
+}
+)");
+  // Undamped: p = cos(2 t) with k = 4, m = 1.
+  hbg::Model m = hbg::Compiler().compileFile(model);
+  hbg::SimulationOptions o;
+  o.tEnd = 1;
+  o.dtOut = 0.5;
+  o.rtol = 1e-10;
+  o.atol = 1e-12;
+  hbg::Result r = hbg::Simulation(m, o).run();
+  REQUIRE(r.ok());
+  CHECK(r.at("m.p").back() == doctest::Approx(std::cos(2.0)).epsilon(1e-8));
+
+  // By name from --lib-path (CompilerOptions::libPath), before HBG_PATH.
+  s.write("lib/springs.hbg", R"(component Spring { parameter k = 1; port a = j; 0 j; C c(1 / k); bond j -> c; })");
+  hbg::CompilerOptions copts;
+  copts.libPath = {(s.dir / "lib").string()};
+  std::string byName = R"(
+import springs;
+model Osc { I m(1) { p0 = 1; } 1 v; Spring sp(k = 4); bond v -> m; bond v -> sp.a; output m.p; }
+)";
+  CHECK(compileError(byName, "x.hbg", copts).empty());
+  ::setenv("HBG_PATH", ("/nonexistent:" + (s.dir / "lib").string()).c_str(), 1);
+  CHECK(compileError(byName).empty());
+  ::unsetenv("HBG_PATH");
+  std::string err = compileError(byName);
+  CHECK(err.find("x.hbg") == std::string::npos);
+  CHECK(err.find("error: no library `springs`: no `springs.hbg` in") != std::string::npos);
+
+  // A cycle of imports, and a model in an imported file.
+  s.write("c1.hbg", "import \"c2.hbg\";\ncomponent A { 0 j; port a = j; }\n");
+  s.write("c2.hbg", "import \"c1.hbg\";\ncomponent B { 0 j; port a = j; }\n");
+  std::string cyc = s.write("cyc.hbg", "import \"c1.hbg\";\nmodel M { C c(1); Sf f(0); bond f -> c; }\n");
+  try {
+    hbg::Compiler().compileFile(cyc);
+    FAIL("a cycle of imports compiled");
+  } catch (const hbg::CompileError &e) {
+    CHECK(std::string(e.what()).find("error: files import each other: `c1.hbg` -> `c2.hbg` -> `c1.hbg`") !=
+          std::string::npos);
+  }
+  s.write("withmodel.hbg", "model Other { C c(1); Sf f(0); bond f -> c; }\n");
+  std::string wm = s.write("wm.hbg", "import \"withmodel.hbg\";\nmodel M { C c(1); Sf f(0); bond f -> c; }\n");
+  try {
+    hbg::Compiler().compileFile(wm);
+    FAIL("an imported model compiled");
+  } catch (const hbg::CompileError &e) {
+    CHECK(std::string(e.what()).find("error: an imported file declares components only; this is model `Other`") !=
+          std::string::npos);
+    CHECK(std::string(e.what()).find("wm.hbg:1:8: note: `") != std::string::npos);
+  }
+  // Two components of one name from two files.
+  s.write("d1.hbg", "component Same { 0 j; port a = j; }\n");
+  s.write("d2.hbg", "component Same { 1 j; port a = j; }\n");
+  std::string dup = s.write("dup.hbg", "import \"d1.hbg\";\nimport \"d2.hbg\";\nmodel M { C c(1); Sf f(0); bond f -> c; }\n");
+  try {
+    hbg::Compiler().compileFile(dup);
+    FAIL("a name clash compiled");
+  } catch (const hbg::CompileError &e) {
+    CHECK(std::string(e.what()).find("d2.hbg:1:11: error: redefinition of `Same`") != std::string::npos);
+    CHECK(std::string(e.what()).find("d1.hbg:1:11: note: `Same` first defined here") != std::string::npos);
+  }
+}
