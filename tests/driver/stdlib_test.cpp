@@ -265,6 +265,70 @@ model Drag {
   CHECK(r.at("fw").back() == doctest::Approx(2).epsilon(1e-12));
 }
 
+TEST_CASE("stdlib rotational: a DC motor drives a geared load (examples/dc_motor.hbg)") {
+  // x = (i, w): x' = A x + B V, eigenvalues real and distinct here, so
+  // x(t) = x_ss + c1 v1 exp(l1 t) + c2 v2 exp(l2 t) from rest.
+  const double V = 12, Ra = 1, La = 0.01, K = 0.05, n = 0.1, J = 0.02, b = 0.01;
+  hbg::Result r = run(R"(
+import electrical;
+import rotational;
+model Drive {
+    VoltageSource supply(V = 12);
+    Ground gnd;
+    DcMotor motor(Ra = 1, La = 0.01, K = 0.05);
+    Gear gear(n = 0.1);
+    Inertia load(J = 0.02);
+    RotationalDamper friction(d = 0.01);
+    FixedShaft frame;
+    0 a; 0 z;
+    bond supply.p -> a; bond a -> motor.p; bond motor.n -> z; bond z -> supply.n;
+    bond z -> gnd.p;
+    bond motor.shaft -> gear.a; bond gear.b -> load.a;
+    bond load.a -> friction.a; bond friction.b -> frame.a;
+    output i = motor.i, w = load.w, tau = motor.tau;
+}
+)",
+                      1, 0.05);
+  const double a11 = -Ra / La, a12 = -K / (n * La), a21 = K / (n * J), a22 = -b / J;
+  const double tr = a11 + a22, det = a11 * a22 - a12 * a21, disc = tr * tr / 4 - det;
+  REQUIRE(disc > 0);
+  const double l1 = tr / 2 + std::sqrt(disc), l2 = tr / 2 - std::sqrt(disc);
+  const double wss = V * K * n / (Ra * b * n * n + K * K), iss = b * n * wss / K;
+  const double v1a = a12, v1b = l1 - a11, v2a = a12, v2b = l2 - a11, d0 = -iss, d1 = -wss;
+  const double den = v1a * v2b - v2a * v1b;
+  const double c1 = (d0 * v2b - v2a * d1) / den, c2 = (v1a * d1 - d0 * v1b) / den;
+  for (std::size_t k = 0; k < r.at("time").size(); ++k) {
+    double t = r.at("time")[k];
+    double i = iss + c1 * v1a * std::exp(l1 * t) + c2 * v2a * std::exp(l2 * t);
+    double w = wss + c1 * v1b * std::exp(l1 * t) + c2 * v2b * std::exp(l2 * t);
+    CHECK(r.at("i")[k] == doctest::Approx(i).epsilon(1e-7).scale(1));
+    CHECK(r.at("w")[k] == doctest::Approx(w).epsilon(1e-7).scale(1));
+    CHECK(r.at("tau")[k] == doctest::Approx(K * i).epsilon(1e-7).scale(1));
+  }
+}
+
+TEST_CASE("stdlib rotational: an inertia on a torsion spring, driven by a torque") {
+  // J = 2, k = 8, a torque of 4 from rest.
+  hbg::Result r = run(R"(
+import rotational;
+model Twist {
+    Torque drive(T = 4);
+    Inertia rotor(J = 2);
+    TorsionSpring shaft(k = 8);
+    FixedShaft frame;
+    bond drive.a -> rotor.a; bond rotor.a -> shaft.a; bond shaft.b -> frame.a;
+    output w = rotor.w, phi = shaft.phi;
+}
+)",
+                      2, 0.25);
+  // J phi'' = 4 - 8 phi, phi(0) = 0, phi'(0) = 0: phi = 0.5 (1 - cos 2t).
+  for (std::size_t k = 0; k < r.at("time").size(); ++k) {
+    double t = r.at("time")[k];
+    CHECK(r.at("phi")[k] == doctest::Approx(0.5 * (1 - std::cos(2 * t))).epsilon(1e-8).scale(1));
+    CHECK(r.at("w")[k] == doctest::Approx(std::sin(2 * t)).epsilon(1e-8).scale(1));
+  }
+}
+
 TEST_CASE("imports: by path, through the library path, each file once, cycles and models") {
   Scratch s;
   s.write("parts/springs.hbg", R"(
