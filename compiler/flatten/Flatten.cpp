@@ -102,6 +102,9 @@ private:
   std::vector<const ast::Model *> stack_; ///< components being expanded
   ast::Model *out_ = nullptr;
   bool failed_ = false;
+  /// The local names of the constitutive law being rewritten (`q` in a C's
+  /// `e = ...`): the law's own, never the component's.
+  std::vector<std::string> locals_;
 };
 
 void Flattener::report(DiagKind kind, SourceRange range, std::initializer_list<DiagArg> args,
@@ -227,6 +230,8 @@ std::string Flattener::resolveEnd(const std::string &path, SourceRange range,
 }
 
 void Flattener::rewriteName(ast::Expr &e, const Frame &frame) {
+  if (std::find(locals_.begin(), locals_.end(), e.name) != locals_.end())
+    return;
   bool found = false;
   Kind k = frame.scope->kindOf(e.name, found);
   if (found) {
@@ -365,8 +370,19 @@ void Flattener::expand(const ast::Model &m, const Frame &frame,
     e.name = p + x.name;
     e.nameRange = x.nameRange;
     e.argsRange = x.argsRange;
-    for (const ast::ElementArg &a : x.args)
+    for (const ast::ElementArg &a : x.args) {
+      // A law's variable, as sema reads it: q in C(e = ...), p in
+      // I(f = ...), f in R(e = ...), e in R(f = ...).
+      const char *local = x.kind == "C" && a.name == "e"   ? "q"
+                          : x.kind == "I" && a.name == "f" ? "p"
+                          : x.kind == "R" && a.name == "e" ? "f"
+                          : x.kind == "R" && a.name == "f" ? "e"
+                                                           : nullptr;
+      if (local)
+        locals_.assign(1, local);
       e.args.push_back({a.name, a.nameRange, rewrite(*a.value, frame)});
+      locals_.clear();
+    }
     for (const ast::InitialValue &iv : x.initials)
       e.initials.push_back({iv.name, iv.nameRange, rewrite(*iv.value, frame)});
     out.elements.push_back(std::move(e));

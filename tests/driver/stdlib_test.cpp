@@ -329,6 +329,103 @@ model Twist {
   }
 }
 
+TEST_CASE("stdlib hydraulic: a tank draining through an orifice (Torricelli)") {
+  // A dh/dt = -k sqrt(rho g h): sqrt(h) = sqrt(h0) - k sqrt(rho g) t / (2 A).
+  hbg::Result r = run(R"(
+import hydraulic;
+model Drain {
+    Tank tank(A = 2, h0 = 4);
+    Orifice out(k = 1e-3);
+    Reservoir atmosphere;
+    bond tank.a -> out.p; bond out.n -> atmosphere.a;
+    output h = tank.h, q = out.q;
+}
+)",
+                      40, 10);
+  double rate = 1e-3 * std::sqrt(1000 * 9.81) / (2 * 2);
+  for (std::size_t k = 0; k < r.at("time").size(); ++k) {
+    double t = r.at("time")[k], root = 2 - rate * t;
+    CHECK(r.at("h")[k] == doctest::Approx(root * root).epsilon(1e-8));
+    CHECK(r.at("q")[k] == doctest::Approx(1e-3 * std::sqrt(1000 * 9.81) * root).epsilon(1e-8));
+  }
+}
+
+TEST_CASE("stdlib hydraulic: a pump against a relief valve with hysteresis") {
+  // A pump fills a small tank (C = A / (rho g)); the valve opens at 2e4 Pa,
+  // drains through R toward Q R = 1e4 Pa and closes at 1.5e4 Pa; the pump
+  // fills again. Linear rises at Q / C, an exponential fall in between.
+  hbg::Result r = run(R"(
+import hydraulic;
+model Relief {
+    Reservoir supply; Reservoir drain;
+    Pump pump(Q = 1e-3);
+    Tank tank(A = 0.01);
+    ReliefValve valve(R = 1e7, p_open = 2e4, p_close = 1.5e4);
+    bond supply.a -> pump.n; bond pump.p -> tank.a;
+    bond tank.a -> valve.p; bond valve.n -> drain.a;
+    output p = tank.p;
+}
+)",
+                      40, 1);
+  double C = 0.01 / (1000 * 9.81), Q = 1e-3, RC = 1e7 * C;
+  double t1 = 2e4 * C / Q, t2 = t1 + RC * std::log((2e4 - 1e4) / (1.5e4 - 1e4));
+  double t3 = t2 + (2e4 - 1.5e4) * C / Q, t4 = t3 + (t2 - t1);
+  REQUIRE(r.events.size() >= 4);
+  CHECK(r.events[0].time == doctest::Approx(t1).epsilon(1e-9));
+  CHECK(r.events[1].time == doctest::Approx(t2).epsilon(1e-9));
+  CHECK(r.events[2].time == doctest::Approx(t3).epsilon(1e-9));
+  CHECK(r.events[3].time == doctest::Approx(t4).epsilon(1e-9));
+  CHECK(r.events[0].modes.back() == "valve.j=open");
+  CHECK(r.events[1].modes.back() == "valve.j=closed");
+  // Between t2 and t3 the pressure rises linearly from p_close.
+  for (std::size_t k = 0; k < r.at("time").size(); ++k) {
+    double t = r.at("time")[k];
+    if (t > t2 && t < t3)
+      CHECK(r.at("p")[k] == doctest::Approx(1.5e4 + Q / C * (t - t2)).epsilon(1e-8));
+    if (t > t1 && t < t2)
+      CHECK(r.at("p")[k] ==
+            doctest::Approx(1e4 + 1e4 * std::exp(-(t - t1) / RC)).epsilon(1e-8));
+  }
+}
+
+TEST_CASE("stdlib hydraulic: a check valve between two tanks, both ways round") {
+  // Open (the first tank higher): the pressures meet, their difference
+  // decaying as exp(-2 t / (R C)) for equal tanks. Closed (lower): nothing
+  // moves.
+  std::string text = R"(
+import hydraulic;
+model Levels {
+    parameter h1 = 2; parameter h2 = 1;
+    Tank t1(A = 1, h0 = h1);
+    Tank t2(A = 1, h0 = h2);
+    CheckValve v(R = 1e5);
+    bond t1.a -> v.p; bond v.n -> t2.a;
+    output h1 = t1.h, h2 = t2.h, q = v.q;
+}
+)";
+  hbg::Result open = run(text, 20, 5);
+  double C = 1 / (1000 * 9.81), RC = 1e5 * C;
+  const std::vector<double> &t = open.at("time");
+  for (std::size_t k = 0; k < t.size(); ++k) {
+    double diff = std::exp(-2 * t[k] / RC); // h1 - h2, starting at 1
+    CHECK(open.at("h1")[k] == doctest::Approx(1.5 + diff / 2).epsilon(1e-8));
+    CHECK(open.at("h2")[k] == doctest::Approx(1.5 - diff / 2).epsilon(1e-8));
+  }
+  hbg::Model m = hbg::Compiler().compileString(text, "levels.hbg");
+  hbg::SimulationOptions o;
+  o.tEnd = 20;
+  o.dtOut = 5;
+  hbg::Simulation reversed(m, o);
+  reversed.setParameter("h1", 1);
+  reversed.setParameter("h2", 2);
+  hbg::Result closed = reversed.run();
+  REQUIRE(closed.ok());
+  CHECK(closed.events.empty());
+  CHECK(closed.at("h1").back() == 1);
+  CHECK(closed.at("h2").back() == 2);
+  CHECK(closed.at("q").back() == 0);
+}
+
 TEST_CASE("imports: by path, through the library path, each file once, cycles and models") {
   Scratch s;
   s.write("parts/springs.hbg", R"(
