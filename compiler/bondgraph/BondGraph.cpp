@@ -222,19 +222,24 @@ std::string BondGraph::dump() const {
     os << "  experiment " << name << " = ";
     if (name == "method")
       os << experiment.method;
-    else {
-      const std::pair<const char *, sym::ExprId> fields[] = {
-          {"t_start", experiment.tStart}, {"t_end", experiment.tEnd},
-          {"dt_out", experiment.dtOut},   {"dt", experiment.step},
-          {"max_step", experiment.maxStep}, {"rtol", experiment.rtol},
-          {"atol", experiment.atol}};
-      for (const auto &[field, value] : fields)
-        if (name == field)
-          os << (value.valid() ? ctx->print(value) : std::string("?"));
-    }
+    for (const ExperimentSetting &s : experimentSettings())
+      if (name == s.name) {
+        sym::ExprId value = experiment.*(s.field);
+        os << (value.valid() ? ctx->print(value) : std::string("?"));
+      }
     os << "\n";
   }
   return os.str();
+}
+
+const std::vector<ExperimentSetting> &experimentSettings() {
+  static const std::vector<ExperimentSetting> settings = {
+      {"t_start", &Experiment::tStart, false}, {"t_end", &Experiment::tEnd, false},
+      {"dt_out", &Experiment::dtOut, true},    {"dt", &Experiment::step, true},
+      {"max_step", &Experiment::maxStep, true}, {"rtol", &Experiment::rtol, true},
+      {"atol", &Experiment::atol, true},
+  };
+  return settings;
 }
 
 std::vector<double> defaultParameterValues(const BondGraph &g) {

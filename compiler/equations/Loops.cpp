@@ -19,13 +19,6 @@ namespace hbg::eq {
 
 namespace {
 
-std::string joinNames(const std::vector<std::string> &names) {
-  std::string out;
-  for (std::size_t i = 0; i < names.size(); ++i)
-    out += (i ? (i + 1 == names.size() ? " and " : ", ") : "") + ("`" + names[i] + "`");
-  return out;
-}
-
 /// The nodes `roots` reach, in increasing id (operands first), without
 /// looking below the nodes where `stop` holds.
 std::vector<std::uint32_t> nodesReached(const sym::ExprContext &ctx,
@@ -378,7 +371,7 @@ bool closeLoops(const std::vector<TornVariable> &torn, EquationSystem &sys,
       };
       bool always = singularAt(elsewhere) == 1;
       diags.report(always ? DiagKind::SingularLoop : DiagKind::SingularLoopAtDefaults, first.at,
-                   {loop.path, joinNames(loop.tearing)});
+                   {loop.path, quoteList(loop.tearing)});
     };
 
     if (runTime) {
@@ -410,7 +403,7 @@ bool closeLoops(const std::vector<TornVariable> &torn, EquationSystem &sys,
         rhs.push_back(ctx.neg(ctx.substitute(r, zero)));
       sym::LinearSolution sol = sym::solveLinear(ctx, m, jac, rhs);
       if (sol.z.empty()) {
-        diags.report(DiagKind::SingularLoop, first.at, {loop.path, joinNames(loop.tearing)});
+        diags.report(DiagKind::SingularLoop, first.at, {loop.path, quoteList(loop.tearing)});
         return false;
       }
       if (singularAt(nominal) == 1) {

@@ -57,13 +57,6 @@ std::vector<std::string> split(const std::string &path) {
   }
 }
 
-std::string quoteList(const std::vector<std::string> &names) {
-  std::string out;
-  for (std::size_t i = 0; i < names.size(); ++i)
-    out += (i ? (i + 1 == names.size() ? " and " : ", ") : "") + ("`" + names[i] + "`");
-  return out;
-}
-
 /// An instance being expanded: its path prefix (`d1.` inside `d1`, "" in
 /// the model), its component's scope, and the instance declarations that
 /// lead to it (for the notes of errors inside it).

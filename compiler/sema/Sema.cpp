@@ -128,16 +128,6 @@ std::string bondCount(std::size_t n) {
   return n == 0 ? "no bonds" : n == 1 ? "one bond" : std::to_string(n) + " bonds";
 }
 
-std::string quoteList(const std::vector<std::string> &names) {
-  std::string out;
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    if (i)
-      out += i + 1 == names.size() ? " and " : ", ";
-    out += "`" + names[i] + "`";
-  }
-  return out;
-}
-
 /// Where an expression is being lowered, which decides what it may use.
 struct ExprScope {
   /// Local names of a constitutive law (`q`, `p`, `e`, `f`) and their symbols.
@@ -420,19 +410,13 @@ void Analyzer::lowerParameters(const ast::Model &m) {
 }
 
 namespace {
-/// The settings of `experiment { ... }`, and where BondGraph keeps each
-/// numeric one.
-struct SettingInfo {
-  const char *name;
-  sym::ExprId bg::Experiment::*field; ///< null for `method`
-  bool positive;                      ///< must be > 0 (t_start, t_end need not)
-};
-const SettingInfo kSettings[] = {
-    {"t_start", &bg::Experiment::tStart, false}, {"t_end", &bg::Experiment::tEnd, false},
-    {"dt_out", &bg::Experiment::dtOut, true},    {"dt", &bg::Experiment::step, true},
-    {"max_step", &bg::Experiment::maxStep, true}, {"rtol", &bg::Experiment::rtol, true},
-    {"atol", &bg::Experiment::atol, true},        {"method", nullptr, false},
-};
+/// The settings of `experiment { ... }`: the numeric ones, then `method`
+/// (a null field).
+std::vector<bg::ExperimentSetting> allSettings() {
+  std::vector<bg::ExperimentSetting> all = bg::experimentSettings();
+  all.push_back({"method", nullptr, false});
+  return all;
+}
 /// runtime::parseMethod's names (sema does not link the runtime; a driver
 /// test checks that each of these parses).
 const char *const kMethods[] = {"auto", "dopri5", "rosenbrock", "rk4", "euler"};
@@ -447,11 +431,12 @@ void Analyzer::lowerExperiment(const ast::Model &m) {
   }
   bg::Experiment &x = g_.experiment;
   std::vector<std::string> names;
-  for (const SettingInfo &s : kSettings)
+  const std::vector<bg::ExperimentSetting> settings = allSettings();
+  for (const bg::ExperimentSetting &s : settings)
     names.push_back(s.name);
   for (const ast::ExperimentSetting &s : m.experiments[0].settings) {
-    const SettingInfo *info = nullptr;
-    for (const SettingInfo &k : kSettings)
+    const bg::ExperimentSetting *info = nullptr;
+    for (const bg::ExperimentSetting &k : settings)
       if (s.name == k.name)
         info = &k;
     if (!info) {
@@ -506,8 +491,8 @@ void Analyzer::checkExperiment() {
         return r.second;
     return SourceRange{};
   };
-  for (const SettingInfo &s : kSettings) {
-    if (!s.field || !(x.*(s.field)).valid())
+  for (const bg::ExperimentSetting &s : bg::experimentSettings()) {
+    if (!(x.*(s.field)).valid())
       continue;
     double v = value(x.*(s.field));
     if (!std::isfinite(v) || (s.positive && !(v > 0)))

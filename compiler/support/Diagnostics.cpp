@@ -139,6 +139,13 @@ static std::size_t editDistance(const std::string &a, const std::string &b) {
   return row[b.size()];
 }
 
+std::string quoteList(const std::vector<std::string> &names) {
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    out += (i ? (i + 1 == names.size() ? " and " : ", ") : "") + ("`" + names[i] + "`");
+  return out;
+}
+
 std::string closestName(const std::string &name, const std::vector<std::string> &candidates) {
   // A suggestion is plausible when at most a third of the longer name is
   // edited (one more for short names): `capacitr` finds `capacitor` and `CC`

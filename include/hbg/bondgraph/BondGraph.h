@@ -138,6 +138,16 @@ struct Experiment {
   std::vector<std::pair<std::string, SourceRange>> ranges;
 };
 
+/// A numeric setting of `experiment`: its name, where Experiment keeps it,
+/// and whether it must be positive (t_start and t_end need not be).
+struct ExperimentSetting {
+  const char *name;
+  sym::ExprId Experiment::*field;
+  bool positive;
+};
+/// The numeric settings (`method` is the other one), in the documented order.
+const std::vector<ExperimentSetting> &experimentSettings();
+
 /// What a Variable symbol stands for.
 struct VariableInfo {
   enum Kind { None, Effort, Flow, State, Signal, Integrator } kind = None;

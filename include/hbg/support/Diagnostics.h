@@ -97,6 +97,10 @@ public:
 /// Formats `format`, replacing `{N}` by args[N].
 std::string formatMessage(const char *format, std::initializer_list<DiagArg> args);
 
+/// Names for a message, each in backticks: "`a`", "`a` and `b`",
+/// "`a`, `b` and `c`".
+std::string quoteList(const std::vector<std::string> &names);
+
 /// The "did you mean" candidate closest to `name` among `candidates` by
 /// edit distance, or "" when none is close enough.
 std::string closestName(const std::string &name, const std::vector<std::string> &candidates);
