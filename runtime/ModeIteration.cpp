@@ -194,8 +194,23 @@ void Run::judgeImpulses(Mode &m, std::vector<double> &plus) {
       return; // no jump into m is defined: judged as before, and an error if m becomes real
     }
   }
-  for (std::size_t k = 0; k < nd; ++k)
-    jump[k] = d[k] - jump[k];
+  // A jump within the integration's tolerance of the storage is no jump:
+  // it comes from where the event was located (a slipping body that
+  // sticks again at zero relative speed meets its partner's speed only to
+  // that accuracy), and its impulse, however weak, would decide every
+  // side it reaches.
+  const IntegratorOptions &io = o_.integrator;
+  for (std::size_t k = 0; k < nd; ++k) {
+    double before = jump[k];
+    jump[k] = d[k] - before;
+    if (slots[k] == kNoSlot)
+      continue;
+    double nominal = slots[k] < o_.nominal.size() ? o_.nominal[slots[k]] : 0.0;
+    double tol = std::max(io.atol, io.rtol * nominal) +
+                 io.rtol * std::max(std::abs(before), std::abs(d[k]));
+    if (std::abs(jump[k]) <= tol)
+      jump[k] = 0;
+  }
   for (std::size_t c = 0; c < nc; ++c)
     for (bool unbounded : {true, false}) {
       if (unbounded && !shorted)

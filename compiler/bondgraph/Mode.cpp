@@ -21,8 +21,13 @@ Mode initialMode(const BondGraph &g) {
   m.on.assign(g.elements.size(), true);
   for (std::size_t i = 0; i < g.elements.size(); ++i) {
     const Element &e = g.elements[i];
-    if (e.fsm && e.fsm->initial < e.fsm->states.size())
+    if (e.fsm && e.fsm->initial < e.fsm->states.size()) {
       m.on[i] = e.fsm->states[e.fsm->initial].on;
+      if (e.fsm->observed) {
+        m.state.resize(g.elements.size(), Mode::kNoState);
+        m.state[i] = e.fsm->initial;
+      }
+    }
   }
   return m;
 }
@@ -32,7 +37,11 @@ std::string modeText(const BondGraph &g, const Mode &m) {
   for (std::uint32_t i = 0; i < g.elements.size(); ++i)
     if (g.elements[i].fsm) {
       out += out.empty() ? "" : ", ";
-      out += g.elements[i].name + (m.isOn(ElementId{i}) ? "=on" : "=off");
+      std::uint32_t st = m.stateOf(ElementId{i});
+      if (st < g.elements[i].fsm->states.size())
+        out += g.elements[i].name + "=" + g.elements[i].fsm->states[st].name;
+      else
+        out += g.elements[i].name + (m.isOn(ElementId{i}) ? "=on" : "=off");
     }
   return out;
 }
@@ -84,7 +93,19 @@ bool parseMode(const BondGraph &g, const std::string &text, const Mode &base, Mo
       err = {ModeError::BadValue, item, name, value, "", found};
       return false;
     }
+    if (fsm.observed && state == fsm.states.end())
+      // `on` or `off`: the first state of that kind.
+      state = std::find_if(fsm.states.begin(), fsm.states.end(),
+                           [&](const FsmState &st) { return st.on == (value == "on"); });
+    if (fsm.observed && state == fsm.states.end()) {
+      err = {ModeError::BadValue, item, name, value, "", found};
+      return false;
+    }
     out.on[found.index] = state != fsm.states.end() ? state->on : value == "on";
+    if (fsm.observed) {
+      out.state.resize(g.elements.size(), Mode::kNoState);
+      out.state[found.index] = static_cast<std::uint32_t>(state - fsm.states.begin());
+    }
     if (comma == std::string::npos)
       return true;
     start = comma + 1;

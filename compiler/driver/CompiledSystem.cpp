@@ -181,7 +181,10 @@ runtime::Mode *CompiledSystem::mode(const std::vector<std::uint32_t> &q, std::st
     mode.on.resize(m_.graph->elements.size(), true);
     for (std::size_t j = 0; j < q.size(); ++j) {
       std::uint32_t element = m_.junctionElements[j];
-      mode.on[element] = m_.graph->elements[element].fsm->states[q[j]].on;
+      const bg::Fsm &fsm = *m_.graph->elements[element].fsm;
+      mode.on[element] = fsm.states[q[j]].on;
+      if (fsm.observed)
+        mode.state[element] = q[j];
     }
     std::size_t before = m_.modesCompiled();
     auto start = std::chrono::steady_clock::now();

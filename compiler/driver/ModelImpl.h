@@ -280,7 +280,7 @@ struct Model::Impl {
     std::shared_ptr<ModeCode> code;
     std::uint64_t lastUse = 0;
   };
-  mutable std::map<std::vector<bool>, Cached> cache;
+  mutable std::map<std::vector<std::uint32_t>, Cached> cache;
   mutable std::uint64_t uses = 0;
   /// Modes analysed so far (evicted ones, and ones analysed again, count).
   mutable std::size_t analysed = 0;

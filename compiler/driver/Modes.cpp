@@ -18,11 +18,14 @@ namespace hbg {
 
 namespace {
 
-/// The cache key of a mode: one flag per element.
-std::vector<bool> modeKey(const bg::BondGraph &g, const bg::Mode &mode) {
-  std::vector<bool> key(g.elements.size());
-  for (std::uint32_t i = 0; i < g.elements.size(); ++i)
-    key[i] = mode.isOn(bg::ElementId{i});
+/// The cache key of a mode: per element, 0 (OFF) or 1 (ON), or 2 + the
+/// FSM state of an observed junction.
+std::vector<std::uint32_t> modeKey(const bg::BondGraph &g, const bg::Mode &mode) {
+  std::vector<std::uint32_t> key(g.elements.size());
+  for (std::uint32_t i = 0; i < g.elements.size(); ++i) {
+    std::uint32_t st = mode.stateOf(bg::ElementId{i});
+    key[i] = st != bg::Mode::kNoState ? 2 + st : mode.isOn(bg::ElementId{i});
+  }
   return key;
 }
 
@@ -113,7 +116,7 @@ std::optional<runtime::StorageLaw> storageLaw(sym::ExprContext &ctx, const bg::E
 } // namespace
 
 std::shared_ptr<ModeCode> Model::Impl::modeCode(const bg::Mode &mode) const {
-  std::vector<bool> key = modeKey(*graph, mode);
+  std::vector<std::uint32_t> key = modeKey(*graph, mode);
   std::lock_guard<std::mutex> lock(cacheMutex);
   auto it = cache.find(key);
   if (it != cache.end()) {
@@ -310,18 +313,37 @@ Model Compiler::compileSwitched(std::shared_ptr<SourceManager> sources, bg::Bond
   impl->maxCachedModes = std::max<std::size_t>(1, opts_.maxCachedModes);
 
   if (opts_.compileAllModes && impl->junctionElements.size() <= opts_.maxEagerJunctions) {
-    // Every combination; modes that cannot be analysed (causal conflicts)
-    // are left to report themselves if a simulation ever enters them.
+    // Every combination of ON and OFF, and of the states of observed
+    // junctions; modes that cannot be analysed (causal conflicts) are left
+    // to report themselves if a simulation ever enters them.
     std::size_t k = impl->junctionElements.size();
-    for (std::size_t bits = 0; bits < (std::size_t(1) << k); ++bits) {
+    std::vector<std::uint32_t> radix(k), digit(k, 0);
+    for (std::size_t j = 0; j < k; ++j) {
+      const bg::Fsm &fsm = *g.elements[impl->junctionElements[j]].fsm;
+      radix[j] = fsm.observed ? static_cast<std::uint32_t>(fsm.states.size()) : 2;
+    }
+    while (true) {
       bg::Mode m = mode;
       m.on.resize(g.elements.size(), true);
-      for (std::size_t j = 0; j < k; ++j)
-        m.on[impl->junctionElements[j]] = (bits >> j) & 1;
+      for (std::size_t j = 0; j < k; ++j) {
+        std::uint32_t e = impl->junctionElements[j];
+        const bg::Fsm &fsm = *g.elements[e].fsm;
+        if (fsm.observed) {
+          m.state[e] = digit[j];
+          m.on[e] = fsm.states[digit[j]].on;
+        } else {
+          m.on[e] = digit[j] == 1;
+        }
+      }
       try {
         impl->modeCode(m);
       } catch (const CompileError &) {
       }
+      std::size_t j = 0;
+      while (j < k && ++digit[j] == radix[j])
+        digit[j++] = 0;
+      if (j == k)
+        break;
     }
   }
   return Model(std::move(impl));

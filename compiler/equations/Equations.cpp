@@ -186,6 +186,17 @@ sym::ExprId Resolver::resolveSymbol(sym::SymbolId s) {
   case VariableInfo::Signal:
     r = resolve(g_.signals[info.index].value);
     break;
+  case VariableInfo::ActiveState:
+  case VariableInfo::StateIndex: {
+    // Constants of the mode, which records the junction's FSM state.
+    std::uint32_t st = mode_.stateOf(ElementId{info.index});
+    if (st == Mode::kNoState)
+      throw InternalError("mode without the FSM state of `" + g_.elements[info.index].name + "`");
+    r = ctx_.constant(info.kind == VariableInfo::StateIndex ? double(st) + 1
+                      : st == info.state                   ? 1.0
+                                                           : 0.0);
+    break;
+  }
   case VariableInfo::State:
   case VariableInfo::Integrator:
   case VariableInfo::None:

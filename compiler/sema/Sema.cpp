@@ -166,6 +166,8 @@ private:
   sym::ExprId lower(const ast::Expr &e, const ExprScope &scope);
   sym::ExprId lowerName(const ast::Expr &e, const ExprScope &scope);
   sym::ExprId lowerMember(const ast::Expr &e);
+  /// `activeState(j.s)` and `stateIndex(j)`.
+  sym::ExprId lowerStateCall(const ast::Expr &e);
   sym::ExprId lowerCall(const ast::Expr &e, const ExprScope &scope);
   sym::ExprId lowerPre(const ast::Expr &e, const ExprScope &scope);
   /// `table(x, [xs], [ys])` and `table("file.csv", x)`.
@@ -189,6 +191,11 @@ private:
   std::unordered_map<std::string, NameInfo> names_;
   std::vector<std::string> valueNames_; ///< parameters, signals, `time`
   std::vector<int> signalIntegrals_;    ///< integrals created per signal
+  const ast::Model *model_ = nullptr;
+  /// The symbols of `activeState(j.s)` by (junction, state), and of
+  /// `stateIndex(j)` by (junction, UINT32_MAX); their junctions are marked
+  /// observed once their state machines are built.
+  std::map<std::pair<std::uint32_t, std::uint32_t>, sym::SymbolId> stateSymbols_;
 };
 
 void Analyzer::declare(const std::string &name, SourceRange range, NameInfo info) {
@@ -214,6 +221,7 @@ std::optional<BondGraph> Analyzer::run(const ast::File &file) {
     return std::nullopt;
   }
   const ast::Model &m = *file.models[0];
+  model_ = &m;
   g_.modelName = m.name;
 
   // 1. Names. Declaration order across kinds is by source position so that
@@ -263,6 +271,9 @@ std::optional<BondGraph> Analyzer::run(const ast::File &file) {
   lowerElements(m);
   lowerSignalsAndOutputs(m);
   lowerSwitchedJunctions(m);
+  for (const auto &[key, symbol] : stateSymbols_)
+    if (g_.elements[key.first].fsm)
+      g_.elements[key.first].fsm->observed = true;
   lowerExperiment(m);
 
   // 4. Dependencies.
@@ -944,6 +955,69 @@ sym::ExprId Analyzer::lowerMember(const ast::Expr &e) {
   return ctx().ref(effort ? b->effort : b->flow);
 }
 
+sym::ExprId Analyzer::lowerStateCall(const ast::Expr &e) {
+  bool active = e.name == "activeState";
+  if (e.operands.size() != 1) {
+    diags_.report(DiagKind::WrongArgumentCount, e.range, {"function", e.name, "one argument", e.operands.size()});
+    return {};
+  }
+  const ast::Expr &arg = *e.operands[0];
+  if (arg.kind != (active ? ast::ExprKind::Member : ast::ExprKind::Name)) {
+    diags_.report(DiagKind::StateArgument, arg.range,
+                  {e.name, active ? "a state of a switched junction, `junction.state`"
+                                  : "the name of a switched junction"});
+    return {};
+  }
+  // The junction: a name declared as one, with a state machine.
+  std::vector<std::string> switched;
+  const ast::Junction *junction = nullptr;
+  std::uint32_t element = 0;
+  for (std::size_t i = 0; i < model_->junctions.size(); ++i) {
+    const ast::Junction &j = model_->junctions[i];
+    if (j.switched && j.fsm)
+      switched.push_back(j.name);
+    if (j.name == arg.name) {
+      junction = &j;
+      element = std::uint32_t(model_->elements.size() + i);
+    }
+  }
+  auto it = names_.find(arg.name);
+  if (it == names_.end()) {
+    std::sort(switched.begin(), switched.end());
+    unknownName(arg.name, arg.nameRange, switched);
+    return {};
+  }
+  if (!junction || !junction->switched || !junction->fsm || it->second.index != element) {
+    diags_.report(DiagKind::NotSwitchedJunction, arg.nameRange, {arg.name, e.name});
+    return {};
+  }
+  std::uint32_t state = UINT32_MAX;
+  if (active) {
+    std::vector<std::string> names;
+    for (std::size_t k = 0; k < junction->fsm->states.size(); ++k) {
+      names.push_back(junction->fsm->states[k].name);
+      if (junction->fsm->states[k].name == arg.member && state == UINT32_MAX)
+        state = std::uint32_t(k);
+    }
+    if (state == UINT32_MAX) {
+      std::string best = closestName(arg.member, names);
+      if (best.empty())
+        diags_.report(DiagKind::UnknownState, arg.memberRange, {arg.name, arg.member});
+      else
+        diags_.report(DiagKind::UnknownStateSuggest, arg.memberRange, {arg.name, arg.member, best});
+      return {};
+    }
+  }
+  auto [slot, inserted] = stateSymbols_.emplace(std::make_pair(element, state), sym::SymbolId{});
+  if (inserted) {
+    std::string name = active ? "activeState(" + arg.name + "." + arg.member + ")"
+                              : "stateIndex(" + arg.name + ")";
+    slot->second = g_.addVariable(name, {active ? VariableInfo::ActiveState : VariableInfo::StateIndex,
+                                         element, active ? state : 0});
+  }
+  return ctx().ref(slot->second);
+}
+
 sym::ExprId Analyzer::lowerCall(const ast::Expr &e, const ExprScope &scope) {
   auto argCountError = [&](const char *expected) {
     diags_.report(DiagKind::WrongArgumentCount, e.range,
@@ -951,6 +1025,8 @@ sym::ExprId Analyzer::lowerCall(const ast::Expr &e, const ExprScope &scope) {
   };
   if (e.name == "pre")
     return lowerPre(e, scope);
+  if (e.name == "activeState" || e.name == "stateIndex")
+    return lowerStateCall(e);
   if (e.name == "table")
     return lowerTable(e, scope);
   if (e.name == "integral") {
@@ -1001,6 +1077,8 @@ sym::ExprId Analyzer::lowerCall(const ast::Expr &e, const ExprScope &scope) {
     candidates.push_back("table");
     candidates.push_back("integral");
     candidates.push_back("pre");
+    candidates.push_back("activeState");
+    candidates.push_back("stateIndex");
     std::string best = closestName(e.name, candidates);
     if (best.empty())
       diags_.report(DiagKind::UnknownFunction, e.nameRange, {e.name});

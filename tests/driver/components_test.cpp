@@ -234,3 +234,81 @@ model M { A x; C c(1); Sf s(0); bond s -> c; }
 )");
   CHECK(err.find("error: component `A` contains itself: `A` -> `B` -> `A`") != std::string::npos);
 }
+
+TEST_CASE("components: laws and outputs read the state of the component's own state machine") {
+  // A triangle wave: a current source charges C = 1 with +I in state
+  // `up` and -I in `down`, turning at +-1. Both states are ON, so only
+  // the state, not the ON/OFF mode, tells the two modes apart. From
+  // v = 0: v = t up to t = 1, then 1 - (t - 1) down to -1 at t = 3, up
+  // again to 1 at t = 5, and down.
+  std::string text = R"(
+component Wave {
+    parameter I = 1;
+    port out = node;
+    MSf source(I * (activeState(sw.up) - activeState(sw.down)));
+    1 sw switched {
+        on up initial;  on down;
+        up -> down when (node.e > 1)+;
+        down -> up when (node.e < -1)+;
+    }
+    0 node;
+    bond source -> sw; bond sw -> node;
+    output state = stateIndex(sw), rising = activeState(sw.up);
+}
+model Triangle {
+    Wave w;
+    C c(1) { q0 = 0; }
+    bond w.out -> c;
+    output v = c.e;
+}
+)";
+  hbg::Result r = run(text, 5.5, 0.25);
+  REQUIRE(r.events.size() == 3);
+  CHECK(r.events[0].time == doctest::Approx(1).epsilon(1e-9));
+  CHECK(r.events[0].modes.front() == "w.sw=up");
+  CHECK(r.events[0].modes.back() == "w.sw=down");
+  CHECK(r.events[1].time == doctest::Approx(3).epsilon(1e-9));
+  CHECK(r.events[2].time == doctest::Approx(5).epsilon(1e-9));
+  CHECK(r.finalMode == "w.sw=down");
+  const std::vector<double> &t = r.at("time"), &v = r.at("v");
+  for (std::size_t k = 0; k + 1 < t.size(); ++k) {
+    if (t[k + 1] == t[k])
+      continue; // before an event
+    bool up = t[k] < r.events[0].time || (t[k] >= r.events[1].time && t[k] < r.events[2].time);
+    double exact = t[k] < 1 ? t[k] : t[k] < 3 ? 2 - t[k] : t[k] < 5 ? t[k] - 4 : 6 - t[k];
+    CHECK(v[k] == doctest::Approx(exact).epsilon(1e-8).scale(1));
+    CHECK(r.at("w.state")[k] == (up ? 1 : 2));
+    CHECK(r.at("w.rising")[k] == (up ? 1 : 0));
+  }
+
+  // Compiling every mode up front counts both states as modes.
+  hbg::CompilerOptions all;
+  all.compileAllModes = true;
+  hbg::Model model = hbg::Compiler(all).compileString(text, "components.hbg");
+  CHECK(model.modesCompiled() == 2);
+}
+
+TEST_CASE("components: state reads are checked") {
+  std::string parts = R"(
+component Valve {
+    port a = j;
+    1 j switched {
+        on open initial;  off shut;
+        open -> shut when (time > 1)+;
+    }
+    Sf s(1);
+    bond s -> j;
+    output o = )";
+  auto model = [&](const std::string &output) {
+    return parts + output + ";\n}\nmodel M { Valve v; Se e(0); bond v.a -> e; }\n";
+  };
+  CHECK(compileError(model("activeState(j.shut)")).empty());
+  CHECK(compileError(model("activeState(j.closed)")).find("switched junction `v.j` has no state `closed`") !=
+        std::string::npos);
+  CHECK(compileError(model("activeState(j)")).find("`activeState` takes a state of a switched junction") !=
+        std::string::npos);
+  CHECK(compileError(model("stateIndex(j.open)")).find("`stateIndex` takes the name of a switched junction") !=
+        std::string::npos);
+  CHECK(compileError(model("stateIndex(s)")).find("`v.s` is not a switched junction") != std::string::npos);
+  CHECK(compileError(model("stateIndex(j, j)")).find("takes one argument, 2 given") != std::string::npos);
+}

@@ -265,6 +265,192 @@ model Drag {
   CHECK(r.at("fw").back() == doctest::Approx(2).epsilon(1e-12));
 }
 
+TEST_CASE("stdlib mechanical: stick-slip of a mass on a belt (examples/stick_slip.hbg)") {
+  // The closed form of examples/stick_slip.hbg: stuck until k x = Fs at
+  // t = 0.5 (x = 0.1); slipping with Fk for 0.70827442804 s, to x =
+  // (2 Fk - Fs) / k = 0.02; stuck for 2 (Fs - Fk) / (k v0) = 0.4 s; and so
+  // on with period P = 1.10827442804 s. While slipping,
+  // x = Fk / k + A cos(w s) + v0 / w sin(w s), A = (Fs - Fk) / k.
+  hbg::Result r = run(R"(
+import mechanical;
+model Belt {
+    VelocitySource belt(V = 0.2);
+    Mass mass(m = 0.5, v0 = 0.2);
+    Spring spring(k = 20);
+    Fixed wall;
+    Friction fr(Fs = 2, Fk = 1.2);
+    bond belt.a -> fr.a; bond fr.b -> mass.a;
+    bond mass.a -> spring.a; bond spring.b -> wall.a;
+    output x = spring.x, v = mass.v, f = fr.f, slipping = fr.slipping;
+}
+)",
+                      3.5, 0.05);
+  const double P = 1.10827442804, slip = 0.70827442804, w = std::sqrt(40.0), A = 0.04;
+  const double Fk = 1.2, k = 20, v0 = 0.2;
+  REQUIRE(r.events.size() == 6);
+  for (std::size_t n = 0; n < 3; ++n) {
+    CHECK(r.events[2 * n].time == doctest::Approx(0.5 + n * P).epsilon(1e-8));
+    CHECK(r.events[2 * n + 1].time == doctest::Approx(0.5 + n * P + slip).epsilon(1e-8));
+    CHECK(r.events[2 * n].modes.back() == "fr.slip=forward");
+    CHECK(r.events[2 * n + 1].modes.back() == "fr.slip=stuck");
+  }
+  const std::vector<double> &t = r.at("time"), &x = r.at("x"), &f = r.at("f");
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    double since = t[i] - 0.5;
+    double phase = since < 0 ? 0 : std::fmod(since, P);
+    if (since < 0)
+      CHECK(x[i] == doctest::Approx(v0 * t[i]).epsilon(1e-8));
+    else if (phase > 1e-6 && phase < slip - 1e-6) {
+      CHECK(r.at("slipping")[i] == 1);
+      CHECK(f[i] == doctest::Approx(Fk));
+      CHECK(x[i] == doctest::Approx(Fk / k + A * std::cos(w * phase) + v0 / w * std::sin(w * phase))
+                        .epsilon(1e-7));
+    } else if (phase > slip + 1e-6 && phase < P - 1e-6) {
+      CHECK(r.at("slipping")[i] == 0);
+      CHECK(x[i] == doctest::Approx(0.02 + v0 * (phase - slip)).epsilon(1e-7));
+      CHECK(f[i] == doctest::Approx(k * x[i]).epsilon(1e-9));
+    }
+  }
+}
+
+TEST_CASE("stdlib mechanical: a bullet hits a block through a contact with restitution") {
+  // m1 = 1 at v1 = 1 closes a gap of 0.2 at t = 0.2 on m2 = 3 at rest;
+  // e = 0.6: v1' = (m1 v1 - m2 e v1) / (m1 + m2) = -0.2,
+  // v2' = m1 (1 + e) v1 / (m1 + m2) = 0.4; the gap then opens at 0.6.
+  hbg::Result r = run(R"(
+import mechanical;
+model Bullet {
+    Mass bullet(m = 1, v0 = 1);
+    Mass block(m = 3);
+    Contact c(e = 0.6, d0 = 0.2);
+    bond bullet.a -> c.a; bond c.b -> block.a;
+    output v1 = bullet.v, v2 = block.v, d = c.d;
+}
+)",
+                      1, 0.1);
+  REQUIRE(r.events.size() == 1);
+  CHECK(r.events[0].time == doctest::Approx(0.2).epsilon(1e-9));
+  const std::vector<double> &t = r.at("time");
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    double te = r.events[0].time;
+    bool after = t[i] > te || (i > 0 && t[i] == te && t[i - 1] == te);
+    CHECK(r.at("v1")[i] == doctest::Approx(after ? -0.2 : 1.0).epsilon(1e-9));
+    CHECK(r.at("v2")[i] == doctest::Approx(after ? 0.4 : 0.0).epsilon(1e-9));
+    double d = after ? 0.6 * (t[i] - te) : 0.2 - t[i];
+    CHECK(r.at("d")[i] == doctest::Approx(d).epsilon(1e-9).scale(1));
+  }
+}
+
+TEST_CASE("stdlib mechanical: a mass crosses a backlash gap and bounces off its stop") {
+  // m = 1 at v = 1 from the middle of a gap of half-width 0.1: free until
+  // t = 0.1, on the stop (k = 100, w = 10) for pi / 10, then back at -1.
+  hbg::Result r = run(R"(
+import mechanical;
+model Backlash {
+    Mass m(m = 1, v0 = 1);
+    Gap g(b0 = 0.1, k = 100);
+    Fixed wall;
+    bond m.a -> g.a; bond g.b -> wall.a;
+    output x = g.x, v = m.v, f = g.f;
+}
+)",
+                      0.6, 0.05);
+  const double t1 = 0.1, t2 = 0.1 + std::acos(-1.0) / 10;
+  const std::vector<double> &t = r.at("time");
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    double x, v;
+    if (t[i] <= t1)
+      x = t[i], v = 1;
+    else if (t[i] <= t2)
+      x = 0.1 + std::sin(10 * (t[i] - t1)) / 10, v = std::cos(10 * (t[i] - t1));
+    else
+      x = 0.1 - (t[i] - t2), v = -1;
+    CHECK(r.at("x")[i] == doctest::Approx(x).epsilon(1e-8).scale(1));
+    CHECK(r.at("v")[i] == doctest::Approx(v).epsilon(1e-8).scale(1));
+    CHECK(r.at("f")[i] == doctest::Approx(x > 0.1 ? 100 * (x - 0.1) : 0).epsilon(1e-6).scale(1));
+  }
+}
+
+TEST_CASE("stdlib rotational: a clutch slips, locks, slips under load and opens") {
+  // J1 = J2 = 1, w1(0) = 10, w2(0) = 0, Tk = 2, Ts = 3, engaged until
+  // t = 6. Slipping: w1 = 10 - 2 t, w2 = 2 t, locked at t = 2.5, w = 5.
+  // A torque 8 on J1 from t = 4 needs 4 > Ts through the clutch to hold:
+  // it slips at once, w1 = 5 + 6 (t - 4), w2 = 5 + 2 (t - 4); open from
+  // t = 6: w1 = 17 + 8 (t - 6), w2 = 9.
+  hbg::Result r = run(R"(
+import rotational;
+model Drive {
+    Inertia j1(J = 1, w0 = 10);
+    Inertia j2(J = 1);
+    Torque drive(tau = 8 * step(4));
+    Clutch c(Ts = 3, Tk = 2, engage = 1 - step(6));
+    bond drive.a -> j1.a;
+    bond j1.a -> c.a; bond c.b -> j2.a;
+    output w1 = j1.w, w2 = j2.w, tau = c.tau, slipping = c.slipping;
+}
+)",
+                      7, 0.25);
+  REQUIRE(r.events.size() == 4);
+  CHECK(r.events[0].modes.back() == "c.slip=forward");
+  CHECK(r.events[1].time == doctest::Approx(2.5).epsilon(1e-9));
+  CHECK(r.events[1].modes.back() == "c.slip=locked");
+  CHECK(r.events[2].time == 4);
+  CHECK(r.events[2].modes.back() == "c.slip=forward");
+  CHECK(r.events[3].time == 6);
+  CHECK(r.events[3].modes.back() == "c.slip=open");
+  const std::vector<double> &t = r.at("time");
+  for (std::size_t i = 0; i + 1 < t.size(); ++i) {
+    if (t[i + 1] == t[i])
+      continue; // the row before an event
+    double w1, w2, tau;
+    if (t[i] < r.events[1].time)
+      w1 = 10 - 2 * t[i], w2 = 2 * t[i], tau = 2;
+    else if (t[i] < 4)
+      w1 = w2 = 5, tau = 0;
+    else if (t[i] < 6)
+      w1 = 5 + 6 * (t[i] - 4), w2 = 5 + 2 * (t[i] - 4), tau = 2;
+    else
+      w1 = 17 + 8 * (t[i] - 6), w2 = 9, tau = 0;
+    CHECK(r.at("w1")[i] == doctest::Approx(w1).epsilon(1e-8));
+    CHECK(r.at("w2")[i] == doctest::Approx(w2).epsilon(1e-8));
+    CHECK(r.at("tau")[i] == doctest::Approx(tau).epsilon(1e-8).scale(1));
+  }
+}
+
+TEST_CASE("stdlib rotational: a one-way clutch drives a load, then lets it overrun") {
+  // J1 = 1 driven by 4 from rest picks up J2 = 3 at once: both at
+  // w = t, 3 N m through the clutch; the torque reverses at t = 2: the
+  // clutch frees, J2 keeps w = 2, J1 slows at 4 rad/s^2.
+  hbg::Result r = run(R"(
+import rotational;
+model Freewheel {
+    Inertia j1(J = 1);
+    Inertia j2(J = 3);
+    Torque drive(tau = 4 * (1 - 2 * step(2)));
+    OneWayClutch c;
+    bond drive.a -> j1.a;
+    bond j1.a -> c.a; bond c.b -> j2.a;
+    output w1 = j1.w, w2 = j2.w, tau = c.tau, locked = c.locked;
+}
+)",
+                      4, 0.25);
+  REQUIRE(r.events.size() == 2);
+  CHECK(r.events[0].time < 1e-9);
+  CHECK(r.events[1].time == 2);
+  CHECK(r.events[1].modes.back() == "c.slip=free");
+  const std::vector<double> &t = r.at("time");
+  for (std::size_t i = 0; i + 1 < t.size(); ++i) {
+    if (t[i + 1] == t[i] || t[i] < 1e-9)
+      continue;
+    bool locked = t[i] < 2;
+    CHECK(r.at("locked")[i] == (locked ? 1 : 0));
+    CHECK(r.at("w1")[i] == doctest::Approx(locked ? t[i] : 2 - 4 * (t[i] - 2)).epsilon(1e-8).scale(1));
+    CHECK(r.at("w2")[i] == doctest::Approx(locked ? t[i] : 2).epsilon(1e-8));
+    CHECK(r.at("tau")[i] == doctest::Approx(locked ? 3 : 0).epsilon(1e-8).scale(1));
+  }
+  CHECK(r.warnings.empty());
+}
+
 TEST_CASE("stdlib rotational: a DC motor drives a geared load (examples/dc_motor.hbg)") {
   // x = (i, w): x' = A x + B V, eigenvalues real and distinct here, so
   // x(t) = x_ss + c1 v1 exp(l1 t) + c2 v2 exp(l2 t) from rest.

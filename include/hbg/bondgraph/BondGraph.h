@@ -150,8 +150,14 @@ const std::vector<ExperimentSetting> &experimentSettings();
 
 /// What a Variable symbol stands for.
 struct VariableInfo {
-  enum Kind { None, Effort, Flow, State, Signal, Integrator } kind = None;
+  /// ActiveState: `activeState(j.s)`, 1 while switched junction `index` is
+  /// in its FSM state `state`, else 0. StateIndex: `stateIndex(j)`, the
+  /// number of its current state (1 for the first declared). Both are
+  /// constants of a mode, which then records those junctions' FSM states
+  /// (Mode::state).
+  enum Kind { None, Effort, Flow, State, Signal, Integrator, ActiveState, StateIndex } kind = None;
   std::uint32_t index = 0; ///< bond, element, signal or integrator index
+  std::uint32_t state = 0; ///< ActiveState: the FSM state
 };
 
 /// The flat bond graph of one model.

@@ -54,6 +54,9 @@ struct Fsm {
   /// `switched dissipative`: its events may remove stored energy (the
   /// energy audit does not warn).
   bool dissipative = false;
+  /// Some expression reads which state it is in (`activeState(j.s)`,
+  /// `stateIndex(j)`): its modes are told apart by state, not only ON/OFF.
+  bool observed = false;
 };
 
 } // namespace hbg::bg
