@@ -31,7 +31,18 @@ declaration
   | experimentDecl
   | portDecl
   | instanceDecl
+  | forDecl
   ;
+
+// `for i in 1:N { ... }`: the declarations inside, once for each integer
+// i from 1 to N (none when N < 1). Bounds and indices are computed from
+// numbers, parameters and loop variables when the model is built.
+forDecl
+  : kw='for' var=ident 'in' from=expr ':' to=expr lbrace='{' declaration* rbrace='}' ;
+
+// `[i]`, `[i + 1, j]`: the index of a name declared or used in a loop,
+// `mass[i]` (one name, `mass[3]` once built).
+index : lbracket='[' items+=expr (',' items+=expr)* rbracket=']' ;
 
 // `port a = j, b = inner.k;`: port `a` is the element (usually a junction)
 // `j`; a bond outside to `inst.a` attaches to it.
@@ -41,18 +52,21 @@ portItem : name=ident '=' target=path ;
 
 // `Diode d1(Vf = 0.6);` or `Diode d1;`: an instance of a component.
 instanceDecl
-  : type=IDENT name=ident (lparen='(' (args+=instanceArg (',' args+=instanceArg)*)? rparen=')')? ';' ;
+  : type=IDENT name=ident index? (lparen='(' (args+=instanceArg (',' args+=instanceArg)*)? rparen=')')? ';' ;
 
 instanceArg : name=ident '=' value=expr ;
 
-// `name` or `instance.name`, `a.b.c`: a name inside instances.
-path : parts+=ident ('.' parts+=ident)* ;
+// `name` or `instance.name`, `a.b.c`: a name inside instances; each part
+// may be indexed, `mass[i].a`.
+path : parts+=pathPart ('.' parts+=pathPart)* ;
+
+pathPart : name=ident index? ;
 
 parameterDecl : 'parameter' name=ident '=' value=expr ';' ;
 
 // `C c(1) { q0 = 0; }` ends at its `}`; without initial values it needs `;`.
 elementDecl
-  : kind=elementKind name=ident
+  : kind=elementKind name=ident index?
     lparen='(' (elementArg (',' elementArg)*)? rparen=')'
     (initialBlock | ';')
   ;
@@ -70,7 +84,7 @@ initialValue : name=ident '=' value=expr ';' ;
 //     0 contact switched { off initial; on; off -> on when (x < 0)+; }
 // `switched dissipative` declares that its events may remove stored energy.
 junctionDecl
-  : kind=('0' | '1') name=ident
+  : kind=('0' | '1') name=ident index?
     (';' | switched='switched' dissipative='dissipative'? fsmBlock) ;
 
 fsmBlock : lbrace='{' fsmItem* rbrace='}' ;
@@ -108,11 +122,11 @@ compareOp : '<' | '<=' | '=' | '>=' | '>' ;
 // `->`"; AstBuilder sorts out which name is which.
 bondDecl : 'bond' first=path (':' second=path)? '->' to=path ';' ;
 
-signalDecl : 'signal' name=ident '=' value=expr ';' ;
+signalDecl : 'signal' name=ident index? '=' value=expr ';' ;
 
 outputDecl : 'output' outputItem (',' outputItem)* ';' ;
 
-outputItem : (name=ident '=')? value=expr ;
+outputItem : (name=ident index? '=')? value=expr ;
 
 // The run's defaults, which the command line overrides:
 //     experiment { t_end = 2; dt_out = 0.01; method = dopri5; }
@@ -128,7 +142,7 @@ ident
   : IDENT
   | 'Se' | 'Sf' | 'MSe' | 'MSf' | 'C' | 'I' | 'R' | 'TF' | 'GY' | 'MTF' | 'MGY'
   | 'switched' | 'dissipative' | 'on' | 'off' | 'initial' | 'when' | 'and' | 'or' | 'not'
-  | 'experiment' | 'component' | 'port' | 'import'
+  | 'experiment' | 'component' | 'port' | 'import' | 'in'
   ;
 
 // --- Expressions, loosest binding first --------------------------------------
@@ -152,8 +166,8 @@ primary
   : number=(NUMBER | '0' | '1')                                  # numberExpr
   | kw='if' cond=condition 'then' yes=expr 'else' no=expr        # ifExpr
   | callee=ident '(' (args+=expr (',' args+=expr)*)? rparen=')'  # callExpr
-  | base=ident ('.' inner+=ident)* '.' member=ident               # memberExpr
-  | name=ident                                                   # nameExpr
+  | parts+=pathPart ('.' parts+=pathPart)* '.' member=ident      # memberExpr
+  | part=pathPart                                                # nameExpr
   | lparen='(' inner=expr rparen=')'                             # parenExpr
   | lbracket='[' (items+=expr (',' items+=expr)*)? rbracket=']'  # arrayExpr
   | str=STRING                                                   # stringExpr
@@ -186,6 +200,8 @@ BOND      : 'bond' ;
 SIGNAL    : 'signal' ;
 OUTPUT    : 'output' ;
 EXPERIMENT : 'experiment' ;
+FOR       : 'for' ;
+IN        : 'in' ;
 IF        : 'if' ;
 THEN      : 'then' ;
 ELSE      : 'else' ;

@@ -44,8 +44,35 @@ void Model::compileMode(const std::string &text) const {
   impl_->modeCode(mode);
 }
 
+std::string structuralMessage(const std::string &name, double built) {
+  char value[32];
+  std::snprintf(value, sizeof value, "%.12g", built);
+  return "parameter `" + name + "` is structural (`for` loops or indices are computed from it): " +
+         "the model was built with " + name + " = " + value +
+         ", and a run cannot change it; set it when compiling (`hbgc run -p` does, and " +
+         "CompilerOptions::parameters)";
+}
+
+bool Model::structural(const std::string &name, double *value) const {
+  const eq::EquationSystem &sys = equations();
+  for (const eq::Parameter &p : sys.parameters)
+    if (p.name == name && p.structural) {
+      if (value) {
+        std::lock_guard<std::mutex> lock(sys.ctx->mutex());
+        *value = sys.ctx->evaluate(p.defaultValue, [](sym::SymbolId) { return 0.0; });
+      }
+      return true;
+    }
+  return false;
+}
+
 std::vector<double> Model::parameterValues(const std::map<std::string, double> &overrides) const {
   const eq::EquationSystem &sys = equations();
+  for (const auto &[name, value] : overrides) {
+    double built = 0;
+    if (structural(name, &built) && value != built)
+      throw std::invalid_argument(structuralMessage(name, built));
+  }
   std::lock_guard<std::mutex> lock(sys.ctx->mutex());
   std::vector<double> values(sys.parameters.size(), 0.0);
   std::unordered_map<std::uint32_t, double> bySymbol;
@@ -652,6 +679,7 @@ Model Compiler::compileString(const std::string &text, const std::string &name) 
   driver::PipelineOptions pipeline;
   pipeline.equations = opts_.equations;
   pipeline.libPath = opts_.libPath;
+  pipeline.parameters = opts_.parameters;
   driver::FrontendResult r = driver::runFrontend(*sm, file, diags, pipeline);
   if (diags.hasErrors() || !r.equations)
     throw CompileError(diags.renderAll());

@@ -354,4 +354,8 @@ private:
   std::string failure_;
 };
 
+/// Why a run cannot set structural parameter `name` to another value
+/// than `built`, the one the model was compiled with.
+std::string structuralMessage(const std::string &name, double built);
+
 } // namespace hbg

@@ -225,7 +225,9 @@ FrontendResult runFrontend(SourceManager &sm, std::uint32_t file, DiagnosticEngi
     Importer imports(sm, diags, libraryDirs(opts.libPath));
     if (!imports.load(*r.ast))
       return r;
-    std::unique_ptr<ast::File> flat = flatten::flatten(*r.ast, imports.files(), diags);
+    flatten::Options fo;
+    fo.parameters = opts.parameters;
+    std::unique_ptr<ast::File> flat = flatten::flatten(*r.ast, imports.files(), diags, fo);
     if (!flat)
       return r;
     if (opts.stopAfter != Stage::Ast)

@@ -1,6 +1,7 @@
 //===- compiler/driver/Simulation.cpp - Running a compiled model ----------===//
 
 #include "CompiledSystem.h"
+#include "ModelImpl.h"
 
 #include "hbg/support/Diagnostics.h"
 
@@ -41,6 +42,9 @@ void Simulation::setParameter(const std::string &name, double value) {
     throw std::invalid_argument("model `" + model_.name() + "` has no parameter `" + name + "`" +
                                 (best.empty() ? "" : "; did you mean `" + best + "`?"));
   }
+  double built = 0;
+  if (model_.structural(name, &built) && value != built)
+    throw std::invalid_argument(structuralMessage(name, built));
   overrides_[name] = value;
 }
 

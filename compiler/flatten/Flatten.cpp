@@ -2,8 +2,11 @@
 
 #include "hbg/flatten/Flatten.h"
 
+#include "Unroll.h"
+
 #include <algorithm>
 #include <map>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -68,7 +71,7 @@ struct Frame {
 
 class Flattener {
 public:
-  explicit Flattener(DiagnosticEngine &diags) : diags_(diags) {}
+  Flattener(DiagnosticEngine &diags, const Options &opts) : diags_(diags), opts_(opts) {}
 
   std::unique_ptr<ast::File> run(const ast::File &file,
                                  const std::vector<const ast::File *> &imported);
@@ -79,7 +82,8 @@ private:
               std::map<std::string, const ast::Expr *> values, const Frame *valuesFrame);
   /// A copy of `e` with its names resolved in `frame`.
   ast::ExprPtr rewrite(const ast::Expr &e, const Frame &frame);
-  ast::GuardPtr rewrite(const ast::Guard &g, const Frame &frame);
+  /// Resolves the names of one copied node in `frame`.
+  void rename(ast::Expr &e, const Frame &frame);
   void rewriteName(ast::Expr &e, const Frame &frame);
   void rewriteMember(ast::Expr &e, const Frame &frame);
   /// The flat name of the element a bond end names, or "" after an error.
@@ -88,8 +92,28 @@ private:
   bool enter(const Frame &frame, const std::string &name, Frame &inner);
   void report(DiagKind kind, SourceRange range, std::initializer_list<DiagArg> args,
               const Frame &frame);
+  /// The body of `decl` in the frame (its loops unrolled and its indices
+  /// computed with the frame's parameter values), or `decl` itself when
+  /// it has neither; an empty body after errors.
+  const ast::Model &bodyOf(const ast::Model &decl, const Frame &frame);
+  /// The value of parameter `name` of the component the first `depth`
+  /// instances of `chain` lead to (the model's at depth 0), computed when
+  /// the model is built: the command line's value, the instance's, or its
+  /// default.
+  Lookup parameter(const std::vector<const ast::Instance *> &chain, std::size_t depth,
+                   const std::string &name, double &out);
 
   DiagnosticEngine &diags_;
+  const Options &opts_;
+  const ast::Model *root_ = nullptr;
+  /// Unrolled bodies by instance path prefix ("" for the model).
+  std::map<std::string, std::unique_ptr<ast::Model>> bodies_;
+  std::map<const ast::Model *, bool> hasIndices_;
+  ast::Model empty_;
+  /// Parameters computed while building, by flat name, and those being
+  /// computed (a cycle).
+  std::map<std::string, double> structural_;
+  std::set<std::string> computing_;
   std::map<std::string, const ast::Model *> components_;
   std::map<const ast::Model *, Scope> scopes_;
   std::vector<const ast::Model *> stack_; ///< components being expanded
@@ -167,10 +191,109 @@ bool Flattener::enter(const Frame &frame, const std::string &name, Frame &inner)
   if (c == components_.end())
     return false; // reported where the instance is expanded
   inner.prefix = frame.prefix + name + ".";
-  inner.scope = &scopeOf(*c->second);
   inner.chain = frame.chain;
   inner.chain.push_back(it->second);
+  inner.scope = &scopeOf(bodyOf(*c->second, inner));
   return true;
+}
+
+const ast::Model &Flattener::bodyOf(const ast::Model &decl, const Frame &frame) {
+  auto known = hasIndices_.find(&decl);
+  if (known == hasIndices_.end())
+    known = hasIndices_.emplace(&decl, hasIndices(decl)).first;
+  if (!known->second)
+    return decl;
+  auto cached = bodies_.find(frame.prefix);
+  if (cached != bodies_.end())
+    return cached->second ? *cached->second : empty_;
+  std::size_t depth = frame.chain.size();
+  std::unique_ptr<ast::Model> body = unroll(
+      decl,
+      [&](const std::string &name, double &value) {
+        return parameter(frame.chain, depth, name, value);
+      },
+      [&](DiagKind kind, SourceRange range, std::initializer_list<DiagArg> args) {
+        report(kind, range, args, frame);
+      },
+      opts_.maxUnrolled);
+  if (!body)
+    failed_ = true;
+  auto &slot = bodies_[frame.prefix];
+  slot = std::move(body);
+  return slot ? *slot : empty_;
+}
+
+Lookup Flattener::parameter(const std::vector<const ast::Instance *> &chain, std::size_t depth,
+                            const std::string &name, double &out) {
+  const ast::Model *decl = root_;
+  if (depth > 0) {
+    auto c = components_.find(chain[depth - 1]->type);
+    decl = c == components_.end() ? nullptr : c->second;
+  }
+  if (!decl)
+    return Lookup::NotParameter;
+  const ast::Parameter *param = nullptr;
+  for (const ast::Parameter &p : decl->parameters)
+    if (p.name == name)
+      param = &p;
+  if (!param) {
+    for (const ast::Signal &s : decl->signals)
+      if (s.name == name)
+        return Lookup::Signal;
+    return Lookup::NotParameter;
+  }
+  Frame frame;
+  for (std::size_t k = 0; k < depth; ++k) {
+    frame.prefix += chain[k]->name + ".";
+    frame.chain.push_back(chain[k]);
+  }
+  std::string key = frame.prefix + name;
+  auto known = structural_.find(key);
+  if (known != structural_.end()) {
+    out = known->second;
+    return Lookup::Value;
+  }
+  if (!computing_.insert(key).second) {
+    report(DiagKind::ParameterCycle, param->nameRange, {key, "`" + key + "` -> ... -> `" + key + "`"},
+           frame);
+    return Lookup::Failed;
+  }
+  // The command line's value, else the instance's, else the default.
+  auto reportIn = [&](std::size_t d) {
+    return [this, &chain, d](DiagKind kind, SourceRange range, std::initializer_list<DiagArg> args) {
+      Frame f;
+      for (std::size_t k = 0; k < d; ++k) {
+        f.prefix += chain[k]->name + ".";
+        f.chain.push_back(chain[k]);
+      }
+      report(kind, range, args, f);
+    };
+  };
+  bool ok = true;
+  auto given = opts_.parameters.find(key);
+  const ast::ElementArg *arg = nullptr;
+  if (depth > 0)
+    for (const ast::ElementArg &a : chain[depth - 1]->args)
+      if (a.name == name)
+        arg = &a;
+  if (given != opts_.parameters.end()) {
+    out = given->second;
+  } else if (arg) {
+    auto rep = reportIn(depth - 1);
+    ok = evaluate(*arg->value, {},
+                  [&](const std::string &n, double &v) { return parameter(chain, depth - 1, n, v); },
+                  rep, ("the value of `" + key + "`").c_str(), out);
+  } else {
+    auto rep = reportIn(depth);
+    ok = evaluate(*param->value, {},
+                  [&](const std::string &n, double &v) { return parameter(chain, depth, n, v); },
+                  rep, ("the value of `" + key + "`").c_str(), out);
+  }
+  computing_.erase(key);
+  if (!ok)
+    return Lookup::Failed;
+  structural_[key] = out;
+  return Lookup::Value;
 }
 
 std::string Flattener::resolveEnd(const std::string &path, SourceRange range,
@@ -295,53 +418,15 @@ void Flattener::rewriteMember(ast::Expr &e, const Frame &frame) {
   e.name = at.prefix + parts[i];
 }
 
-ast::ExprPtr Flattener::rewrite(const ast::Expr &root, const Frame &frame) {
-  // Copied with an explicit stack: an operand chain may be a million deep.
-  auto copyNode = [](const ast::Expr &e) {
-    auto c = std::make_unique<ast::Expr>();
-    c->kind = e.kind;
-    c->range = e.range;
-    c->number = e.number;
-    c->name = e.name;
-    c->nameRange = e.nameRange;
-    c->member = e.member;
-    c->memberRange = e.memberRange;
-    c->op = e.op;
-    return c;
-  };
-  ast::ExprPtr out = copyNode(root);
-  std::vector<std::pair<const ast::Expr *, ast::Expr *>> todo{{&root, out.get()}};
-  while (!todo.empty()) {
-    auto [from, to] = todo.back();
-    todo.pop_back();
-    if (from->condition)
-      to->condition = rewrite(*from->condition, frame);
-    to->operands.reserve(from->operands.size());
-    for (const ast::ExprPtr &o : from->operands) {
-      to->operands.push_back(copyNode(*o));
-      todo.push_back({o.get(), to->operands.back().get()});
-    }
-    if (to->kind == ast::ExprKind::Name)
-      rewriteName(*to, frame);
-    else if (to->kind == ast::ExprKind::Member)
-      rewriteMember(*to, frame);
-  }
-  return out;
+void Flattener::rename(ast::Expr &e, const Frame &frame) {
+  if (e.kind == ast::ExprKind::Name)
+    rewriteName(e, frame);
+  else if (e.kind == ast::ExprKind::Member)
+    rewriteMember(e, frame);
 }
 
-ast::GuardPtr Flattener::rewrite(const ast::Guard &g, const Frame &frame) {
-  auto c = std::make_unique<ast::Guard>();
-  c->kind = g.kind;
-  c->range = g.range;
-  c->op = g.op;
-  c->mark = g.mark;
-  if (g.lhs)
-    c->lhs = rewrite(*g.lhs, frame);
-  if (g.rhs)
-    c->rhs = rewrite(*g.rhs, frame);
-  for (const ast::GuardPtr &child : g.children)
-    c->children.push_back(rewrite(*child, frame));
-  return c;
+ast::ExprPtr Flattener::rewrite(const ast::Expr &root, const Frame &frame) {
+  return ast::copy(root, [&](ast::Expr &e, const ast::Expr &) { rename(e, frame); });
 }
 
 void Flattener::expand(const ast::Model &m, const Frame &frame,
@@ -389,21 +474,8 @@ void Flattener::expand(const ast::Model &m, const Frame &frame,
     j.switched = x.switched;
     j.switchedRange = x.switchedRange;
     j.dissipative = x.dissipative;
-    if (x.fsm) {
-      j.fsm = std::make_unique<ast::Fsm>();
-      j.fsm->states = x.fsm->states;
-      j.fsm->range = x.fsm->range;
-      for (const ast::FsmTransition &t : x.fsm->transitions) {
-        ast::FsmTransition c;
-        c.from = t.from;
-        c.to = t.to;
-        c.fromRange = t.fromRange;
-        c.toRange = t.toRange;
-        c.range = t.range;
-        c.guard = rewrite(*t.guard, frame);
-        j.fsm->transitions.push_back(std::move(c));
-      }
-    }
+    if (x.fsm)
+      j.fsm = ast::copy(*x.fsm, [&](ast::Expr &e, const ast::Expr &) { rename(e, frame); });
     out.junctions.push_back(std::move(j));
   }
   for (const ast::Bond &x : m.bonds) {
@@ -423,10 +495,10 @@ void Flattener::expand(const ast::Model &m, const Frame &frame,
       out.bonds.push_back(std::move(b));
   }
   for (const ast::Signal &x : m.signals)
-    out.signals.push_back({p + x.name, x.nameRange, value(x.name, *x.value)});
+    out.signals.push_back({p + x.name, x.nameRange, {}, value(x.name, *x.value)});
   for (const ast::Output &x : m.outputs)
     out.outputs.push_back(
-        {x.name.empty() ? "" : p + x.name, x.nameRange, rewrite(*x.value, frame),
+        {x.name.empty() ? "" : p + x.name, x.nameRange, {}, rewrite(*x.value, frame),
          x.name.empty() && !p.empty() ? p + x.text : x.text});
   if (!p.empty()) {
     if (!m.experiments.empty())
@@ -468,9 +540,10 @@ void Flattener::expand(const ast::Model &m, const Frame &frame,
     }
     Frame inner;
     inner.prefix = p + in.name + ".";
-    inner.scope = &scopeOf(comp);
     inner.chain = frame.chain;
     inner.chain.push_back(&in);
+    const ast::Model &body = bodyOf(comp, inner);
+    inner.scope = &scopeOf(body);
     std::map<std::string, const ast::Expr *> given;
     for (const ast::ElementArg &a : in.args) {
       bool found = false;
@@ -488,7 +561,7 @@ void Flattener::expand(const ast::Model &m, const Frame &frame,
         report(DiagKind::DuplicateInstanceArgument, a.nameRange, {a.name}, frame);
     }
     stack_.push_back(&comp);
-    expand(comp, inner, std::move(given), &frame);
+    expand(body, inner, std::move(given), &frame);
     stack_.pop_back();
   }
 }
@@ -527,16 +600,35 @@ std::unique_ptr<ast::File> Flattener::run(const ast::File &file,
     out->nameRange = m->nameRange;
     out_ = out.get();
     Frame top;
-    top.scope = &scopeOf(*m);
-    if (m.get() == model)
-      expand(*m, top, {}, nullptr);
+    if (m.get() == model) {
+      root_ = model;
+      const ast::Model &body = bodyOf(*m, top);
+      top.scope = &scopeOf(body);
+      expand(body, top, {}, nullptr);
+      // Parameters that loops and indices were computed from keep the
+      // value they were built with.
+      for (ast::Parameter &param : out->parameters) {
+        auto it = structural_.find(param.name);
+        if (it == structural_.end())
+          continue;
+        SourceRange at = param.value->range;
+        param.value = std::make_unique<ast::Expr>();
+        param.value->kind = ast::ExprKind::Number;
+        param.value->range = at;
+        param.value->number = it->second;
+        param.structural = true;
+      }
+    } else {
+      top.scope = &scopeOf(*m);
+    }
     flat->models.push_back(std::move(out));
   }
   // The components' own declarations are checked in every instance; a
   // component never instantiated is still checked for what flattening
   // sees (its names), not for its bond graph.
   for (const auto &[name, comp] : components_)
-    scopeOf(*comp);
+    if (!hasIndices(*comp)) // else checked in each instance, once built
+      scopeOf(*comp);
   if (failed_)
     return nullptr;
   return flat;
@@ -545,7 +637,7 @@ std::unique_ptr<ast::File> Flattener::run(const ast::File &file,
 } // namespace
 
 bool needed(const ast::File &file) {
-  if (!file.imports.empty())
+  if (!file.imports.empty() || file.indexed)
     return true;
   for (const std::unique_ptr<ast::Model> &m : file.models)
     if (m->component || !m->instances.empty() || !m->ports.empty())
@@ -555,8 +647,8 @@ bool needed(const ast::File &file) {
 
 std::unique_ptr<ast::File> flatten(const ast::File &file,
                                    const std::vector<const ast::File *> &imported,
-                                   DiagnosticEngine &diags) {
-  return Flattener(diags).run(file, imported);
+                                   DiagnosticEngine &diags, const Options &opts) {
+  return Flattener(diags, opts).run(file, imported);
 }
 
 } // namespace hbg::flatten

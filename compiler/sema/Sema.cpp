@@ -296,6 +296,7 @@ void Analyzer::buildStructure(const ast::Model &m) {
     Parameter param;
     param.name = p.name;
     param.range = p.nameRange;
+    param.structural = p.structural;
     param.symbol = ctx().addSymbol(p.name, sym::SymbolKind::Parameter,
                                    static_cast<std::uint32_t>(g_.parameters.size()));
     g_.parameters.push_back(std::move(param));

@@ -17,4 +17,70 @@ Expr::~Expr() {
   }
 }
 
+namespace {
+/// One node's own fields (not its operands, condition or indices).
+ExprPtr copyNode(const Expr &e) {
+  auto c = std::make_unique<Expr>();
+  c->kind = e.kind;
+  c->range = e.range;
+  c->number = e.number;
+  c->name = e.name;
+  c->nameRange = e.nameRange;
+  c->member = e.member;
+  c->memberRange = e.memberRange;
+  c->op = e.op;
+  return c;
+}
+} // namespace
+
+ExprPtr copy(const Expr &root, CopyVisitor visit) {
+  ExprPtr out = copyNode(root);
+  std::vector<std::pair<const Expr *, Expr *>> todo{{&root, out.get()}};
+  while (!todo.empty()) {
+    auto [from, to] = todo.back();
+    todo.pop_back();
+    visit(*to, *from);
+    if (from->condition)
+      to->condition = copy(*from->condition, visit);
+    to->operands.reserve(from->operands.size());
+    for (const ExprPtr &o : from->operands) {
+      to->operands.push_back(copyNode(*o));
+      todo.push_back({o.get(), to->operands.back().get()});
+    }
+  }
+  return out;
+}
+
+GuardPtr copy(const Guard &g, CopyVisitor visit) {
+  auto c = std::make_unique<Guard>();
+  c->kind = g.kind;
+  c->range = g.range;
+  c->op = g.op;
+  c->mark = g.mark;
+  if (g.lhs)
+    c->lhs = copy(*g.lhs, visit);
+  if (g.rhs)
+    c->rhs = copy(*g.rhs, visit);
+  for (const GuardPtr &child : g.children)
+    c->children.push_back(copy(*child, visit));
+  return c;
+}
+
+std::unique_ptr<Fsm> copy(const Fsm &fsm, CopyVisitor visit) {
+  auto out = std::make_unique<Fsm>();
+  out->states = fsm.states;
+  out->range = fsm.range;
+  for (const FsmTransition &t : fsm.transitions) {
+    FsmTransition c;
+    c.from = t.from;
+    c.to = t.to;
+    c.fromRange = t.fromRange;
+    c.toRange = t.toRange;
+    c.range = t.range;
+    c.guard = copy(*t.guard, visit);
+    out->transitions.push_back(std::move(c));
+  }
+  return out;
+}
+
 } // namespace hbg::ast

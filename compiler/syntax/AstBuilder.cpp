@@ -93,6 +93,7 @@ std::unique_ptr<ast::File> AstBuilder::build(P::FileContext *ctx) {
       file->models.push_back(std::move(m));
     }
   }
+  file->indexed = indexed_;
   return file;
 }
 
@@ -126,12 +127,46 @@ void AstBuilder::declaration(P::DeclarationContext *ctx, ast::Model &m) {
       ast::Port port;
       port.name = text(item->name->getStart());
       port.nameRange = range(item->name->getStart());
-      port.target = path(item->target);
+      port.target = path(item->target, port.targetIndices);
       port.targetRange = range(item->target);
       m.ports.push_back(std::move(port));
     }
   else if (auto *d = ctx->instanceDecl())
     m.instances.push_back(instance(d));
+  else if (auto *d = ctx->forDecl()) {
+    m.loops.push_back(loop(d));
+    std::size_t *at = m.loops.back().before;
+    at[0] = m.elements.size(), at[1] = m.junctions.size(), at[2] = m.bonds.size();
+    at[3] = m.signals.size(), at[4] = m.outputs.size(), at[5] = m.instances.size();
+  }
+}
+
+ast::For AstBuilder::loop(P::ForDeclContext *ctx) {
+  indexed_ = true;
+  ast::For f;
+  f.var = text(ctx->var->getStart());
+  f.varRange = range(ctx->var->getStart());
+  f.keywordRange = range(ctx->kw);
+  f.from = expr(ctx->from);
+  f.to = expr(ctx->to);
+  f.body = std::make_unique<ast::Model>();
+  for (P::DeclarationContext *d : ctx->declaration())
+    declaration(d, *f.body);
+  return f;
+}
+
+std::string AstBuilder::indexed(P::IdentContext *name, P::IndexContext *index,
+                                ast::Indices &indices) {
+  std::string out = text(name->getStart());
+  if (!index)
+    return out;
+  indexed_ = true;
+  out += "[";
+  for (std::size_t k = 0; k < index->items.size(); ++k) {
+    out += k ? "," : "";
+    indices.push_back(expr(index->items[k]));
+  }
+  return out + "]";
 }
 
 ast::Experiment AstBuilder::experiment(P::ExperimentDeclContext *ctx) {
@@ -159,8 +194,9 @@ ast::Element AstBuilder::element(P::ElementDeclContext *ctx) {
   ast::Element e;
   e.kind = text(ctx->kind->getStart());
   e.kindRange = range(ctx->kind->getStart());
-  e.name = text(ctx->name->getStart());
-  e.nameRange = range(ctx->name->getStart());
+  e.name = indexed(ctx->name, ctx->index(), e.nameIndices);
+  e.nameRange = ctx->index() ? join(range(ctx->name->getStart()), range(ctx->index()))
+                             : range(ctx->name->getStart());
   e.argsRange = tokenRange(src_.fileId, ctx->lparen, ctx->rparen);
   for (P::ElementArgContext *a : ctx->elementArg()) {
     ast::ElementArg arg;
@@ -187,8 +223,9 @@ ast::Junction AstBuilder::junction(P::JunctionDeclContext *ctx) {
   ast::Junction j;
   j.kind = ctx->kind->getType() == P::ZERO ? '0' : '1';
   j.kindRange = range(ctx->kind);
-  j.name = text(ctx->name->getStart());
-  j.nameRange = range(ctx->name->getStart());
+  j.name = indexed(ctx->name, ctx->index(), j.nameIndices);
+  j.nameRange = ctx->index() ? join(range(ctx->name->getStart()), range(ctx->index()))
+                             : range(ctx->name->getStart());
   if (ctx->switched) {
     j.switched = true;
     j.switchedRange = range(ctx->switched);
@@ -337,10 +374,10 @@ ast::GuardPtr AstBuilder::conditionAtom(P::ConditionAtomContext *ctx) {
   return inner;
 }
 
-std::string AstBuilder::path(P::PathContext *ctx) const {
+std::string AstBuilder::path(P::PathContext *ctx, ast::Indices &indices) {
   std::string out;
-  for (P::IdentContext *part : ctx->parts)
-    out += (out.empty() ? "" : ".") + text(part->getStart());
+  for (P::PathPartContext *part : ctx->parts)
+    out += (out.empty() ? "" : ".") + indexed(part->name, part->index(), indices);
   return out;
 }
 
@@ -348,13 +385,13 @@ ast::Bond AstBuilder::bond(P::BondDeclContext *ctx) {
   ast::Bond b;
   P::PathContext *from = ctx->first;
   if (ctx->second) {
-    b.name = path(ctx->first);
+    b.name = path(ctx->first, b.nameIndices);
     b.nameRange = range(ctx->first);
     from = ctx->second;
   }
-  b.from = path(from);
+  b.from = path(from, b.fromIndices);
   b.fromRange = range(from);
-  b.to = path(ctx->to);
+  b.to = path(ctx->to, b.toIndices);
   b.toRange = range(ctx->to);
   b.range = range(ctx);
   return b;
@@ -364,8 +401,9 @@ ast::Instance AstBuilder::instance(P::InstanceDeclContext *ctx) {
   ast::Instance in;
   in.type = text(ctx->type);
   in.typeRange = range(ctx->type);
-  in.name = text(ctx->name->getStart());
-  in.nameRange = range(ctx->name->getStart());
+  in.name = indexed(ctx->name, ctx->index(), in.nameIndices);
+  in.nameRange = ctx->index() ? join(range(ctx->name->getStart()), range(ctx->index()))
+                              : range(ctx->name->getStart());
   for (P::InstanceArgContext *a : ctx->args) {
     ast::ElementArg arg;
     arg.name = text(a->name->getStart());
@@ -379,8 +417,9 @@ ast::Instance AstBuilder::instance(P::InstanceDeclContext *ctx) {
 
 ast::Signal AstBuilder::signal(P::SignalDeclContext *ctx) {
   ast::Signal s;
-  s.name = text(ctx->name->getStart());
-  s.nameRange = range(ctx->name->getStart());
+  s.name = indexed(ctx->name, ctx->index(), s.nameIndices);
+  s.nameRange = ctx->index() ? join(range(ctx->name->getStart()), range(ctx->index()))
+                             : range(ctx->name->getStart());
   s.value = expr(ctx->value);
   return s;
 }
@@ -388,8 +427,9 @@ ast::Signal AstBuilder::signal(P::SignalDeclContext *ctx) {
 ast::Output AstBuilder::output(P::OutputItemContext *ctx) {
   ast::Output o;
   if (ctx->name) {
-    o.name = text(ctx->name->getStart());
-    o.nameRange = range(ctx->name->getStart());
+    o.name = indexed(ctx->name, ctx->index(), o.nameIndices);
+    o.nameRange = ctx->index() ? join(range(ctx->name->getStart()), range(ctx->index()))
+                               : range(ctx->name->getStart());
   }
   o.value = expr(ctx->value);
   o.text = normalizedText(ctx->value);
@@ -438,17 +478,15 @@ ast::ExprPtr AstBuilder::primary(P::PrimaryContext *ctx) {
   }
   if (auto *n = dynamic_cast<P::NameExprContext *>(ctx)) {
     auto e = makeExpr(ast::ExprKind::Name, range(ctx));
-    e->name = text(n->name->getStart());
+    e->name = indexed(n->part->name, n->part->index(), e->indices);
     e->nameRange = e->range;
     return e;
   }
   if (auto *m = dynamic_cast<P::MemberExprContext *>(ctx)) {
     auto e = makeExpr(ast::ExprKind::Member, range(ctx));
-    e->name = text(m->base->getStart());
-    e->nameRange = range(m->base->getStart());
-    for (P::IdentContext *part : m->inner) {
-      e->name += "." + text(part->getStart());
-      e->nameRange = join(e->nameRange, range(part->getStart()));
+    for (P::PathPartContext *part : m->parts) {
+      e->name += (e->name.empty() ? "" : ".") + indexed(part->name, part->index(), e->indices);
+      e->nameRange = e->nameRange.valid() ? join(e->nameRange, range(part)) : range(part);
     }
     e->member = text(m->member->getStart());
     e->memberRange = range(m->member->getStart());

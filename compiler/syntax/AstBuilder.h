@@ -43,8 +43,12 @@ private:
   ast::GuardPtr conditionAtom(P::ConditionAtomContext *ctx);
   ast::Bond bond(P::BondDeclContext *ctx);
   ast::Instance instance(P::InstanceDeclContext *ctx);
-  /// `a.b.c` as one string.
-  std::string path(P::PathContext *ctx) const;
+  /// `a.b.c` as one string, `mass[].a` with its index expressions appended
+  /// to `indices`.
+  std::string path(P::PathContext *ctx, ast::Indices &indices);
+  /// `name` or `name[]` (ast::Indices), its index expressions appended.
+  std::string indexed(P::IdentContext *name, P::IndexContext *index, ast::Indices &indices);
+  ast::For loop(P::ForDeclContext *ctx);
   ast::Signal signal(P::SignalDeclContext *ctx);
   ast::Output output(P::OutputItemContext *ctx);
   ast::Experiment experiment(P::ExperimentDeclContext *ctx);
@@ -62,6 +66,7 @@ private:
   std::string normalizedText(antlr4::ParserRuleContext *ctx) const;
 
   SourceText src_;
+  bool indexed_ = false; ///< a name with an index, or a loop, was built
 };
 
 } // namespace hbg::syntax

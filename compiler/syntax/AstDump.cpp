@@ -48,9 +48,11 @@ public:
         break;
       case ExprKind::Name:
         line(d, "Name " + e.name);
+        indices(d + 1, e.indices);
         break;
       case ExprKind::Member:
         line(d, "Member " + e.name + "." + e.member);
+        indices(d + 1, e.indices);
         break;
       case ExprKind::Unary:
         line(d, std::string("Unary ") + e.op);
@@ -100,13 +102,28 @@ public:
       guard(depth + 1, *child);
   }
 
+  /// The index expressions of a name (`mass[]`), under it.
+  void indices(int depth, const Indices &ix) {
+    if (ix.empty())
+      return;
+    line(depth, "Index");
+    for (const ExprPtr &e : ix)
+      expr(depth + 1, *e);
+  }
+
   void model(int depth, const Model &m) {
     line(depth, (m.component ? "Component " : "Model ") + m.name);
-    ++depth;
-    for (const Port &p : m.ports)
+    body(depth + 1, m);
+  }
+
+  void body(int depth, const Model &m) {
+    for (const Port &p : m.ports) {
       line(depth, "Port " + p.name + " = " + p.target);
+      indices(depth + 1, p.targetIndices);
+    }
     for (const Instance &in : m.instances) {
       line(depth, "Instance " + in.type + " " + in.name);
+      indices(depth + 1, in.nameIndices);
       for (const ElementArg &a : in.args) {
         line(depth + 1, "Arg " + a.name);
         expr(depth + 2, *a.value);
@@ -118,6 +135,7 @@ public:
     }
     for (const Element &e : m.elements) {
       line(depth, "Element " + e.kind + " " + e.name);
+      indices(depth + 1, e.nameIndices);
       for (const ElementArg &a : e.args) {
         line(depth + 1, a.name.empty() ? "Arg" : "Arg " + a.name);
         expr(depth + 2, *a.value);
@@ -130,6 +148,7 @@ public:
     for (const Junction &j : m.junctions) {
       line(depth, std::string("Junction ") + j.kind + " " + j.name + (j.switched ? " switched" : "") +
                       (j.dissipative ? " dissipative" : ""));
+      indices(depth + 1, j.nameIndices);
       if (!j.fsm)
         continue;
       for (const FsmState &st : j.fsm->states)
@@ -140,14 +159,20 @@ public:
         guard(depth + 2, *t.guard);
       }
     }
-    for (const Bond &b : m.bonds)
+    for (const Bond &b : m.bonds) {
       line(depth, "Bond " + (b.name.empty() ? "" : b.name + ": ") + b.from + " -> " + b.to);
+      indices(depth + 1, b.nameIndices);
+      indices(depth + 1, b.fromIndices);
+      indices(depth + 1, b.toIndices);
+    }
     for (const Signal &s : m.signals) {
       line(depth, "Signal " + s.name);
+      indices(depth + 1, s.nameIndices);
       expr(depth + 1, *s.value);
     }
     for (const Output &o : m.outputs) {
       line(depth, "Output " + (o.name.empty() ? "`" + o.text + "`" : o.name));
+      indices(depth + 1, o.nameIndices);
       expr(depth + 1, *o.value);
     }
     for (const Experiment &e : m.experiments) {
@@ -156,6 +181,14 @@ public:
         line(depth + 1, "Setting " + s.name);
         expr(depth + 2, *s.value);
       }
+    }
+    for (const For &f : m.loops) {
+      line(depth, "For " + f.var);
+      line(depth + 1, "From");
+      expr(depth + 2, *f.from);
+      line(depth + 1, "To");
+      expr(depth + 2, *f.to);
+      body(depth + 1, *f.body);
     }
   }
 

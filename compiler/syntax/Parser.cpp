@@ -63,12 +63,13 @@ antlr4::Token *firstLexicalError(const SourceText &src, antlr4::CommonTokenStrea
 /// (`- - - x`) or of powers at one level (`a ^ b ^ c`), which the grammar
 /// nests like parentheses; or an `if` inside that many parentheses and
 /// `if`s (each `else` runs to its expression's end, so the `if`s of one
-/// expression at one level all nest).
+/// expression at one level all nest). `[` nests as `(` does, and `{` (the
+/// bodies of `for` loops) on its own count.
 antlr4::Token *tooDeep(const SourceText &src, antlr4::CommonTokenStream &tokens) {
   std::vector<std::size_t> powers{0}; // `^` at each open parenthesis level
   std::vector<std::size_t> ifs{0};    // `if` at each level since its `,` or `;`
   std::size_t openIfs = 0;            // their sum over the open levels
-  std::size_t signs = 0;
+  std::size_t signs = 0, braces = 0;
   bool operandBefore = false; // the previous token ends an operand
   for (antlr4::Token *tok : tokens.getTokens()) {
     std::string_view text = tokenText(src.buffer, tok);
@@ -76,12 +77,16 @@ antlr4::Token *tooDeep(const SourceText &src, antlr4::CommonTokenStream &tokens)
     signs = sign ? signs + 1 : 0;
     if (signs > kMaxNesting)
       return tok;
-    if (text == "(") {
+    if (text == "{" && ++braces > kMaxNesting)
+      return tok;
+    if (text == "}" && braces > 0)
+      --braces;
+    if (text == "(" || text == "[") {
       powers.push_back(0);
       ifs.push_back(0);
       if (powers.size() - 1 > kMaxNesting)
         return tok;
-    } else if (text == ")") {
+    } else if (text == ")" || text == "]") {
       if (powers.size() > 1) {
         powers.pop_back();
         openIfs -= ifs.back();
@@ -100,10 +105,10 @@ antlr4::Token *tooDeep(const SourceText &src, antlr4::CommonTokenStream &tokens)
     if (text == "^") {
       if (++powers.back() > kMaxNesting)
         return tok;
-    } else if (!operand && text != "(" && text != ")") {
+    } else if (!operand && text != "(" && text != ")" && text != "[" && text != "]") {
       powers.back() = 0; // any other operator ends a chain of powers
     }
-    operandBefore = operand || text == ")";
+    operandBefore = operand || text == ")" || text == "]";
   }
   return nullptr;
 }

@@ -45,6 +45,10 @@ class Model {
 public:
   const std::string &name() const;
   const std::vector<std::string> &parameterNames() const;
+  /// Whether parameter `name` is structural (`for` loops or indices were
+  /// computed from it), and then the value the model was compiled with:
+  /// a run cannot change it (CompilerOptions::parameters can).
+  bool structural(const std::string &name, double *value = nullptr) const;
   /// The states: without switched junctions, the independent states of
   /// the equations; with them, the full state of every mode (every storage
   /// element, then every integrator).
@@ -152,6 +156,10 @@ struct CompilerOptions {
   /// Directories `import name;` searches for name.hbg before HBG_PATH's
   /// and the standard library's.
   std::vector<std::string> libPath;
+  /// Values of structural parameters, by path (`N`, `chain.N`): those that
+  /// `for` loops and indices are computed from, fixed once the model is
+  /// compiled. Other names are ignored here (they are set per run).
+  std::map<std::string, double> parameters;
 };
 
 /// Parses, checks, analyses and JIT-compiles .hbg models.

@@ -5,6 +5,7 @@
 #include "hbg/hbg.h"
 #include "TestMethod.h"
 
+#include <Eigen/Dense>
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -196,12 +197,40 @@ TEST_CASE("diode_loop: Newton-solved loop settles at the Lambert-W steady state"
   CHECK(r.at("current").front() == doctest::Approx(lo).epsilon(1e-9));
 }
 
+TEST_CASE("mass_chain: the struck chain of 20 against its eigenmodes") {
+  // m x'' = -K x, K = k tridiag(-1, 2, -1): v(t) = V cos(w t) V^T v0 and
+  // x(t) = V sin(w t) / w V^T v0, with K / m = V diag(w^2) V^T.
+  const int n = 20;
+  const double m = 0.1, k = 1000;
+  hbg::Result r = simulate("mass_chain.hbg", 0.5, 0.01);
+  Eigen::MatrixXd K = Eigen::MatrixXd::Zero(n, n);
+  for (int i = 0; i < n; ++i) {
+    K(i, i) = 2 * k / m;
+    if (i + 1 < n)
+      K(i, i + 1) = K(i + 1, i) = -k / m;
+  }
+  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(K);
+  Eigen::VectorXd w = eig.eigenvalues().cwiseSqrt();
+  Eigen::VectorXd c = eig.eigenvectors().row(0).transpose(); // V^T v0, v0 = e1
+  auto mode = [&](int i, double t, bool velocity) {
+    double sum = 0;
+    for (int j = 0; j < n; ++j)
+      sum += eig.eigenvectors()(i, j) * c(j) *
+             (velocity ? std::cos(w(j) * t) : std::sin(w(j) * t) / w(j));
+    return sum;
+  };
+  CHECK(relativeError(r, "mass[1].v", [&](double t) { return mode(0, t, true); }) < 1e-7);
+  CHECK(relativeError(r, "mass[20].v", [&](double t) { return mode(n - 1, t, true); }) < 1e-7);
+  CHECK(relativeError(r, "end", [&](double t) { return mode(n - 1, t, false); }) < 1e-7);
+}
+
 TEST_CASE("every example file has a closed-form test here") {
   // A new example must come with a check in this file: list it here.
   const std::set<std::string> tested = {
       "rlc.hbg",          "mass_spring_damper.hbg",  "dc_motor.hbg",
       "falling_drag.hbg", "rigid_masses.hbg",        "parallel_capacitors.hbg",
       "gear_inertias.hbg", "resistor_bridge.hbg",    "diode_loop.hbg",
+      "mass_chain.hbg",
       // Switched models, checked in hybrid_examples_test.cpp.
       "collision_inelastic.hbg", "collision_elastic.hbg", "bouncing_ball.hbg",
       "tank_valves.hbg", "rectifier.hbg", "buck.hbg", "pwm_rc.hbg", "ideal_switch.hbg",

@@ -360,7 +360,7 @@ struct Loaded {
 std::vector<std::string> gLibPath;
 
 bool load(const std::string &path, driver::Stage stop, bool timePasses, Loaded &l,
-          const std::string &mode = "") {
+          const std::string &mode = "", const std::map<std::string, double> &params = {}) {
   l.diags = std::make_unique<DiagnosticEngine>(*l.sm);
   std::string text, why;
   if (!driver::readSourceFile(path, text, why)) {
@@ -374,6 +374,8 @@ bool load(const std::string &path, driver::Stage stop, bool timePasses, Loaded &
   opts.timings = timePasses ? &std::cerr : nullptr;
   opts.mode = mode;
   opts.libPath = gLibPath;
+  // Structural parameters (`for` loops, indices) take `-p` when built.
+  opts.parameters = params;
   l.fe = driver::runFrontend(*l.sm, file, *l.diags, opts);
   std::cerr << l.diags->renderAll();
   return !l.diags->hasErrors();
@@ -478,7 +480,7 @@ int runLinearize(const std::vector<std::string> &argv) {
   // The model is compiled from its initial mode (that is where a run
   // starts); the mode to linearise in is read separately.
   Loaded l;
-  if (!load(path, driver::Stage::Run, false, l))
+  if (!load(path, driver::Stage::Run, false, l, "", overrides))
     return 1;
   bg::BondGraph graph = *l.fe.graph;
   bg::Mode where = l.fe.mode;
@@ -632,7 +634,7 @@ int runRun(const std::vector<std::string> &argv) {
   RunArgs a = parseRunArgs(argv);
   Loaded l;
   driver::Stage stop = a.stage == driver::Stage::LLVM ? driver::Stage::Run : a.stage;
-  if (!load(a.file, stop, a.timePasses, l))
+  if (!load(a.file, stop, a.timePasses, l, "", a.params))
     return 1;
   switch (a.stage) {
   case driver::Stage::Ast:

@@ -90,6 +90,9 @@ struct Parameter {
   SourceRange range;
   sym::SymbolId symbol;
   sym::ExprId defaultValue; ///< may use other parameters
+  /// `for` loops or indices were computed from it: its default is the
+  /// value the model was built with, which runs cannot change.
+  bool structural = false;
 };
 
 /// A signal: a Variable symbol standing for its expression.

@@ -8,6 +8,7 @@
 #include "hbg/syntax/AST.h"
 
 #include <iosfwd>
+#include <map>
 #include <memory>
 #include <optional>
 
@@ -44,6 +45,9 @@ struct PipelineOptions {
   /// the HBG_PATH environment variable (separated by `:`) and the standard
   /// library (libraryDirs()).
   std::vector<std::string> libPath;
+  /// Values of the parameters that `for` loops and indices are computed
+  /// from, by flat name (flatten::Options::parameters).
+  std::map<std::string, double> parameters;
 };
 
 /// Reports why `bg::parseMode` refused a mode's text.

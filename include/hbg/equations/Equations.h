@@ -39,6 +39,7 @@ struct Parameter {
   std::string name;
   sym::SymbolId symbol;
   sym::ExprId defaultValue;
+  bool structural = false; ///< bg::Parameter::structural
 };
 
 /// A recorded output.

@@ -7,8 +7,10 @@
 // resolves every name inside an instance in its component's scope, gives
 // parameters and signals the values the instance declaration sets, and
 // attaches bonds written to ports (`bond src -> d1.a`) to the elements the
-// ports name. What comes out is one model without components, which sema
-// checks and turns into the bond graph like any other.
+// ports name. `for` loops are unrolled and indexed names computed
+// (`mass[i]` is `mass[3]`), in the model and in each instance with its
+// parameters' values. What comes out is one model without components or
+// loops, which sema checks and turns into the bond graph like any other.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -16,13 +18,26 @@
 #include "hbg/support/Diagnostics.h"
 #include "hbg/syntax/AST.h"
 
+#include <cstddef>
+#include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace hbg::flatten {
 
-/// Whether `file` declares or imports components, or instantiates them
-/// (else it is flat).
+/// How flattening builds the model.
+struct Options {
+  /// Values of parameters by flat name (`N`, `chain.N`), for those that
+  /// `for` loops and indices are computed from (structural parameters,
+  /// fixed once the model is built); others are ignored here.
+  std::map<std::string, double> parameters;
+  /// At most this many declarations come out of `for` loops.
+  std::size_t maxUnrolled = 10'000'000;
+};
+
+/// Whether `file` declares or imports components, instantiates them, or
+/// has `for` loops or indexed names (else it is flat).
 bool needed(const ast::File &file);
 
 /// The file's model with every instance expanded, and no components; null
@@ -33,6 +48,6 @@ bool needed(const ast::File &file);
 /// components are known in `file` and in each other.
 std::unique_ptr<ast::File> flatten(const ast::File &file,
                                    const std::vector<const ast::File *> &imported,
-                                   DiagnosticEngine &diags);
+                                   DiagnosticEngine &diags, const Options &opts = {});
 
 } // namespace hbg::flatten

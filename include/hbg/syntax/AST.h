@@ -7,6 +7,7 @@
 #pragma once
 
 #include "hbg/support/Compare.h"
+#include "hbg/support/FunctionRef.h"
 #include "hbg/support/Source.h"
 
 #include <memory>
@@ -18,6 +19,12 @@ namespace hbg::ast {
 struct Expr;
 using ExprPtr = std::unique_ptr<Expr>;
 struct Guard;
+
+/// The index expressions of a name's `[...]`, in order. The name's text
+/// keeps the brackets with the commas between them and nothing else
+/// (`mass[]` for `mass[i]`, `node[,]` for `node[i, j]`); flattening puts
+/// in the values (`mass[3]`). Empty when the name has no index.
+using Indices = std::vector<ExprPtr>;
 
 /// What an expression node is.
 enum class ExprKind {
@@ -41,6 +48,7 @@ struct Expr {
   SourceRange nameRange; ///< the identifier of Name, Member and Call
   std::string member;    ///< Member (`name` is then a path: `d1.r` in `d1.r.e`)
   SourceRange memberRange;
+  Indices indices;       ///< Name, Member: of `name`
   char op = 0;                   ///< Unary, Binary
   std::vector<ExprPtr> operands; ///< Unary (1), Binary (2), Call (arguments), If (2)
   /// If: its condition, a guard whose comparisons have no mark (0).
@@ -59,6 +67,9 @@ struct Parameter {
   std::string name;
   SourceRange nameRange;
   ExprPtr value;
+  /// Set by flattening: `for` loops or indices were computed from it, with
+  /// `value` (now that number).
+  bool structural = false;
 };
 
 /// One argument of an element: positional (`name` empty) or named (`e = ...`).
@@ -82,6 +93,7 @@ struct Element {
   SourceRange kindRange;
   std::string name;
   SourceRange nameRange;
+  Indices nameIndices;
   std::vector<ElementArg> args;
   SourceRange argsRange; ///< from `(` to `)`
   std::vector<InitialValue> initials;
@@ -144,6 +156,7 @@ struct Junction {
   SourceRange kindRange;
   std::string name;
   SourceRange nameRange;
+  Indices nameIndices;
   bool switched = false;
   SourceRange switchedRange; ///< the `switched` keyword
   bool dissipative = false;  ///< `switched dissipative`
@@ -157,6 +170,7 @@ struct Bond {
   SourceRange nameRange;
   std::string from, to;
   SourceRange fromRange, toRange;
+  Indices nameIndices, fromIndices, toIndices;
   SourceRange range; ///< the whole declaration
 };
 
@@ -164,6 +178,7 @@ struct Bond {
 struct Signal {
   std::string name;
   SourceRange nameRange;
+  Indices nameIndices;
   ExprPtr value;
 };
 
@@ -172,6 +187,7 @@ struct Signal {
 struct Output {
   std::string name;
   SourceRange nameRange;
+  Indices nameIndices;
   ExprPtr value;
   std::string text; ///< the expression's source text
 };
@@ -196,6 +212,7 @@ struct Port {
   SourceRange nameRange;
   std::string target; ///< the path, segments joined by `.`
   SourceRange targetRange;
+  Indices targetIndices;
 };
 
 /// `Type name(param = value, ...);`: an instance of a component.
@@ -204,8 +221,27 @@ struct Instance {
   SourceRange typeRange;
   std::string name;
   SourceRange nameRange;
+  Indices nameIndices;
   std::vector<ElementArg> args; ///< parameter overrides, each named
   SourceRange range;            ///< the whole declaration
+};
+
+struct Model;
+
+/// `for var in from:to { body }`.
+struct For {
+  std::string var;
+  SourceRange varRange;
+  SourceRange keywordRange; ///< `for`
+  ExprPtr from, to;
+  /// The declarations inside, kept as a model's are (parameters, ports and
+  /// `experiment` are not allowed there).
+  std::unique_ptr<Model> body;
+  /// Where the loop stands among the declarations around it: how many
+  /// elements, junctions, bonds, signals, outputs and instances come
+  /// before it (unrolled, its own take that place: output columns keep
+  /// the order of the source).
+  std::size_t before[6] = {0, 0, 0, 0, 0, 0};
 };
 
 /// `model name { ... }`, or `component name { ... }`.
@@ -225,6 +261,7 @@ struct Model {
   SourceRange keywordRange; ///< `component`
   std::vector<Port> ports;
   std::vector<Instance> instances;
+  std::vector<For> loops;
 };
 
 /// `import name;` or `import "path";`.
@@ -239,7 +276,22 @@ struct File {
   std::uint32_t fileId = 0;
   std::vector<Import> imports;
   std::vector<std::unique_ptr<Model>> models; ///< models and components, in order
+  /// Some name has an index or some body a `for` loop.
+  bool indexed = false;
 };
+
+/// Called on each node of a copy, with the node it copies, once its own
+/// fields are copied (before its operands are): flattening and loop
+/// unrolling rename names there.
+using CopyVisitor = FunctionRef<void(Expr &copy, const Expr &original)>;
+
+/// Deep copies (without recursion along operand chains, which may be a
+/// million deep). Index expressions are not copied: `visit` computes them
+/// into the name.
+ExprPtr copy(const Expr &e, CopyVisitor visit);
+GuardPtr copy(const Guard &g, CopyVisitor visit);
+/// A switched junction's state machine, its guards copied with `visit`.
+std::unique_ptr<Fsm> copy(const Fsm &fsm, CopyVisitor visit);
 
 /// Prints the AST as an indented tree (`hbgc run --emit=ast`).
 std::string dump(const File &file);

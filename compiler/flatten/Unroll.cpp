@@ -1,0 +1,526 @@
+//===- compiler/flatten/Unroll.cpp - For loops and indexed names ----------===//
+
+#include "Unroll.h"
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+namespace hbg::flatten {
+
+namespace {
+
+using Vars = std::vector<std::pair<std::string, double>>;
+
+const double *findVar(const Vars &vars, const std::string &name) {
+  for (auto it = vars.rbegin(); it != vars.rend(); ++it)
+    if (it->first == name)
+      return &it->second;
+  return nullptr;
+}
+
+/// Functions a structural value may call, by name: arity and value.
+struct Builtin {
+  int arity;
+  double (*fn)(double, double);
+};
+const std::map<std::string, Builtin> kBuiltins = {
+    {"floor", {1, [](double a, double) { return std::floor(a); }}},
+    {"ceil", {1, [](double a, double) { return std::ceil(a); }}},
+    {"abs", {1, [](double a, double) { return std::fabs(a); }}},
+    {"sqrt", {1, [](double a, double) { return std::sqrt(a); }}},
+    {"exp", {1, [](double a, double) { return std::exp(a); }}},
+    {"log", {1, [](double a, double) { return std::log(a); }}},
+    {"sin", {1, [](double a, double) { return std::sin(a); }}},
+    {"cos", {1, [](double a, double) { return std::cos(a); }}},
+    {"min", {2, [](double a, double b) { return std::fmin(a, b); }}},
+    {"max", {2, [](double a, double b) { return std::fmax(a, b); }}},
+    {"pow", {2, [](double a, double b) { return std::pow(a, b); }}},
+    {"mod", {2, [](double a, double b) { return a - b * std::floor(a / b); }}},
+};
+
+/// An integer as a name's index prints it: `3`, `-1`.
+std::string integerText(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.0f", v);
+  return buf;
+}
+
+/// A computed value in a message: `2.5`, `inf`.
+std::string valueText(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.12g", v);
+  return buf;
+}
+
+bool isInteger(double v) { return std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 1e15; }
+
+class Unroller {
+public:
+  Unroller(ParameterFn params, ReportFn report, std::size_t max)
+      : params_(params), report_(report), max_(max) {}
+
+  bool body(const ast::Model &from, ast::Model &to, bool top);
+  bool failed() const { return failed_; }
+
+private:
+  /// `tmpl` with each `[...]` filled from `indices`.
+  std::string name(const std::string &tmpl, const ast::Indices &indices, SourceRange range);
+  /// Loop variables become numbers, indexed names get their values.
+  void visit(ast::Expr &copy, const ast::Expr &original);
+  ast::ExprPtr clone(const ast::Expr &e);
+  bool count(SourceRange at);
+
+  ParameterFn params_;
+  ReportFn report_;
+  std::size_t max_, produced_ = 0;
+  Vars vars_;
+  bool failed_ = false;
+};
+
+std::string Unroller::name(const std::string &tmpl, const ast::Indices &indices,
+                           SourceRange range) {
+  if (indices.empty())
+    return tmpl;
+  std::string out;
+  std::size_t k = 0;
+  for (std::size_t i = 0; i < tmpl.size(); ++i) {
+    out += tmpl[i];
+    if (tmpl[i] != '[')
+      continue;
+    // `[` then one comma fewer than the group has indices, then `]`.
+    for (;; ++i) {
+      double v = 0;
+      if (k < indices.size()) {
+        const ast::Expr &ix = *indices[k++];
+        if (!evaluate(ix, vars_, params_, report_, "an index", v)) {
+          failed_ = true;
+          return "";
+        }
+        if (!isInteger(v)) {
+          report_(DiagKind::NotAnInteger, ix.range, {"an index", valueText(v)});
+          failed_ = true;
+          return "";
+        }
+      }
+      out += integerText(v);
+      if (tmpl[i + 1] == ']')
+        break;
+      out += ',';
+    }
+  }
+  (void)range;
+  return out;
+}
+
+void Unroller::visit(ast::Expr &c, const ast::Expr &e) {
+  if ((e.kind == ast::ExprKind::Name || e.kind == ast::ExprKind::Member) && !e.indices.empty())
+    c.name = name(e.name, e.indices, e.nameRange);
+  else if (e.kind == ast::ExprKind::Name)
+    if (const double *v = findVar(vars_, e.name)) {
+      c.kind = ast::ExprKind::Number;
+      c.number = *v;
+      c.name.clear();
+    }
+}
+
+ast::ExprPtr Unroller::clone(const ast::Expr &e) {
+  return ast::copy(e, [this](ast::Expr &c, const ast::Expr &o) { visit(c, o); });
+}
+
+bool Unroller::count(SourceRange at) {
+  if (++produced_ <= max_)
+    return true;
+  if (produced_ == max_ + 1)
+    report_(DiagKind::LoopTooLarge, at, {std::to_string(max_)});
+  failed_ = true;
+  return false;
+}
+
+bool Unroller::body(const ast::Model &from, ast::Model &to, bool top) {
+  auto args = [&](const std::vector<ast::ElementArg> &in) {
+    std::vector<ast::ElementArg> out;
+    for (const ast::ElementArg &a : in)
+      out.push_back({a.name, a.nameRange, clone(*a.value)});
+    return out;
+  };
+  if (top) {
+    for (const ast::Parameter &p : from.parameters)
+      to.parameters.push_back({p.name, p.nameRange, clone(*p.value)});
+    for (const ast::Experiment &x : from.experiments) {
+      ast::Experiment e;
+      e.keywordRange = x.keywordRange;
+      for (const ast::ExperimentSetting &st : x.settings)
+        e.settings.push_back({st.name, st.nameRange, clone(*st.value)});
+      to.experiments.push_back(std::move(e));
+    }
+    for (const ast::Port &p : from.ports) {
+      ast::Port q;
+      q.name = p.name;
+      q.nameRange = p.nameRange;
+      q.target = name(p.target, p.targetIndices, p.targetRange);
+      q.targetRange = p.targetRange;
+      to.ports.push_back(std::move(q));
+    }
+  } else {
+    // A loop's body: what has one value for the whole model or component.
+    if (!from.parameters.empty())
+      report_(DiagKind::NotInLoop, from.parameters[0].nameRange, {"a parameter"});
+    if (!from.ports.empty())
+      report_(DiagKind::NotInLoop, from.ports[0].nameRange, {"a port"});
+    if (!from.experiments.empty())
+      report_(DiagKind::NotInLoop, from.experiments[0].keywordRange, {"`experiment`"});
+    if (!from.parameters.empty() || !from.ports.empty() || !from.experiments.empty()) {
+      failed_ = true;
+      return false;
+    }
+  }
+
+  // The loops first, each into a model of its own, so that their
+  // declarations can take the loop's place among the others.
+  std::vector<ast::Model> loops(from.loops.size());
+  for (std::size_t l = 0; l < from.loops.size(); ++l) {
+    const ast::For &loop = from.loops[l];
+    if (findVar(vars_, loop.var)) {
+      report_(DiagKind::LoopVariableHides, loop.varRange, {loop.var, "a loop variable"});
+      failed_ = true;
+      return false;
+    }
+    double lo = 0, hi = 0, unused = 0;
+    bool ok = evaluate(*loop.from, vars_, params_, report_, "a loop's first value", lo) &&
+              evaluate(*loop.to, vars_, params_, report_, "a loop's last value", hi);
+    if (!ok) {
+      failed_ = true;
+      return false;
+    }
+    for (const auto &[value, expr] : {std::pair{lo, loop.from.get()}, std::pair{hi, loop.to.get()}})
+      if (!isInteger(value)) {
+        report_(DiagKind::NotAnInteger, expr->range, {"a loop bound", valueText(value)});
+        failed_ = true;
+        return false;
+      }
+    Lookup same = params_(loop.var, unused);
+    if (same != Lookup::NotParameter) {
+      report_(DiagKind::LoopVariableHides, loop.varRange,
+              {loop.var, same == Lookup::Signal ? "a signal" : "a parameter"});
+      failed_ = true;
+      return false;
+    }
+    // Each pass counts, and the body's own declarations are counted
+    // before any is copied, so that a loop too large fails at once.
+    const ast::Model &b = *loop.body;
+    std::size_t direct = b.elements.size() + b.junctions.size() + b.bonds.size() +
+                         b.signals.size() + b.outputs.size() + b.instances.size() + 1;
+    double passes = hi >= lo ? hi - lo + 1 : 0;
+    if (passes * static_cast<double>(direct) >
+        static_cast<double>(max_ - std::min(max_, produced_))) {
+      produced_ = max_;
+      count(loop.keywordRange);
+      return false;
+    }
+    for (double v = lo; v <= hi; ++v) {
+      if (!count(loop.keywordRange))
+        return false;
+      vars_.push_back({loop.var, v});
+      bool fine = body(b, loops[l], false);
+      vars_.pop_back();
+      if (!fine || failed_)
+        return false;
+    }
+  }
+
+  // Each kind of declaration in source order: a loop's where it stood.
+  bool ok = true;
+  auto merge = [&](auto &out, const auto &own, std::size_t kind, auto field, auto copy) {
+    auto place = [&](std::size_t i) {
+      for (std::size_t l = 0; l < loops.size(); ++l)
+        if (from.loops[l].before[kind] == i)
+          for (auto &item : loops[l].*field)
+            out.push_back(std::move(item));
+    };
+    for (std::size_t i = 0; i < own.size() && ok; ++i) {
+      place(i);
+      ok = copy(own[i]);
+    }
+    place(own.size());
+  };
+  merge(to.elements, from.elements, 0, &ast::Model::elements, [&](const ast::Element &x) {
+    if (!top && !count(x.nameRange))
+      return false;
+    ast::Element e;
+    e.kind = x.kind;
+    e.kindRange = x.kindRange;
+    e.name = name(x.name, x.nameIndices, x.nameRange);
+    e.nameRange = x.nameRange;
+    e.argsRange = x.argsRange;
+    e.args = args(x.args);
+    for (const ast::InitialValue &iv : x.initials)
+      e.initials.push_back({iv.name, iv.nameRange, clone(*iv.value)});
+    to.elements.push_back(std::move(e));
+    return true;
+  });
+  merge(to.junctions, from.junctions, 1, &ast::Model::junctions, [&](const ast::Junction &x) {
+    if (!top && !count(x.nameRange))
+      return false;
+    ast::Junction j;
+    j.kind = x.kind;
+    j.kindRange = x.kindRange;
+    j.name = name(x.name, x.nameIndices, x.nameRange);
+    j.nameRange = x.nameRange;
+    j.switched = x.switched;
+    j.switchedRange = x.switchedRange;
+    j.dissipative = x.dissipative;
+    if (x.fsm)
+      j.fsm = ast::copy(*x.fsm, [this](ast::Expr &c, const ast::Expr &o) { visit(c, o); });
+    to.junctions.push_back(std::move(j));
+    return true;
+  });
+  merge(to.bonds, from.bonds, 2, &ast::Model::bonds, [&](const ast::Bond &x) {
+    if (!top && !count(x.range))
+      return false;
+    ast::Bond b;
+    b.name = name(x.name, x.nameIndices, x.nameRange);
+    b.nameRange = x.nameRange;
+    b.from = name(x.from, x.fromIndices, x.fromRange);
+    b.to = name(x.to, x.toIndices, x.toRange);
+    b.fromRange = x.fromRange;
+    b.toRange = x.toRange;
+    b.range = x.range;
+    to.bonds.push_back(std::move(b));
+    return true;
+  });
+  merge(to.signals, from.signals, 3, &ast::Model::signals, [&](const ast::Signal &x) {
+    if (!top && !count(x.nameRange))
+      return false;
+    ast::Signal sg;
+    sg.name = name(x.name, x.nameIndices, x.nameRange);
+    sg.nameRange = x.nameRange;
+    sg.value = clone(*x.value);
+    to.signals.push_back(std::move(sg));
+    return true;
+  });
+  merge(to.outputs, from.outputs, 4, &ast::Model::outputs, [&](const ast::Output &x) {
+    if (!top && !count(x.value->range))
+      return false;
+    ast::Output o;
+    o.name = name(x.name, x.nameIndices, x.nameRange);
+    o.nameRange = x.nameRange;
+    o.value = clone(*x.value);
+    o.text = x.text;
+    if (o.name.empty()) {
+      // A bare expression names its column by its text: a variable with
+      // its indices' values (`mass[3].v`); another expression in a loop
+      // with the loop's values (`2 * x [i = 3]`).
+      if (o.value->kind == ast::ExprKind::Name && x.value->kind == ast::ExprKind::Name)
+        o.text = o.value->name;
+      else if (o.value->kind == ast::ExprKind::Member)
+        o.text = o.value->name + "." + o.value->member;
+      else if (!vars_.empty()) {
+        std::string where;
+        for (const auto &[var, value] : vars_)
+          where += (where.empty() ? " [" : ", ") + var + " = " + integerText(value);
+        o.text = x.text + where + "]";
+      }
+    }
+    to.outputs.push_back(std::move(o));
+    return true;
+  });
+  merge(to.instances, from.instances, 5, &ast::Model::instances, [&](const ast::Instance &x) {
+    if (!top && !count(x.nameRange))
+      return false;
+    ast::Instance in;
+    in.type = x.type;
+    in.typeRange = x.typeRange;
+    in.name = name(x.name, x.nameIndices, x.nameRange);
+    in.nameRange = x.nameRange;
+    in.args = args(x.args);
+    in.range = x.range;
+    to.instances.push_back(std::move(in));
+    return true;
+  });
+  return ok && !failed_;
+}
+
+} // namespace
+
+bool hasIndices(const ast::Model &m) {
+  if (!m.loops.empty())
+    return true;
+  for (const ast::Element &e : m.elements)
+    if (!e.nameIndices.empty())
+      return true;
+  for (const ast::Junction &j : m.junctions)
+    if (!j.nameIndices.empty())
+      return true;
+  for (const ast::Instance &i : m.instances)
+    if (!i.nameIndices.empty())
+      return true;
+  for (const ast::Port &p : m.ports)
+    if (!p.targetIndices.empty())
+      return true;
+  for (const ast::Bond &b : m.bonds)
+    if (!b.nameIndices.empty() || !b.fromIndices.empty() || !b.toIndices.empty())
+      return true;
+  for (const ast::Signal &s : m.signals)
+    if (!s.nameIndices.empty())
+      return true;
+  for (const ast::Output &o : m.outputs)
+    if (!o.nameIndices.empty())
+      return true;
+  // Indexed names inside expressions (`mass[2].v` in an output) need the
+  // copy too; they are found while copying, so any expression might: the
+  // parser marks files that have any (ast::File::indexed), and only those
+  // models are scanned here, so this is cheap where it matters.
+  std::vector<const ast::Expr *> todo;
+  auto push = [&](const ast::Expr *e) {
+    if (e)
+      todo.push_back(e);
+  };
+  for (const ast::Parameter &p : m.parameters)
+    push(p.value.get());
+  for (const ast::Element &e : m.elements) {
+    for (const ast::ElementArg &a : e.args)
+      push(a.value.get());
+    for (const ast::InitialValue &iv : e.initials)
+      push(iv.value.get());
+  }
+  for (const ast::Signal &s : m.signals)
+    push(s.value.get());
+  for (const ast::Output &o : m.outputs)
+    push(o.value.get());
+  for (const ast::Instance &i : m.instances)
+    for (const ast::ElementArg &a : i.args)
+      push(a.value.get());
+  std::vector<const ast::Guard *> guards;
+  for (const ast::Junction &j : m.junctions)
+    if (j.fsm)
+      for (const ast::FsmTransition &t : j.fsm->transitions)
+        guards.push_back(t.guard.get());
+  while (!todo.empty() || !guards.empty()) {
+    if (!guards.empty()) {
+      const ast::Guard *g = guards.back();
+      guards.pop_back();
+      push(g->lhs.get());
+      push(g->rhs.get());
+      for (const ast::GuardPtr &c : g->children)
+        guards.push_back(c.get());
+      continue;
+    }
+    const ast::Expr *e = todo.back();
+    todo.pop_back();
+    if (!e->indices.empty())
+      return true;
+    if (e->condition)
+      guards.push_back(e->condition.get());
+    for (const ast::ExprPtr &o : e->operands)
+      push(o.get());
+  }
+  return false;
+}
+
+bool evaluate(const ast::Expr &root, const Vars &vars, ParameterFn params, ReportFn report,
+              const char *what, double &out) {
+  // Post-order with an explicit stack; values of finished operands are
+  // kept on `values`.
+  std::vector<std::pair<const ast::Expr *, bool>> todo{{&root, false}};
+  std::vector<double> values;
+  while (!todo.empty()) {
+    auto [e, expanded] = todo.back();
+    todo.pop_back();
+    if (!expanded) {
+      switch (e->kind) {
+      case ast::ExprKind::Number:
+        values.push_back(e->number);
+        continue;
+      case ast::ExprKind::Name: {
+        if (!e->indices.empty()) {
+          report(DiagKind::NotStructural, e->range, {what, e->name, "an indexed name"});
+          return false;
+        }
+        if (const double *v = findVar(vars, e->name)) {
+          values.push_back(*v);
+          continue;
+        }
+        double v = 0;
+        switch (params(e->name, v)) {
+        case Lookup::Value:
+          values.push_back(v);
+          continue;
+        case Lookup::Failed:
+          return false;
+        case Lookup::Signal:
+          report(DiagKind::NotStructural, e->nameRange, {what, e->name, "a signal, which changes in time"});
+          return false;
+        case Lookup::NotParameter:
+          break;
+        }
+        if (e->name == "pi") {
+          values.push_back(3.14159265358979323846);
+          continue;
+        }
+        report(DiagKind::NotStructural, e->nameRange,
+               {what, e->name, e->name == "time" ? "the simulation time" : "not a parameter"});
+        return false;
+      }
+      case ast::ExprKind::Unary:
+      case ast::ExprKind::Binary:
+        break;
+      case ast::ExprKind::Call: {
+        auto it = kBuiltins.find(e->name);
+        if (it == kBuiltins.end() || static_cast<int>(e->operands.size()) != it->second.arity) {
+          report(DiagKind::NotStructural, e->nameRange, {what, e->name + "(...)", "not computed when the model is built"});
+          return false;
+        }
+        break;
+      }
+      default:
+        report(DiagKind::NotStructural, e->range,
+               {what, e->kind == ast::ExprKind::Member ? e->name + "." + e->member : "this",
+                e->kind == ast::ExprKind::Member ? "a variable of the model" : "not computed when the model is built"});
+        return false;
+      }
+      todo.push_back({e, true});
+      for (auto it = e->operands.rbegin(); it != e->operands.rend(); ++it)
+        todo.push_back({it->get(), false});
+      continue;
+    }
+    std::size_t n = e->operands.size();
+    double a = values[values.size() - n], b = n > 1 ? values[values.size() - n + 1] : 0;
+    values.resize(values.size() - n);
+    double r = 0;
+    if (e->kind == ast::ExprKind::Unary)
+      r = e->op == '-' ? -a : a;
+    else if (e->kind == ast::ExprKind::Binary)
+      switch (e->op) {
+      case '+': r = a + b; break;
+      case '-': r = a - b; break;
+      case '*': r = a * b; break;
+      case '/': r = a / b; break;
+      default: r = std::pow(a, b); break;
+      }
+    else
+      r = kBuiltins.at(e->name).fn(a, b);
+    values.push_back(r);
+  }
+  out = values.back();
+  if (!std::isfinite(out)) {
+    report(DiagKind::NotAnInteger, root.range, {what, valueText(out)});
+    return false;
+  }
+  return true;
+}
+
+std::unique_ptr<ast::Model> unroll(const ast::Model &m, ParameterFn params, ReportFn report,
+                                   std::size_t maxDeclarations) {
+  auto out = std::make_unique<ast::Model>();
+  out->name = m.name;
+  out->nameRange = m.nameRange;
+  out->component = m.component;
+  out->keywordRange = m.keywordRange;
+  Unroller u(params, report, maxDeclarations);
+  if (!u.body(m, *out, true))
+    return nullptr;
+  return out;
+}
+
+} // namespace hbg::flatten
