@@ -290,7 +290,8 @@ Model Compiler::compileSwitched(std::shared_ptr<SourceManager> sources, bg::Bond
     j.dissipative = e.fsm->dissipative;
     for (const bg::FsmTransition &t : e.fsm->transitions)
       j.transitions.push_back(
-          {t.from, t.to, guardNode(t.guard, ops), sourceText(*impl->sources, t.range)});
+          {t.from, t.to, guardNode(t.guard, ops),
+           t.text.empty() ? sourceText(*impl->sources, t.range) : t.text});
     junctions.push_back(std::move(j));
     impl->junctionElements.push_back(i);
   }

@@ -118,6 +118,7 @@ private:
   std::map<const ast::Model *, Scope> scopes_;
   std::vector<const ast::Model *> stack_; ///< components being expanded
   ast::Model *out_ = nullptr;
+  std::vector<ast::InstanceInfo> instances_;
   bool failed_ = false;
   /// The local names of the constitutive law being rewritten (`q` in a C's
   /// `e = ...`): the law's own, never the component's.
@@ -544,6 +545,7 @@ void Flattener::expand(const ast::Model &m, const Frame &frame,
     inner.chain.push_back(&in);
     const ast::Model &body = bodyOf(comp, inner);
     inner.scope = &scopeOf(body);
+    instances_.push_back({p + in.name, comp.name, in.nameRange, comp.range});
     std::map<std::string, const ast::Expr *> given;
     for (const ast::ElementArg &a : in.args) {
       bool found = false;
@@ -591,6 +593,7 @@ std::unique_ptr<ast::File> Flattener::run(const ast::File &file,
   }
   auto flat = std::make_unique<ast::File>();
   flat->fileId = file.fileId;
+  flat->flattened = true;
   // Sema reports a file without a model, or with several.
   for (const std::unique_ptr<ast::Model> &m : file.models) {
     if (m->component)
@@ -622,6 +625,8 @@ std::unique_ptr<ast::File> Flattener::run(const ast::File &file,
       top.scope = &scopeOf(*m);
     }
     flat->models.push_back(std::move(out));
+    flat->instances = std::move(instances_);
+    instances_.clear();
   }
   // The components' own declarations are checked in every instance; a
   // component never instantiated is still checked for what flattening

@@ -517,6 +517,7 @@ std::unique_ptr<ast::Model> unroll(const ast::Model &m, ParameterFn params, Repo
   out->nameRange = m.nameRange;
   out->component = m.component;
   out->keywordRange = m.keywordRange;
+  out->range = m.range;
   Unroller u(params, report, maxDeclarations);
   if (!u.body(m, *out, true))
     return nullptr;

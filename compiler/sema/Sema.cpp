@@ -192,6 +192,7 @@ private:
   std::vector<std::string> valueNames_; ///< parameters, signals, `time`
   std::vector<int> signalIntegrals_;    ///< integrals created per signal
   const ast::Model *model_ = nullptr;
+  bool flattened_ = false; ///< ast::File::flattened
   /// The symbols of `activeState(j.s)` by (junction, state), and of
   /// `stateIndex(j)` by (junction, UINT32_MAX); their junctions are marked
   /// observed once their state machines are built.
@@ -222,6 +223,7 @@ std::optional<BondGraph> Analyzer::run(const ast::File &file) {
   }
   const ast::Model &m = *file.models[0];
   model_ = &m;
+  flattened_ = file.flattened;
   g_.modelName = m.name;
 
   // 1. Names. Declaration order across kinds is by source position so that
@@ -713,7 +715,12 @@ std::optional<Fsm> Analyzer::lowerFsm(const ast::Junction &j) {
       ok = false;
       continue;
     }
-    fsm.transitions.push_back({std::uint32_t(from), std::uint32_t(to), std::move(guard), t.range});
+    // Inside an instance or a loop the source's names are not the model's.
+    std::string text;
+    if (flattened_ && j.name.find_first_of(".[") != std::string::npos)
+      text = t.from + " -> " + t.to + " when " + ast::print(*t.guard);
+    fsm.transitions.push_back(
+        {std::uint32_t(from), std::uint32_t(to), std::move(guard), t.range, std::move(text)});
   }
   if (!ok)
     return std::nullopt;

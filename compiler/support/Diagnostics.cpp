@@ -106,10 +106,19 @@ std::string DiagnosticEngine::renderOne(const Diagnostic &d) const {
   return out;
 }
 
+Diagnostic DiagnosticEngine::make(DiagKind kind, SourceRange range,
+                                  std::initializer_list<DiagArg> args) {
+  const KindInfo &info = kKinds[static_cast<int>(kind)];
+  return Diagnostic{kind, info.severity, range, formatMessage(info.format, args), {}};
+}
+
 std::string DiagnosticEngine::render(const Diagnostic &d) const {
   std::string out = renderOne(d);
   for (const Diagnostic &n : d.notes)
     out += renderOne(n);
+  if (context_)
+    for (const Diagnostic &n : context_(d))
+      out += renderOne(n);
   return out;
 }
 

@@ -88,6 +88,7 @@ std::unique_ptr<ast::File> AstBuilder::build(P::FileContext *ctx) {
       m->nameRange = range(c->name->getStart());
       m->component = true;
       m->keywordRange = range(c->kw);
+      m->range = range(c);
       for (P::DeclarationContext *d : c->declaration())
         declaration(d, *m);
       file->models.push_back(std::move(m));

@@ -214,3 +214,124 @@ std::string dump(const File &file) {
 }
 
 } // namespace hbg::ast
+
+namespace hbg::ast {
+
+namespace {
+
+/// How tightly an expression binds: 1 `+ -`, 2 `* /`, 3 unary, 4 `^`,
+/// 5 everything that needs no parentheses; `if` binds loosest (0).
+int precedence(const Expr &e) {
+  switch (e.kind) {
+  case ExprKind::Binary:
+    return e.op == '+' || e.op == '-' ? 1 : e.op == '^' ? 4 : 2;
+  case ExprKind::Unary:
+    return 3;
+  case ExprKind::If:
+    return 0;
+  default:
+    return 5;
+  }
+}
+
+std::string numberText(double v) {
+  char buf[32];
+  auto result = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, result.ptr);
+}
+
+void print(const Guard &g, std::string &out, bool group);
+
+/// Recursive on purpose: it prints guards of transitions, whose nesting
+/// the parser has bounded (kMaxNesting).
+void print(const Expr &e, std::string &out) {
+  auto operand = [&](const Expr &o, bool paren) {
+    if (paren)
+      out += '(';
+    print(o, out);
+    if (paren)
+      out += ')';
+  };
+  switch (e.kind) {
+  case ExprKind::Number: out += numberText(e.number); break;
+  case ExprKind::Name: out += e.name; break;
+  case ExprKind::Member: out += e.name + "." + e.member; break;
+  case ExprKind::String: out += "\"" + e.name + "\""; break;
+  case ExprKind::Unary:
+    out += e.op;
+    operand(*e.operands[0], precedence(*e.operands[0]) < 3);
+    break;
+  case ExprKind::Binary: {
+    int p = precedence(e);
+    // Left-associative but `^`: a right operand of equal binding needs
+    // parentheses (`a - (b - c)`), a left one of `^` too.
+    bool right = e.op == '^';
+    operand(*e.operands[0], precedence(*e.operands[0]) < p || (right && precedence(*e.operands[0]) == p));
+    out += e.op == '^' ? "^" : std::string(" ") + e.op + " ";
+    operand(*e.operands[1], precedence(*e.operands[1]) < p || (!right && precedence(*e.operands[1]) == p));
+    break;
+  }
+  case ExprKind::Call:
+  case ExprKind::Array:
+    out += e.kind == ExprKind::Call ? e.name + "(" : "[";
+    for (std::size_t i = 0; i < e.operands.size(); ++i) {
+      out += i ? ", " : "";
+      print(*e.operands[i], out);
+    }
+    out += e.kind == ExprKind::Call ? ")" : "]";
+    break;
+  case ExprKind::If:
+    out += "if ";
+    print(*e.condition, out, false);
+    out += " then ";
+    print(*e.operands[0], out);
+    out += " else ";
+    print(*e.operands[1], out);
+    break;
+  }
+}
+
+void print(const Guard &g, std::string &out, bool group) {
+  switch (g.kind) {
+  case GuardKind::Compare:
+    // Guards' comparisons are parenthesised and marked; an `if`'s are not.
+    out += g.mark ? "(" : "";
+    print(*g.lhs, out);
+    out += std::string(" ") + compareOpText(g.op) + " ";
+    print(*g.rhs, out);
+    if (g.mark)
+      out += std::string(")") + g.mark;
+    return;
+  case GuardKind::Not:
+    out += "not ";
+    print(*g.children[0], out, true);
+    return;
+  case GuardKind::And:
+  case GuardKind::Or:
+    out += group ? "(" : "";
+    for (std::size_t i = 0; i < g.children.size(); ++i) {
+      out += i ? (g.kind == GuardKind::And ? " and " : " or ") : "";
+      // `and` binds tighter than `or`: only an `or` inside an `and` needs
+      // parentheses.
+      print(*g.children[i], out, g.kind == GuardKind::And && g.children[i]->kind == GuardKind::Or);
+    }
+    out += group ? ")" : "";
+    return;
+  }
+}
+
+} // namespace
+
+std::string print(const Expr &e) {
+  std::string out;
+  print(e, out);
+  return out;
+}
+
+std::string print(const Guard &g) {
+  std::string out;
+  print(g, out, false);
+  return out;
+}
+
+} // namespace hbg::ast

@@ -212,7 +212,10 @@ model Branches {
   REQUIRE(r.events.size() == 4);
   for (std::size_t k = 0; k < 4; ++k) {
     CHECK(r.events[k].time == doctest::Approx(0.5 * (k + 1)));
-    CHECK(r.events[k].transitions[0].find("branch[" + std::to_string(k + 1) + "]: closed -> open") == 0);
+    // The event log names what the model has: the loop's values, not `i`.
+    std::string b = "branch[" + std::to_string(k + 1) + "]";
+    CHECK(r.events[k].transitions[0] == b + ": closed -> open when (time >= " + std::to_string(k + 1) +
+                                            " / 2)+ and (" + b + ".f > 0)-");
   }
   const std::vector<double> &t = r.at("time");
   for (std::size_t k = 0; k + 1 < t.size(); ++k) {

@@ -294,6 +294,8 @@ model Belt {
     CHECK(r.events[2 * n].modes.back() == "fr.slip=forward");
     CHECK(r.events[2 * n + 1].modes.back() == "fr.slip=stuck");
   }
+  // The event log names the instance's junction and its variables.
+  CHECK(r.events[0].transitions[0] == "fr.slip: stuck -> forward when (fr.j.e > fr.Fs)+");
   const std::vector<double> &t = r.at("time"), &x = r.at("x"), &f = r.at("f");
   for (std::size_t i = 0; i < t.size(); ++i) {
     double since = t[i] - 0.5;

@@ -43,6 +43,10 @@ struct FsmTransition {
   std::uint32_t from = 0, to = 0;
   Guard guard;
   SourceRange range;
+  /// `from -> to when guard` with the model's names, for a transition
+  /// written inside a component or a loop (`when (d1.a.e > d1.Vf)+`),
+  /// where the source text has the component's; empty otherwise.
+  std::string text;
 };
 
 /// The finite state machine of a switched junction: ON states behave as the

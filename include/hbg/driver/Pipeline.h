@@ -50,6 +50,11 @@ struct PipelineOptions {
   std::map<std::string, double> parameters;
 };
 
+/// Notes naming the instances around a diagnostic inside a component
+/// (`in `d1`, an instance of `IdealDiode` declared here`), found from the
+/// component the line is in and the instance paths the message quotes.
+DiagnosticEngine::ContextFn instanceContext(const std::vector<ast::InstanceInfo> &instances);
+
 /// Reports why `bg::parseMode` refused a mode's text.
 void reportModeError(const bg::BondGraph &g, const bg::ModeError &err, DiagnosticEngine &diags);
 

@@ -16,6 +16,7 @@
 
 #include "hbg/support/Source.h"
 
+#include <functional>
 #include <initializer_list>
 #include <stdexcept>
 #include <string>
@@ -81,11 +82,20 @@ public:
   /// Stops accepting errors after this many (the rest are counted, not kept).
   void setErrorLimit(std::size_t n) { limit_ = n; }
 
+  /// Notes that say where a diagnostic stands, rendered after its own: the
+  /// instances around a line inside a component (set once flattening knows
+  /// them). Called on every diagnostic rendered.
+  using ContextFn = std::function<std::vector<Diagnostic>(const Diagnostic &)>;
+  void setContext(ContextFn fn) { context_ = std::move(fn); }
+  /// A diagnostic of `kind` at `range`, not reported (for ContextFn).
+  static Diagnostic make(DiagKind kind, SourceRange range, std::initializer_list<DiagArg> args = {});
+
 private:
   std::string renderOne(const Diagnostic &d) const;
   const SourceManager &sm_;
   std::vector<Diagnostic> diags_;
   std::size_t errors_ = 0, limit_ = 50;
+  ContextFn context_;
 };
 
 /// A bug in hbg itself, distinct from errors in the user's model.

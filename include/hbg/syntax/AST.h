@@ -262,6 +262,17 @@ struct Model {
   std::vector<Port> ports;
   std::vector<Instance> instances;
   std::vector<For> loops;
+  /// A component: its whole declaration, `component` to `}`.
+  SourceRange range;
+};
+
+/// An instance of a component in a flattened model, for messages about
+/// lines inside the component: which instance, of what, declared where.
+struct InstanceInfo {
+  std::string path; ///< `outer.inner`
+  std::string type;
+  SourceRange declared; ///< the instance's name in its declaration
+  SourceRange body;     ///< the component's declaration (Model::range)
 };
 
 /// `import name;` or `import "path";`.
@@ -278,6 +289,11 @@ struct File {
   std::vector<std::unique_ptr<Model>> models; ///< models and components, in order
   /// Some name has an index or some body a `for` loop.
   bool indexed = false;
+  /// Set by flattening: every instance expanded, outer ones first.
+  std::vector<InstanceInfo> instances;
+  /// Made by flattening: names inside instances and loops differ from
+  /// the source text's.
+  bool flattened = false;
 };
 
 /// Called on each node of a copy, with the node it copies, once its own
@@ -292,6 +308,11 @@ ExprPtr copy(const Expr &e, CopyVisitor visit);
 GuardPtr copy(const Guard &g, CopyVisitor visit);
 /// A switched junction's state machine, its guards copied with `visit`.
 std::unique_ptr<Fsm> copy(const Fsm &fsm, CopyVisitor visit);
+
+/// An expression or guard as source text, parenthesised where it must be:
+/// `2 * (a.e - b)`, `(x <= 0)+ and not (v > 0)-`.
+std::string print(const Expr &e);
+std::string print(const Guard &g);
 
 /// Prints the AST as an indented tree (`hbgc run --emit=ast`).
 std::string dump(const File &file);
