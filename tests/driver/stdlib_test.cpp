@@ -614,6 +614,35 @@ model Levels {
   CHECK(closed.at("q").back() == 0);
 }
 
+TEST_CASE("stdlib hydraulic: a cylinder pushes a ram against a spring") {
+  // A pressure P on piston area A is a force A P on the ram (m, spring k):
+  // x = (A P / k) (1 - cos(w t)), w = sqrt(k / m); the cylinder draws
+  // Q = A v.
+  hbg::Result r = run(R"(
+import hydraulic;
+import mechanical;
+model Ram {
+    Reservoir sump;
+    PressureSource supply(P = 2e5);
+    Cylinder cyl(A = 0.01);
+    Mass ram(m = 50);
+    Spring spring(k = 5e4);
+    Fixed frame;
+    bond sump.a -> supply.n;  bond supply.p -> cyl.a;
+    bond cyl.rod -> ram.a;  bond ram.a -> spring.a;  bond spring.b -> frame.a;
+    output x = spring.x, q = supply.q, f = cyl.f;
+}
+)",
+                      0.5, 0.01);
+  const double w = std::sqrt(5e4 / 50), X = 0.01 * 2e5 / 5e4;
+  for (std::size_t k = 0; k < r.at("time").size(); ++k) {
+    double t = r.at("time")[k];
+    CHECK(r.at("x")[k] == doctest::Approx(X * (1 - std::cos(w * t))).epsilon(1e-8).scale(X));
+    CHECK(r.at("q")[k] == doctest::Approx(0.01 * X * w * std::sin(w * t)).epsilon(1e-8).scale(1e-3));
+    CHECK(r.at("f")[k] == doctest::Approx(2000));
+  }
+}
+
 TEST_CASE("imports: by path, through the library path, each file once, cycles and models") {
   Scratch s;
   s.write("parts/springs.hbg", R"(

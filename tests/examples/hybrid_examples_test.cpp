@@ -6,7 +6,9 @@
 #include "hbg/hbg.h"
 #include "TestMethod.h"
 
+#include <Eigen/Dense>
 #include <doctest/doctest.h>
+#include <unsupported/Eigen/MatrixFunctions>
 
 #include <algorithm>
 #include <cmath>
@@ -913,4 +915,71 @@ TEST_CASE("a bridge of leaky diodes gives the same results in every order of dec
   // The line currents of a star without neutral sum to zero.
   for (std::size_t k = 0; k < t.size(); ++k)
     CHECK(std::abs(r.at("ia")[k] + r.at("ib")[k] + r.at("ic")[k]) < 1e-9);
+}
+
+TEST_CASE("hydraulic_press: two domains, seven components, against the piecewise exact solution") {
+  // The phases of examples/hydraulic_press.hbg, each linear in
+  // y = (V, P, x): the tank's volume, the ram's momentum, the spring's
+  // compression. [y(t); 1] = exp(Z t) [y0; 1] with Z = [M b; 0 0].
+  const double Q = 2e-3, tStop = 12, Ch = 0.002 / (1000 * 9.81), A = 0.02, m = 100, k = 2e4,
+               R = 5e7, pOpen = 5e4, pClose = 4e4;
+  auto phase = [&](bool open, double q) {
+    Eigen::Matrix4d Z = Eigen::Matrix4d::Zero();
+    Z(0, 1) = -A / m;
+    Z(0, 0) = open ? -1 / (Ch * R) : 0;
+    Z(0, 3) = q;
+    Z(1, 0) = A / Ch;
+    Z(1, 2) = -k;
+    Z(2, 1) = 1 / m;
+    return Z;
+  };
+  auto at = [](const Eigen::Matrix4d &Z, const Eigen::Vector4d &y0, double t) -> Eigen::Vector4d {
+    Eigen::Matrix4d E = (Z * t).exp();
+    return E * y0;
+  };
+  // The first time after t0 at which the pressure crosses `level`.
+  auto crossing = [&](const Eigen::Matrix4d &Z, const Eigen::Vector4d &y0, double level) {
+    auto f = [&](double t) { return at(Z, y0, t)(0) / Ch - level; };
+    double a = 0;
+    for (double b = 1e-3;; b += 1e-3) {
+      REQUIRE(b < 100);
+      if ((f(b) < 0) != (f(a) < 0))
+        return bisect(f, a, b);
+      a = b;
+    }
+  };
+  Eigen::Vector4d y0(0, 0, 0, 1);
+  Eigen::Matrix4d Z1 = phase(false, Q), Z2 = phase(true, Q), Z3 = phase(true, 0), Z4 = phase(false, 0);
+  double t1 = crossing(Z1, y0, pOpen);
+  Eigen::Vector4d y1 = at(Z1, y0, t1), y2 = at(Z2, y1, tStop - t1);
+  double t2 = tStop + crossing(Z3, y2, pClose);
+  Eigen::Vector4d y3 = at(Z3, y2, t2 - tStop);
+  auto exact = [&](double t) -> Eigen::Vector4d {
+    if (t < t1)
+      return at(Z1, y0, t);
+    if (t < tStop)
+      return at(Z2, y1, t - t1);
+    if (t < t2)
+      return at(Z3, y2, t - tStop);
+    return at(Z4, y3, t - t2);
+  };
+
+  hbg::Result r = simulate("hydraulic_press.hbg", tight(20, 0.05));
+  REQUIRE(r.events.size() == 3);
+  CHECK(r.events[0].time == doctest::Approx(t1).epsilon(1e-9));
+  CHECK(r.events[0].modes.back() == "relief.j=open");
+  CHECK(r.events[1].time == tStop);
+  CHECK(r.events[2].time == doctest::Approx(t2).epsilon(1e-9));
+  CHECK(r.events[2].modes.back() == "relief.j=closed");
+  const std::vector<double> &t = r.at("time");
+  for (std::size_t i = 0; i + 1 < t.size(); ++i) {
+    if (t[i + 1] == t[i])
+      continue; // before an event
+    Eigen::Vector4d y = exact(t[i]);
+    CHECK(r.at("p")[i] == doctest::Approx(y(0) / Ch).epsilon(1e-7).scale(1e5));
+    CHECK(r.at("x")[i] == doctest::Approx(y(2)).epsilon(1e-7).scale(0.1));
+    CHECK(r.at("v")[i] == doctest::Approx(y(1) / m).epsilon(1e-7).scale(0.02));
+    bool open = t[i] >= r.events[0].time && t[i] < r.events[2].time;
+    CHECK(r.at("relief_q")[i] == doctest::Approx(open ? y(0) / Ch / R : 0).epsilon(1e-7).scale(1e-3));
+  }
 }
