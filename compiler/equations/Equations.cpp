@@ -13,7 +13,9 @@
 #include "Loops.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -396,6 +398,10 @@ private:
   void tearDependentStorage();
   void tearInvertedLaws();
   void bindDependentStates();
+  /// Whether `e`, of parameters only, is 0 with every parameter at its
+  /// default (nothing when it reads anything else).
+  std::optional<bool> zeroAtDefaults(sym::ExprId e);
+  std::vector<double> defaults_;
   bool closeDependentStorage(const std::vector<sym::ExprId> &derivatives);
   /// Fills EquationSystem::guardImpulse from the resolved guard sides.
   void guardImpulses();
@@ -611,13 +617,34 @@ void Builder::guardImpulses() {
     }
 }
 
+std::optional<bool> Builder::zeroAtDefaults(sym::ExprId e) {
+  if (!ctx_.isParametric(e))
+    return std::nullopt;
+  if (defaults_.empty()) {
+    defaults_.resize(sys_.parameters.size());
+    for (std::uint32_t i : sys_.parameterOrder()) {
+      defaults_[i] = ctx_.evaluate(sys_.parameters[i].defaultValue, [&](sym::SymbolId s) {
+        std::uint32_t slot = ctx_.symbol(s).slot;
+        return slot < defaults_.size() ? defaults_[slot] : std::nan("");
+      });
+    }
+  }
+  double v = ctx_.evaluate(e, [&](sym::SymbolId s) {
+    std::uint32_t slot = ctx_.symbol(s).slot;
+    return slot < defaults_.size() ? defaults_[slot] : std::nan(""); // held values: unknown
+  });
+  return v == 0;
+}
+
 void Builder::bindDependentStates() {
   for (Dependent &d : dependent_) {
     const Element &e = g_.element(d.element);
     // The imposed port variable: C takes the bond effort, I the port flow.
     d.input = e.kind == ElementKind::C ? r_.effort(d.bond)
                                         : r_.sign(d.bond, d.element, r_.flow(d.bond));
-    if (e.initialRange.valid() && !(ctx_.isConst(e.initial, 0)))
+    // A written 0 says nothing the dependent state contradicts worth a
+    // warning; nor does a component's `p0 = L * i0` left at i0 = 0.
+    if (e.initialRange.valid() && !(ctx_.isConst(e.initial, 0)) && zeroAtDefaults(e.initial) != true)
       diags_.report(DiagKind::IgnoredInitialValue, e.initialRange,
                     {e.kind == ElementKind::C ? "q0" : "p0", e.name});
     if (d.stored.valid()) {

@@ -132,7 +132,8 @@ model Circuit {
 }
 
 TEST_CASE("components: an ideal diode with its own switched junction") {
-  // examples/rectifier.hbg with the diode a component whose guards read
+  // examples/rectifier.hbg (built from stdlib) with a diode written here,
+  // a component whose guards read
   // only its own junctions: the same switching and trajectory, and the
   // closed form v = V sin(w t) - Vd while it conducts.
   std::string text = R"(

@@ -134,12 +134,12 @@ TEST_CASE("collision_elastic: restitution 0.6 gives v1 = 0.2, v2 = 0.8; the bodi
   REQUIRE(r.events.size() == 1);
   const hbg::Event &ev = r.events[0];
   CHECK(ev.time == doctest::Approx(0.2).epsilon(1e-12));
-  std::size_t p1 = stateIndex(r, "bullet.p"), p2 = stateIndex(r, "wood.p");
+  std::size_t p1 = stateIndex(r, "bullet.body.p"), p2 = stateIndex(r, "wood.body.p");
   CHECK(std::abs(ev.after[p1] - 0.2) < 1e-13);
   CHECK(std::abs(ev.after[p2] - 0.8) < 1e-13);
   CHECK(std::abs(ev.after[p1] + ev.after[p2] - 1) < 1e-13);
   // On, then off again in the same instant.
-  CHECK(ev.modes.back() == "contact=off");
+  CHECK(ev.modes.back() == "contact.touch=apart");
   CHECK(r.at("v1").back() == doctest::Approx(0.2).epsilon(1e-12));
   CHECK(r.at("v2").back() == doctest::Approx(0.8).epsilon(1e-12));
   // Separating: x2 - x1 = 0.6 (t - 0.2).
@@ -247,7 +247,7 @@ TEST_CASE("rectifier: piecewise closed form and switching times") {
   }
   std::vector<double> gotOn, gotOff;
   for (const hbg::Event &ev : r.events)
-    (ev.modes.back() == "diode=conducting" ? gotOn : gotOff).push_back(ev.time);
+    (ev.modes.back() == "diode.j=conducting" ? gotOn : gotOff).push_back(ev.time);
   REQUIRE(gotOn.size() >= 3);
   REQUIRE(gotOff.size() >= 3);
   for (int k = 0; k < 3; ++k) {
@@ -631,21 +631,21 @@ TEST_CASE("boost: a self-contained diode, every switching instant, output Vin / 
     sim.setParameter("D", D);
     hbg::Result r = sim.run();
     REQUIRE_MESSAGE(r.ok(), r.error);
-    // The switch closes at (k - D/2) / fs (at 0 for k = 0) and opens at
-    // (k + D/2) / fs: every one of these instants is an event, and no
-    // other event switches it.
+    // The switch closes at k / fs and opens at (k + D) / fs: every one of
+    // these instants is an event, and no other event switches it.
     std::vector<double> expected;
     for (int k = 0; k <= static_cast<int>(tEnd * fs); ++k) {
-      double close = std::max(0.0, (k - D / 2) / fs), open = (k + D / 2) / fs;
-      if (close < tEnd)
+      double close = k / fs, open = (k + D) / fs;
+      // Events at the end time happen too.
+      if (close <= tEnd)
         expected.push_back(close);
-      if (open < tEnd)
+      if (open <= tEnd)
         expected.push_back(open);
     }
     std::vector<double> switching;
     for (const hbg::Event &ev : r.events)
       if (std::any_of(ev.transitions.begin(), ev.transitions.end(),
-                      [](const std::string &t) { return t.rfind("switch:", 0) == 0; }))
+                      [](const std::string &t) { return t.rfind("switch.j:", 0) == 0; }))
         switching.push_back(ev.time);
     REQUIRE(switching.size() == expected.size());
     for (std::size_t n = 0; n < expected.size(); ++n)
@@ -654,7 +654,7 @@ TEST_CASE("boost: a self-contained diode, every switching instant, output Vin / 
     // diode takes over or lets go in the same instant. (While the output
     // charges, the coil's current falls to zero in some periods and the
     // diode blocks there: its rounding-level rest, 1e-17 V s, is reset.)
-    std::size_t q = stateIndex(r, "cap.q"), p = stateIndex(r, "coil.p");
+    std::size_t q = stateIndex(r, "cap.c.q"), p = stateIndex(r, "coil.l.p");
     for (const hbg::Event &ev : r.events) {
       CHECK(ev.after[q] == ev.before[q]);
       CHECK(std::abs(ev.after[p] - ev.before[p]) < 1e-15);
