@@ -256,7 +256,7 @@ TEST_CASE("the Rosenbrock method through events: the bouncing ball's impacts") {
   const double g = 9.81, h0 = 1, e = 0.8, v0 = std::sqrt(2 * g * h0), t1 = v0 / g;
   std::vector<double> impacts;
   for (const hbg::Event &ev : r.events)
-    if (std::find(ev.modes.begin(), ev.modes.end(), "floor=impact") != ev.modes.end())
+    if (std::find(ev.modes.begin(), ev.modes.end(), "floor.touch=impact") != ev.modes.end())
       impacts.push_back(ev.time);
   REQUIRE(impacts.size() >= 5);
   double tk = t1;

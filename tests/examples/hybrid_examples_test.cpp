@@ -163,9 +163,9 @@ TEST_CASE("bouncing_ball: impact times, rest at t1 (1 + e) / (1 - e), finitely m
   std::vector<double> impacts;
   double rest = -1;
   for (const hbg::Event &ev : r.events) {
-    if (std::find(ev.modes.begin(), ev.modes.end(), "floor=impact") != ev.modes.end())
+    if (std::find(ev.modes.begin(), ev.modes.end(), "floor.touch=impact") != ev.modes.end())
       impacts.push_back(ev.time);
-    if (ev.modes.back() == "floor=resting")
+    if (ev.modes.back() == "floor.touch=resting")
       rest = ev.time;
   }
   REQUIRE(impacts.size() >= 10);
@@ -176,12 +176,12 @@ TEST_CASE("bouncing_ball: impact times, rest at t1 (1 + e) / (1 - e), finitely m
   }
   CHECK(std::abs(rest - t1 * (1 + e) / (1 - e)) < 1e-6);
   CHECK(r.events.size() < 200);
-  CHECK(r.events.back().modes.back() == "floor=resting");
+  CHECK(r.events.back().modes.back() == "floor.touch=resting");
   // On the floor, at rest, to the end.
   CHECK(std::abs(r.at("h").back()) < 1e-9);
   CHECK(r.at("v").back() == 0);
   // Each bounce leaves at e times the arrival speed.
-  std::size_t p = stateIndex(r, "ball.p");
+  std::size_t p = stateIndex(r, "ball.body.p");
   const hbg::Event &first = r.events[0];
   CHECK(first.after[p] == doctest::Approx(-e * first.before[p]).epsilon(1e-12));
   // flying -> impact (real: remapped there) -> flying.
