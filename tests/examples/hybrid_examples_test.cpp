@@ -631,15 +631,15 @@ TEST_CASE("boost: a self-contained diode, every switching instant, output Vin / 
     sim.setParameter("D", D);
     hbg::Result r = sim.run();
     REQUIRE_MESSAGE(r.ok(), r.error);
-    // The switch closes at k / fs and opens at (k + D) / fs: every one of
-    // these instants is an event, and no other event switches it.
+    // The switch closes at (k - D/2) / fs (at 0 for k = 0) and opens at
+    // (k + D/2) / fs: every one of these instants is an event, and no
+    // other event switches it.
     std::vector<double> expected;
     for (int k = 0; k <= static_cast<int>(tEnd * fs); ++k) {
-      double close = k / fs, open = (k + D) / fs;
-      // Events at the end time happen too.
-      if (close <= tEnd)
+      double close = std::max(0.0, (k - D / 2) / fs), open = (k + D / 2) / fs;
+      if (close < tEnd)
         expected.push_back(close);
-      if (open <= tEnd)
+      if (open < tEnd)
         expected.push_back(open);
     }
     std::vector<double> switching;
