@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -113,7 +112,7 @@ private:
   /// Parameters computed while building, by flat name, and those being
   /// computed (a cycle).
   std::map<std::string, double> structural_;
-  std::set<std::string> computing_;
+  std::vector<std::string> computing_;
   std::map<std::string, const ast::Model *> components_;
   std::map<const ast::Model *, Scope> scopes_;
   std::vector<const ast::Model *> stack_; ///< components being expanded
@@ -254,11 +253,15 @@ Lookup Flattener::parameter(const std::vector<const ast::Instance *> &chain, std
     out = known->second;
     return Lookup::Value;
   }
-  if (!computing_.insert(key).second) {
-    report(DiagKind::ParameterCycle, param->nameRange, {key, "`" + key + "` -> ... -> `" + key + "`"},
-           frame);
+  auto cycle = std::find(computing_.begin(), computing_.end(), key);
+  if (cycle != computing_.end()) {
+    std::string path;
+    for (auto it = cycle; it != computing_.end(); ++it)
+      path += "`" + *it + "` -> ";
+    report(DiagKind::ParameterCycle, param->nameRange, {key, path + "`" + key + "`"}, frame);
     return Lookup::Failed;
   }
+  computing_.push_back(key);
   // The command line's value, else the instance's, else the default.
   auto reportIn = [&](std::size_t d) {
     return [this, &chain, d](DiagKind kind, SourceRange range, std::initializer_list<DiagArg> args) {
@@ -290,7 +293,7 @@ Lookup Flattener::parameter(const std::vector<const ast::Instance *> &chain, std
                   [&](const std::string &n, double &v) { return parameter(chain, depth, n, v); },
                   rep, ("the value of `" + key + "`").c_str(), out);
   }
-  computing_.erase(key);
+  computing_.pop_back();
   if (!ok)
     return Lookup::Failed;
   structural_[key] = out;

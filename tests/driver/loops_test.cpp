@@ -274,4 +274,7 @@ model Grid {
             .find("a port cannot be declared inside a `for` loop") != std::string::npos);
   CHECK(compileError(model1("    for i in 0.5:n { R r[i](1); }\n"))
             .find("a loop bound must be an integer, not 0.5") != std::string::npos);
+  CHECK(compileError("model M {\n    parameter N = K + 1;\n    parameter K = N - 1;\n"
+                     "    for i in 1:N { 0 j[i]; }\n}\n")
+            .find("parameter `N` depends on itself: `N` -> `K` -> `N`") != std::string::npos);
 }
