@@ -26,7 +26,8 @@ std::string ownDirectory() {
 
 Backend *load() {
   // In order: HBG_LLVM_BACKEND; next to the binary, or in ../lib/hbg from
-  // it (an installation); where the build tree puts it.
+  // it (an installation); where the build tree puts it; where the
+  // installation puts it (a program embedding an installed hbg).
   std::vector<std::string> candidates;
   if (const char *env = std::getenv("HBG_LLVM_BACKEND"); env && *env)
     candidates.push_back(env);
@@ -38,6 +39,9 @@ Backend *load() {
     }
 #ifdef HBG_LLVM_BACKEND_BUILD_PATH
     candidates.push_back(HBG_LLVM_BACKEND_BUILD_PATH);
+#endif
+#ifdef HBG_LLVM_BACKEND_INSTALL_PATH
+    candidates.push_back(HBG_LLVM_BACKEND_INSTALL_PATH);
 #endif
   }
   std::string why;

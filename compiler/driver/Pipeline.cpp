@@ -100,7 +100,24 @@ std::vector<std::string> libraryDirs(const std::vector<std::string> &libPath) {
       start = colon + 1;
     }
   }
-  dirs.push_back(HBG_STDLIB_DIR);
+  // The standard library: next to the running program's installation
+  // (bin/../share/hbg/stdlib), else the source tree's, else the
+  // installation's path (a program embedding an installed hbg).
+  std::error_code ec;
+  std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  std::vector<std::string> stdlib;
+  if (!ec)
+    stdlib.push_back((exe.parent_path() / ".." / "share" / "hbg" / "stdlib").string());
+  stdlib.push_back(HBG_STDLIB_DIR);
+#ifdef HBG_STDLIB_INSTALL_DIR
+  stdlib.push_back(HBG_STDLIB_INSTALL_DIR);
+#endif
+  for (const std::string &dir : stdlib)
+    if (std::filesystem::is_directory(dir, ec)) {
+      dirs.push_back(dir);
+      return dirs;
+    }
+  dirs.push_back(HBG_STDLIB_DIR); // named in "not found" messages
   return dirs;
 }
 
