@@ -61,11 +61,10 @@ public:
       : params_(params), report_(report), max_(max) {}
 
   bool body(const ast::Model &from, ast::Model &to, bool top);
-  bool failed() const { return failed_; }
 
 private:
   /// `tmpl` with each `[...]` filled from `indices`.
-  std::string name(const std::string &tmpl, const ast::Indices &indices, SourceRange range);
+  std::string name(const std::string &tmpl, const ast::Indices &indices);
   /// Loop variables become numbers, indexed names get their values.
   void visit(ast::Expr &copy, const ast::Expr &original);
   ast::ExprPtr clone(const ast::Expr &e);
@@ -78,8 +77,7 @@ private:
   bool failed_ = false;
 };
 
-std::string Unroller::name(const std::string &tmpl, const ast::Indices &indices,
-                           SourceRange range) {
+std::string Unroller::name(const std::string &tmpl, const ast::Indices &indices) {
   if (indices.empty())
     return tmpl;
   std::string out;
@@ -109,13 +107,12 @@ std::string Unroller::name(const std::string &tmpl, const ast::Indices &indices,
       out += ',';
     }
   }
-  (void)range;
   return out;
 }
 
 void Unroller::visit(ast::Expr &c, const ast::Expr &e) {
   if ((e.kind == ast::ExprKind::Name || e.kind == ast::ExprKind::Member) && !e.indices.empty())
-    c.name = name(e.name, e.indices, e.nameRange);
+    c.name = name(e.name, e.indices);
   else if (e.kind == ast::ExprKind::Name)
     if (const double *v = findVar(vars_, e.name)) {
       c.kind = ast::ExprKind::Number;
@@ -158,7 +155,7 @@ bool Unroller::body(const ast::Model &from, ast::Model &to, bool top) {
       ast::Port q;
       q.name = p.name;
       q.nameRange = p.nameRange;
-      q.target = name(p.target, p.targetIndices, p.targetRange);
+      q.target = name(p.target, p.targetIndices);
       q.targetRange = p.targetRange;
       to.ports.push_back(std::move(q));
     }
@@ -250,7 +247,7 @@ bool Unroller::body(const ast::Model &from, ast::Model &to, bool top) {
     ast::Element e;
     e.kind = x.kind;
     e.kindRange = x.kindRange;
-    e.name = name(x.name, x.nameIndices, x.nameRange);
+    e.name = name(x.name, x.nameIndices);
     e.nameRange = x.nameRange;
     e.argsRange = x.argsRange;
     e.args = args(x.args);
@@ -265,7 +262,7 @@ bool Unroller::body(const ast::Model &from, ast::Model &to, bool top) {
     ast::Junction j;
     j.kind = x.kind;
     j.kindRange = x.kindRange;
-    j.name = name(x.name, x.nameIndices, x.nameRange);
+    j.name = name(x.name, x.nameIndices);
     j.nameRange = x.nameRange;
     j.switched = x.switched;
     j.switchedRange = x.switchedRange;
@@ -279,10 +276,10 @@ bool Unroller::body(const ast::Model &from, ast::Model &to, bool top) {
     if (!top && !count(x.range))
       return false;
     ast::Bond b;
-    b.name = name(x.name, x.nameIndices, x.nameRange);
+    b.name = name(x.name, x.nameIndices);
     b.nameRange = x.nameRange;
-    b.from = name(x.from, x.fromIndices, x.fromRange);
-    b.to = name(x.to, x.toIndices, x.toRange);
+    b.from = name(x.from, x.fromIndices);
+    b.to = name(x.to, x.toIndices);
     b.fromRange = x.fromRange;
     b.toRange = x.toRange;
     b.range = x.range;
@@ -293,7 +290,7 @@ bool Unroller::body(const ast::Model &from, ast::Model &to, bool top) {
     if (!top && !count(x.nameRange))
       return false;
     ast::Signal sg;
-    sg.name = name(x.name, x.nameIndices, x.nameRange);
+    sg.name = name(x.name, x.nameIndices);
     sg.nameRange = x.nameRange;
     sg.value = clone(*x.value);
     to.signals.push_back(std::move(sg));
@@ -303,7 +300,7 @@ bool Unroller::body(const ast::Model &from, ast::Model &to, bool top) {
     if (!top && !count(x.value->range))
       return false;
     ast::Output o;
-    o.name = name(x.name, x.nameIndices, x.nameRange);
+    o.name = name(x.name, x.nameIndices);
     o.nameRange = x.nameRange;
     o.value = clone(*x.value);
     o.text = x.text;
@@ -331,7 +328,7 @@ bool Unroller::body(const ast::Model &from, ast::Model &to, bool top) {
     ast::Instance in;
     in.type = x.type;
     in.typeRange = x.typeRange;
-    in.name = name(x.name, x.nameIndices, x.nameRange);
+    in.name = name(x.name, x.nameIndices);
     in.nameRange = x.nameRange;
     in.args = args(x.args);
     in.range = x.range;
