@@ -445,43 +445,24 @@ void Flattener::expand(const ast::Model &m, const Frame &frame,
   };
   for (const ast::Parameter &x : m.parameters)
     out.parameters.push_back({p + x.name, x.nameRange, value(x.name, *x.value)});
-  for (const ast::Element &x : m.elements) {
-    ast::Element e;
-    e.kind = x.kind;
-    e.kindRange = x.kindRange;
-    e.name = p + x.name;
-    e.nameRange = x.nameRange;
-    e.argsRange = x.argsRange;
-    for (const ast::ElementArg &a : x.args) {
+  for (const ast::Element &x : m.elements)
+    out.elements.push_back(ast::copy(x, p + x.name, [&](const ast::Expr &v, const std::string &arg) {
       // A law's variable, as sema reads it: q in C(e = ...), p in
       // I(f = ...), f in R(e = ...), e in R(f = ...).
-      const char *local = x.kind == "C" && a.name == "e"   ? "q"
-                          : x.kind == "I" && a.name == "f" ? "p"
-                          : x.kind == "R" && a.name == "e" ? "f"
-                          : x.kind == "R" && a.name == "f" ? "e"
-                                                           : nullptr;
+      const char *local = x.kind == "C" && arg == "e"   ? "q"
+                          : x.kind == "I" && arg == "f" ? "p"
+                          : x.kind == "R" && arg == "e" ? "f"
+                          : x.kind == "R" && arg == "f" ? "e"
+                                                        : nullptr;
       if (local)
         locals_.assign(1, local);
-      e.args.push_back({a.name, a.nameRange, rewrite(*a.value, frame)});
+      ast::ExprPtr copied = rewrite(v, frame);
       locals_.clear();
-    }
-    for (const ast::InitialValue &iv : x.initials)
-      e.initials.push_back({iv.name, iv.nameRange, rewrite(*iv.value, frame)});
-    out.elements.push_back(std::move(e));
-  }
-  for (const ast::Junction &x : m.junctions) {
-    ast::Junction j;
-    j.kind = x.kind;
-    j.kindRange = x.kindRange;
-    j.name = p + x.name;
-    j.nameRange = x.nameRange;
-    j.switched = x.switched;
-    j.switchedRange = x.switchedRange;
-    j.dissipative = x.dissipative;
-    if (x.fsm)
-      j.fsm = ast::copy(*x.fsm, [&](ast::Expr &e, const ast::Expr &) { rename(e, frame); });
-    out.junctions.push_back(std::move(j));
-  }
+      return copied;
+    }));
+  for (const ast::Junction &x : m.junctions)
+    out.junctions.push_back(
+        ast::copy(x, p + x.name, [&](ast::Expr &e, const ast::Expr &) { rename(e, frame); }));
   for (const ast::Bond &x : m.bonds) {
     ast::Bond b;
     if (!x.name.empty() && x.name.find('.') != std::string::npos) {

@@ -244,32 +244,15 @@ bool Unroller::body(const ast::Model &from, ast::Model &to, bool top) {
   merge(to.elements, from.elements, 0, &ast::Model::elements, [&](const ast::Element &x) {
     if (!top && !count(x.nameRange))
       return false;
-    ast::Element e;
-    e.kind = x.kind;
-    e.kindRange = x.kindRange;
-    e.name = name(x.name, x.nameIndices);
-    e.nameRange = x.nameRange;
-    e.argsRange = x.argsRange;
-    e.args = args(x.args);
-    for (const ast::InitialValue &iv : x.initials)
-      e.initials.push_back({iv.name, iv.nameRange, clone(*iv.value)});
-    to.elements.push_back(std::move(e));
+    to.elements.push_back(ast::copy(x, name(x.name, x.nameIndices),
+                                    [&](const ast::Expr &v, const std::string &) { return clone(v); }));
     return true;
   });
   merge(to.junctions, from.junctions, 1, &ast::Model::junctions, [&](const ast::Junction &x) {
     if (!top && !count(x.nameRange))
       return false;
-    ast::Junction j;
-    j.kind = x.kind;
-    j.kindRange = x.kindRange;
-    j.name = name(x.name, x.nameIndices);
-    j.nameRange = x.nameRange;
-    j.switched = x.switched;
-    j.switchedRange = x.switchedRange;
-    j.dissipative = x.dissipative;
-    if (x.fsm)
-      j.fsm = ast::copy(*x.fsm, [this](ast::Expr &c, const ast::Expr &o) { visit(c, o); });
-    to.junctions.push_back(std::move(j));
+    to.junctions.push_back(ast::copy(x, name(x.name, x.nameIndices),
+                                     [this](ast::Expr &c, const ast::Expr &o) { visit(c, o); }));
     return true;
   });
   merge(to.bonds, from.bonds, 2, &ast::Model::bonds, [&](const ast::Bond &x) {

@@ -83,4 +83,33 @@ std::unique_ptr<Fsm> copy(const Fsm &fsm, CopyVisitor visit) {
   return out;
 }
 
+Element copy(const Element &x, std::string name,
+             FunctionRef<ExprPtr(const Expr &value, const std::string &arg)> value) {
+  Element e;
+  e.kind = x.kind;
+  e.kindRange = x.kindRange;
+  e.name = std::move(name);
+  e.nameRange = x.nameRange;
+  e.argsRange = x.argsRange;
+  for (const ElementArg &a : x.args)
+    e.args.push_back({a.name, a.nameRange, value(*a.value, a.name)});
+  for (const InitialValue &iv : x.initials)
+    e.initials.push_back({iv.name, iv.nameRange, value(*iv.value, "")});
+  return e;
+}
+
+Junction copy(const Junction &x, std::string name, CopyVisitor visit) {
+  Junction j;
+  j.kind = x.kind;
+  j.kindRange = x.kindRange;
+  j.name = std::move(name);
+  j.nameRange = x.nameRange;
+  j.switched = x.switched;
+  j.switchedRange = x.switchedRange;
+  j.dissipative = x.dissipative;
+  if (x.fsm)
+    j.fsm = copy(*x.fsm, visit);
+  return j;
+}
+
 } // namespace hbg::ast

@@ -308,6 +308,13 @@ ExprPtr copy(const Expr &e, CopyVisitor visit);
 GuardPtr copy(const Guard &g, CopyVisitor visit);
 /// A switched junction's state machine, its guards copied with `visit`.
 std::unique_ptr<Fsm> copy(const Fsm &fsm, CopyVisitor visit);
+/// A declaration under the name `name` (its index expressions dropped):
+/// an element's argument values and initial values are what `value`
+/// makes of them (given the argument's name, "" for an initial value); a
+/// junction's guards are copied with `visit`.
+Element copy(const Element &x, std::string name,
+             FunctionRef<ExprPtr(const Expr &value, const std::string &arg)> value);
+Junction copy(const Junction &x, std::string name, CopyVisitor visit);
 
 /// An expression or guard as source text, parenthesised where it must be:
 /// `2 * (a.e - b)`, `(x <= 0)+ and not (v > 0)-`.
