@@ -23,6 +23,7 @@ component : kw='component' name=ident '{' declaration* '}' ;
 
 declaration
   : parameterDecl
+  | inputDecl
   | elementDecl
   | junctionDecl
   | bondDecl
@@ -63,6 +64,11 @@ path : parts+=pathPart ('.' parts+=pathPart)* ;
 pathPart : name=ident index? ;
 
 parameterDecl : 'parameter' name=ident '=' value=expr ';' ;
+
+// `input u;` or `input u = 1;` (its value until one is set): a value that a
+// program driving the model sets between steps (the step API, an FMI
+// master). Top-level models only; constant while the model integrates.
+inputDecl : kw='input' name=ident ('=' value=expr)? ';' ;
 
 // `C c(1) { q0 = 0; }` ends at its `}`; without initial values it needs `;`.
 elementDecl
@@ -142,7 +148,7 @@ ident
   : IDENT
   | 'Se' | 'Sf' | 'MSe' | 'MSf' | 'C' | 'I' | 'R' | 'TF' | 'GY' | 'MTF' | 'MGY'
   | 'switched' | 'dissipative' | 'on' | 'off' | 'initial' | 'when' | 'and' | 'or' | 'not'
-  | 'experiment' | 'component' | 'port' | 'import' | 'in'
+  | 'experiment' | 'component' | 'port' | 'import' | 'in' | 'input'
   ;
 
 // --- Expressions, loosest binding first --------------------------------------
@@ -196,6 +202,7 @@ COMPONENT : 'component' ;
 IMPORT    : 'import' ;
 PORT      : 'port' ;
 PARAMETER : 'parameter' ;
+INPUT     : 'input' ;
 BOND      : 'bond' ;
 SIGNAL    : 'signal' ;
 OUTPUT    : 'output' ;

@@ -14,6 +14,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -27,8 +28,20 @@ class Run {
 public:
   Run(System &system, const std::vector<double> &x0, const SimulateOptions &opts,
       RunRecord &record);
-  /// The loop; throws RunError.
+  /// The loop over the output grid; throws RunError.
   void simulate();
+  /// Step by step (SteppedRun): the state at tStart and the events there,
+  /// then integration to tStop (events handled on the way), as often as
+  /// asked. Without simulate()'s grid, no output row is recorded.
+  void start();
+  void advance(double tStop);
+  /// The values the modes read changed between steps (inputs): dependent
+  /// storage and kinks follow, and mode iteration runs at time().
+  void refresh();
+  void outputs(double *y);
+  double time() const { return t_; }
+  const std::vector<double> &state() const { return X_; }
+  const std::string &modeName() { return modeText(q_); }
 
 private:
   /// The mode of FSM states `q`, compiled on first use.
@@ -93,6 +106,12 @@ private:
   std::vector<double> X_;
   std::vector<std::uint32_t> q_;
   double t_ = 0;
+  /// simulate()'s output grid, the index and time of its next sample, and
+  /// whether the last row is an event's "after" row at t_.
+  std::optional<OutputGrid> grid_;
+  std::size_t k_ = 0;
+  double next_ = std::numeric_limits<double>::infinity();
+  bool eventRow_ = false;
   /// The step size last reached: after an event the next step starts
   /// from it, and kinks take their direction over a fraction of it.
   double lastStep_ = 0;

@@ -240,16 +240,21 @@ void Run::checkCrawl(Mode &m, const std::vector<double> &x) {
 }
 
 void Run::simulate() {
-  const std::vector<std::string> &names = sys_.stateNames();
-  for (std::size_t i = 0; i < X_.size(); ++i)
-    if (!std::isfinite(X_[i]))
-      throw RunError{"initial value of state `" + names[i] + "` is not finite"};
   double span = o_.tEnd - o_.tStart;
   if (!(span >= 0))
     throw RunError{"end time is before start time"};
   double dtOut = o_.dtOut > 0 ? o_.dtOut : (span > 0 ? span / 100 : 1);
-  OutputGrid grid(o_.tStart, o_.tEnd, dtOut);
+  grid_.emplace(o_.tStart, o_.tEnd, dtOut);
+  next_ = grid_->at(0);
+  start();
+  advance(o_.tEnd);
+}
 
+void Run::start() {
+  const std::vector<std::string> &names = sys_.stateNames();
+  for (std::size_t i = 0; i < X_.size(); ++i)
+    if (!std::isfinite(X_[i]))
+      throw RunError{"initial value of state `" + names[i] + "` is not finite"};
   t_ = o_.tStart;
   {
     // Dependent storage follows the initial mode; iterateModes() holds the
@@ -260,15 +265,40 @@ void Run::simulate() {
     complete(m, x.data());
   }
   // An event at the start time: its row before the event comes first.
-  bool atStartEvent = iterateModes();
+  eventRow_ = iterateModes();
 
   const IntegratorOptions &io = o_.integrator;
   bool adaptive = isAdaptive(io.method);
   if (!(io.maxStep > 0) || (!adaptive && !(io.step > 0 && std::isfinite(io.step))))
     throw RunError{"step sizes must be positive"};
-  std::size_t k = 0;
-  double next = grid.at(0);
-  bool eventRow = atStartEvent; // the last row is an event's "after" row at t_
+}
+
+void Run::refresh() {
+  // Dependent storage and kinks follow the new values at once; guards that
+  // now hold make an event here.
+  Mode &m = mode(q_);
+  chooseBranches(m);
+  std::vector<double> x = gather(m);
+  complete(m, x.data());
+  iterateModes();
+}
+
+void Run::outputs(double *y) {
+  Mode &m = mode(q_);
+  std::vector<double> x = gather(m);
+  call(m.outputs(t_, x.data(), y), m, "outputs");
+}
+
+void Run::advance(double tStop) {
+  if (!(tStop >= t_))
+    throw RunError{"cannot advance to t = " + timeText(tStop) + ", before the run's time t = " +
+                   timeText(t_)};
+  const IntegratorOptions &io = o_.integrator;
+  bool adaptive = isAdaptive(io.method);
+  double span = std::max(o_.tEnd - o_.tStart, tStop - o_.tStart);
+  std::size_t &k = k_;
+  double &next = next_;
+  bool &eventRow = eventRow_;
 
   for (;;) {
     // What the last stepper's states grew to carries over to other modes.
@@ -286,13 +316,13 @@ void Run::simulate() {
     ModeOde &ode = *in.ode;
     // The row after an event; grid times up to it were sampled before it,
     // so only the start can still have a grid time here.
-    if (eventRow)
+    if (eventRow && grid_)
       sample(m, t_, x.data());
     while (next <= t_) {
       sample(m, t_, x.data());
-      next = next == o_.tEnd ? std::numeric_limits<double>::infinity() : grid.at(++k);
+      next = next == o_.tEnd ? std::numeric_limits<double>::infinity() : grid_->at(++k);
     }
-    if (t_ >= o_.tEnd) {
+    if (t_ >= tStop) {
       r_.finalState = X_;
       r_.finalMode = modeText(q_);
       return;
@@ -341,14 +371,14 @@ void Run::simulate() {
           io.maxSteps)
         throw RunError{"too many steps (" + std::to_string(io.maxSteps) + ") at t = " +
                        timeText(stepper->t())};
-      double limit = adaptive ? o_.tEnd : std::min(next, o_.tEnd);
+      double limit = adaptive ? tStop : std::min(next, tStop);
       if (adaptive && !timed.empty()) {
         // Look a little beyond the step the integrator proposes, and end
         // the step on the first time event there.
         double t0 = stepper->t();
         if (!(timeEvent > t0)) {
           double h = std::min(stepper->proposedStep(), io.maxStep);
-          double reach = h > 0 ? std::min(o_.tEnd, t0 + 2 * h) : o_.tEnd;
+          double reach = h > 0 ? std::min(tStop, t0 + 2 * h) : tStop;
           double from = std::max(t0, searchedTo);
           if (reach > from) {
             auto start = std::chrono::steady_clock::now();
@@ -436,7 +466,7 @@ void Run::simulate() {
           stepper->interpolate(next, dense.data());
           sample(m, next, dense.data());
         }
-        next = next == o_.tEnd ? std::numeric_limits<double>::infinity() : grid.at(++k);
+        next = next == o_.tEnd ? std::numeric_limits<double>::infinity() : grid_->at(++k);
       }
       t_ = tEnd;
       if (event) {
@@ -444,7 +474,7 @@ void Run::simulate() {
       } else {
         complete(m, stepper->x().data());
         std::swap(sidesA, sidesB);
-        if (t_ >= o_.tEnd)
+        if (t_ >= tStop)
           break;
       }
     }
@@ -458,7 +488,7 @@ void Run::simulate() {
     // The event: the state before it (sampled unless a grid point fell on
     // it), then mode iteration and remapping; the row after is sampled in
     // the new mode at the top of the loop.
-    if (r_.columns[0].empty() || r_.columns[0].back() != t_)
+    if (grid_ && (r_.columns[0].empty() || r_.columns[0].back() != t_))
       sample(m, t_, xEvent.data());
     checkCrawl(m, xEvent);
     eventRow = iterateModes();
@@ -474,5 +504,41 @@ void simulate(System &system, const std::vector<double> &x0, const SimulateOptio
     record.error = e.message;
   }
 }
+
+SteppedRun::SteppedRun(System &system, const std::vector<double> &x0, const SimulateOptions &opts,
+                       RunRecord &record)
+    : run_(std::make_unique<Run>(system, x0, opts, record)), record_(record) {
+  record.columns.assign(1 + system.numOutputs(), {});
+}
+
+SteppedRun::~SteppedRun() = default;
+
+template <class F> bool SteppedRun::guarded(F &&f) {
+  if (!record_.error.empty())
+    return false;
+  try {
+    f();
+    return true;
+  } catch (const RunError &e) {
+    record_.error = e.message;
+    return false;
+  }
+}
+
+bool SteppedRun::start() {
+  return guarded([&] { run_->start(); });
+}
+bool SteppedRun::advance(double t) {
+  return guarded([&] { run_->advance(t); });
+}
+bool SteppedRun::refresh() {
+  return guarded([&] { run_->refresh(); });
+}
+bool SteppedRun::outputs(double *y) {
+  return guarded([&] { run_->outputs(y); });
+}
+double SteppedRun::time() const { return run_->time(); }
+const std::vector<double> &SteppedRun::state() const { return run_->state(); }
+std::string SteppedRun::mode() const { return run_->modeName(); }
 
 } // namespace hbg::runtime

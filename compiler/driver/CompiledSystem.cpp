@@ -174,6 +174,12 @@ void CompiledSystem::setHeld(const double *values) {
     mode->setParameters(p_);
 }
 
+void CompiledSystem::setParameter(std::size_t slot, double value) {
+  p_[slot] = value;
+  for (auto &[code, mode] : modes_)
+    mode->setParameters(p_);
+}
+
 runtime::Mode *CompiledSystem::mode(const std::vector<std::uint32_t> &q, std::string &why) {
   std::shared_ptr<ModeCode> code = m_.initial;
   if (m_.switched) {

@@ -29,6 +29,8 @@ public:
   runtime::Mode *mode(const std::vector<std::uint32_t> &q, std::string &why) override;
   bool storedEnergy(double t, const double *X, double *energy) override;
 
+  /// Sets one entry of the parameter array (an input, between steps).
+  void setParameter(std::size_t slot, double value);
   /// Modes compiled during this run, and the time spent compiling them
   /// and their Jacobians.
   std::size_t modesCompiled = 0;

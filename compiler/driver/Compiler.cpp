@@ -18,6 +18,7 @@ namespace hbg {
 
 const std::string &Model::name() const { return impl_->initial->equations.modelName; }
 const std::vector<std::string> &Model::parameterNames() const { return impl_->parameterNames; }
+const std::vector<std::string> &Model::inputNames() const { return impl_->inputNames; }
 const std::vector<std::string> &Model::stateNames() const { return impl_->stateNames; }
 const std::vector<std::string> &Model::outputNames() const { return impl_->outputNames; }
 const eq::EquationSystem &Model::equations() const { return impl_->initial->equations; }
@@ -662,8 +663,7 @@ Model Compiler::compileEquations(eq::EquationSystem equations) const {
     impl->stateNames.push_back(s.name);
   for (const eq::Output &o : equations.outputs)
     impl->outputNames.push_back(o.name);
-  for (const eq::Parameter &p : equations.parameters)
-    impl->parameterNames.push_back(p.name);
+  impl->nameParameters(equations);
   // One mode, real for the whole run: tiered, it is queued for LLVM at
   // once and runs on its tapes until the code is in.
   impl->tiers = std::make_shared<CodeTiers>(opts_.codegen, opts_.tiering, opts_.hotCalls,

@@ -236,6 +236,19 @@ struct Model::Impl {
   /// The initial mode (the only one without switched junctions).
   std::shared_ptr<ModeCode> initial;
   std::vector<std::string> parameterNames, stateNames, outputNames;
+  /// The inputs, and their slots in the parameter array.
+  std::vector<std::string> inputNames;
+  std::vector<std::uint32_t> inputSlots;
+  /// Fills parameterNames, inputNames and inputSlots from `sys`.
+  void nameParameters(const eq::EquationSystem &sys) {
+    for (std::uint32_t i = 0; i < sys.parameters.size(); ++i) {
+      parameterNames.push_back(sys.parameters[i].name);
+      if (sys.parameters[i].input) {
+        inputNames.push_back(sys.parameters[i].name);
+        inputSlots.push_back(i);
+      }
+    }
+  }
   eq::EquationOptions equationOptions;
 
   // Switched models only.

@@ -271,8 +271,7 @@ Model Compiler::compileSwitched(std::shared_ptr<SourceManager> sources, bg::Bond
     impl->stateIndex[impl->stateNames[i]] = i;
   for (const eq::Output &o : initial.outputs)
     impl->outputNames.push_back(o.name);
-  for (const eq::Parameter &p : initial.parameters)
-    impl->parameterNames.push_back(p.name);
+  impl->nameParameters(initial);
 
   // Comparisons are numbered by element, transition and depth-first order
   // (the order of eq::guardComparisons and of each mode's guard function).

@@ -13,10 +13,64 @@
 
 namespace hbg {
 
+namespace {
+/// The runtime's settings for `opts`, with each state's nominal magnitude.
+runtime::SimulateOptions runtimeOptions(const SimulationOptions &opts, std::vector<double> nominal) {
+  runtime::SimulateOptions o;
+  o.tStart = opts.tStart;
+  o.tEnd = opts.tEnd;
+  o.dtOut = opts.dtOut;
+  o.integrator.method = opts.method;
+  o.integrator.step = opts.step;
+  o.integrator.rtol = opts.rtol;
+  o.integrator.atol = opts.atol;
+  o.nominal = std::move(nominal);
+  o.integrator.maxStep = opts.maxStep;
+  o.remap = opts.remap == SimulationOptions::Remap::Iterative
+                ? runtime::SimulateOptions::Remap::Iterative
+                : runtime::SimulateOptions::Remap::Exact;
+  o.remapFactor = opts.remapFactor;
+  o.remapTolerance = opts.remapTolerance;
+  o.maxEvents = opts.maxEvents;
+  o.zenoEvents = opts.zenoEvents;
+  o.zenoSpan = opts.zenoSpan;
+  return o;
+}
+
+std::size_t indexOf(const std::vector<std::string> &names, const std::string &name,
+                    const std::string &what, const std::string &model) {
+  auto it = std::find(names.begin(), names.end(), name);
+  if (it != names.end())
+    return static_cast<std::size_t>(it - names.begin());
+  std::string best = closestName(name, names);
+  throw std::invalid_argument("model `" + model + "` has no " + what + " `" + name + "`" +
+                              (best.empty() ? "" : "; did you mean `" + best + "`?"));
+}
+} // namespace
+
+/// A run driven step by step: the model's compiled system and the
+/// runtime's loop over it, kept between calls.
+struct Simulation::Stepping {
+  Stepping(const Model &m, std::vector<double> p, const std::vector<double> &x0,
+           runtime::SimulateOptions opts)
+      : model(m), o(std::move(opts)), system(model, std::move(p)), run(system, x0, o, record) {}
+  Model model;
+  runtime::SimulateOptions o;
+  CompiledSystem system;
+  runtime::RunRecord record;
+  runtime::SteppedRun run;
+  /// The error a failed call threw, prefixed with the model's name.
+  std::string error() const { return "model `" + model.name() + "`: " + record.error; }
+};
+
 Simulation::Simulation(Model model) : model_(std::move(model)), opts_(model_.experiment().apply()) {}
 
 Simulation::Simulation(Model model, SimulationOptions opts)
     : model_(std::move(model)), opts_(opts) {}
+
+Simulation::Simulation(Simulation &&) noexcept = default;
+Simulation &Simulation::operator=(Simulation &&) noexcept = default;
+Simulation::~Simulation() = default;
 
 SimulationOptions Experiment::apply(SimulationOptions o) const {
   auto set = [](double &field, const std::optional<double> &v) {
@@ -36,17 +90,81 @@ SimulationOptions Experiment::apply(SimulationOptions o) const {
 }
 
 void Simulation::setParameter(const std::string &name, double value) {
-  const std::vector<std::string> &names = model_.parameterNames();
-  if (std::find(names.begin(), names.end(), name) == names.end()) {
-    std::string best = closestName(name, names);
-    throw std::invalid_argument("model `" + model_.name() + "` has no parameter `" + name + "`" +
-                                (best.empty() ? "" : "; did you mean `" + best + "`?"));
-  }
+  indexOf(model_.parameterNames(), name, "parameter", model_.name());
+  const std::vector<std::string> &inputs = model_.inputNames();
+  if (std::find(inputs.begin(), inputs.end(), name) != inputs.end())
+    throw std::invalid_argument("`" + name + "` is an input of model `" + model_.name() +
+                                "`: setInput sets it");
   double built = 0;
   if (model_.structural(name, &built) && value != built)
     throw std::invalid_argument(structuralMessage(name, built));
   overrides_[name] = value;
 }
+
+void Simulation::setInput(const std::string &name, double value) {
+  std::size_t k = indexOf(model_.inputNames(), name, "input", model_.name());
+  overrides_[name] = value;
+  if (!stepping_)
+    return;
+  Stepping &s = *stepping_;
+  s.system.setParameter(model_.impl()->inputSlots[k], value);
+  if (!s.run.refresh())
+    throw SimulationError(s.error());
+}
+
+double Simulation::input(const std::string &name) const {
+  std::size_t k = indexOf(model_.inputNames(), name, "input", model_.name());
+  auto it = overrides_.find(name);
+  return it != overrides_.end() ? it->second
+                                : model_.parameterValues()[model_.impl()->inputSlots[k]];
+}
+
+void Simulation::start() {
+  stepping_.reset();
+  std::vector<double> p = model_.parameterValues(overrides_);
+  std::vector<double> x0 = model_.initialState(p);
+  runtime::SimulateOptions o = runtimeOptions(opts_, model_.nominalState(p));
+  stepping_ = std::make_unique<Stepping>(model_, std::move(p), x0, std::move(o));
+  if (!stepping_->run.start())
+    throw SimulationError(stepping_->error());
+}
+
+Simulation::Stepping &Simulation::stepping() const {
+  if (!stepping_)
+    throw std::logic_error("simulation of model `" + model_.name() + "` not started (start())");
+  return *stepping_;
+}
+
+void Simulation::advance(double t) {
+  Stepping &s = stepping();
+  if (!s.run.advance(t))
+    throw SimulationError(s.error());
+}
+
+bool Simulation::started() const { return stepping_ != nullptr; }
+double Simulation::time() const { return stepping().run.time(); }
+const std::vector<double> &Simulation::state() const { return stepping().run.state(); }
+
+double Simulation::state(const std::string &name) const {
+  return state()[indexOf(model_.stateNames(), name, "state", model_.name())];
+}
+
+std::vector<double> Simulation::outputs() const {
+  Stepping &s = stepping();
+  std::vector<double> y(model_.outputNames().size());
+  if (!s.run.outputs(y.data()))
+    throw SimulationError(s.error());
+  return y;
+}
+
+double Simulation::output(const std::string &name) const {
+  std::size_t k = indexOf(model_.outputNames(), name, "output", model_.name());
+  return outputs()[k];
+}
+
+std::string Simulation::mode() const { return stepping().run.mode(); }
+const std::vector<Event> &Simulation::events() const { return stepping().record.events; }
+std::size_t Simulation::steps() const { return stepping().record.steps; }
 
 Result Simulation::run() const {
   auto start = std::chrono::steady_clock::now();
@@ -59,26 +177,8 @@ Result Simulation::run() const {
 
   std::vector<double> p = model_.parameterValues(overrides_);
   std::vector<double> x0 = model_.initialState(p);
-  std::vector<double> nominal = model_.nominalState(p);
+  runtime::SimulateOptions o = runtimeOptions(opts_, model_.nominalState(p));
   CompiledSystem system(model_, std::move(p));
-  runtime::SimulateOptions o;
-  o.tStart = opts_.tStart;
-  o.tEnd = opts_.tEnd;
-  o.dtOut = opts_.dtOut;
-  o.integrator.method = opts_.method;
-  o.integrator.step = opts_.step;
-  o.integrator.rtol = opts_.rtol;
-  o.integrator.atol = opts_.atol;
-  o.nominal = std::move(nominal);
-  o.integrator.maxStep = opts_.maxStep;
-  o.remap = opts_.remap == SimulationOptions::Remap::Iterative
-                ? runtime::SimulateOptions::Remap::Iterative
-                : runtime::SimulateOptions::Remap::Exact;
-  o.remapFactor = opts_.remapFactor;
-  o.remapTolerance = opts_.remapTolerance;
-  o.maxEvents = opts_.maxEvents;
-  o.zenoEvents = opts_.zenoEvents;
-  o.zenoSpan = opts_.zenoSpan;
 
   runtime::RunRecord record;
   runtime::simulate(system, x0, o, record);

@@ -663,7 +663,7 @@ void Builder::bindDependentStates() {
 
 std::optional<EquationSystem> Builder::run() {
   for (const bg::Parameter &p : g_.parameters)
-    sys_.parameters.push_back({p.name, p.symbol, p.defaultValue, p.structural});
+    sys_.parameters.push_back({p.name, p.symbol, p.defaultValue, p.structural, p.input});
   sys_.experiment = g_.experiment;
 
   // Independent states: storage in integral causality, then integrators.

@@ -156,6 +156,10 @@ const Scope &Flattener::scopeOf(const ast::Model &m) {
   for (const ast::Parameter &p : m.parameters) {
     add(p.name, Kind::Parameter, p.nameRange);
     s.values.push_back(p.name);
+    if (p.input && m.component) {
+      failed_ = true;
+      diags_.report(DiagKind::InputInComponent, p.nameRange, {m.name});
+    }
   }
   for (const ast::Element &e : m.elements)
     add(e.name, Kind::Element, e.nameRange);
@@ -236,6 +240,8 @@ Lookup Flattener::parameter(const std::vector<const ast::Instance *> &chain, std
   for (const ast::Parameter &p : decl->parameters)
     if (p.name == name)
       param = &p;
+  if (param && param->input)
+    return Lookup::Input;
   if (!param) {
     for (const ast::Signal &s : decl->signals)
       if (s.name == name)
@@ -443,8 +449,10 @@ void Flattener::expand(const ast::Model &m, const Frame &frame,
     auto it = values.find(name);
     return it != values.end() ? rewrite(*it->second, *valuesFrame) : rewrite(own, frame);
   };
-  for (const ast::Parameter &x : m.parameters)
+  for (const ast::Parameter &x : m.parameters) {
     out.parameters.push_back({p + x.name, x.nameRange, value(x.name, *x.value)});
+    out.parameters.back().input = x.input;
+  }
   for (const ast::Element &x : m.elements)
     out.elements.push_back(ast::copy(x, p + x.name, [&](const ast::Expr &v, const std::string &arg) {
       // A law's variable, as sema reads it: q in C(e = ...), p in

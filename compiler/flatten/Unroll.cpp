@@ -162,7 +162,8 @@ bool Unroller::body(const ast::Model &from, ast::Model &to, bool top) {
   } else {
     // A loop's body: what has one value for the whole model or component.
     if (!from.parameters.empty())
-      report_(DiagKind::NotInLoop, from.parameters[0].nameRange, {"a parameter"});
+      report_(DiagKind::NotInLoop, from.parameters[0].nameRange,
+              {from.parameters[0].input ? "an input" : "a parameter"});
     if (!from.ports.empty())
       report_(DiagKind::NotInLoop, from.ports[0].nameRange, {"a port"});
     if (!from.experiments.empty())
@@ -199,7 +200,9 @@ bool Unroller::body(const ast::Model &from, ast::Model &to, bool top) {
     Lookup same = params_(loop.var, unused);
     if (same != Lookup::NotParameter) {
       report_(DiagKind::LoopVariableHides, loop.varRange,
-              {loop.var, same == Lookup::Signal ? "a signal" : "a parameter"});
+              {loop.var, same == Lookup::Signal  ? "a signal"
+                         : same == Lookup::Input ? "an input"
+                                                 : "a parameter"});
       failed_ = true;
       return false;
     }
@@ -430,6 +433,10 @@ bool evaluate(const ast::Expr &root, const Vars &vars, ParameterFn params, Repor
           return false;
         case Lookup::Signal:
           report(DiagKind::NotStructural, e->nameRange, {what, e->name, "a signal, which changes in time"});
+          return false;
+        case Lookup::Input:
+          report(DiagKind::NotStructural, e->nameRange,
+                 {what, e->name, "an input, set while the model runs"});
           return false;
         case Lookup::NotParameter:
           break;

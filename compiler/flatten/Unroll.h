@@ -27,6 +27,7 @@ enum class Lookup {
   Value,        ///< its value
   NotParameter, ///< no parameter of that name
   Signal,       ///< a signal of that name (it changes with time)
+  Input,        ///< an input of that name (set while the model runs)
   Failed,       ///< a parameter whose value could not be computed (reported)
 };
 

@@ -299,6 +299,7 @@ void Analyzer::buildStructure(const ast::Model &m) {
     param.name = p.name;
     param.range = p.nameRange;
     param.structural = p.structural;
+    param.input = p.input;
     param.symbol = ctx().addSymbol(p.name, sym::SymbolKind::Parameter,
                                    static_cast<std::uint32_t>(g_.parameters.size()));
     g_.parameters.push_back(std::move(param));
@@ -399,14 +400,22 @@ void Analyzer::unknownName(const std::string &name, SourceRange range,
 /// makes `v` not constant, with a note saying where and why.
 bool Analyzer::isConstant(sym::ExprId v, SourceRange range, const std::string &what) {
   const Held *held = nullptr;
-  for (sym::SymbolId s : ctx().symbolsOf(v))
+  const Parameter *input = nullptr;
+  for (sym::SymbolId s : ctx().symbolsOf(v)) {
     if ((held = g_.heldOf(s)))
       break;
-  if (ctx().isParametric(v) && !held)
+    const sym::Symbol &sym = ctx().symbol(s);
+    if (sym.kind == sym::SymbolKind::Parameter && sym.slot < g_.parameters.size() &&
+        g_.parameters[sym.slot].input && (input = &g_.parameters[sym.slot]))
+      break;
+  }
+  if (ctx().isParametric(v) && !held && !input)
     return true;
   diags_.report(DiagKind::NotConstant, range, {what});
   if (held)
     diags_.note(DiagKind::HeldChangesAtEvents, held->range, {held->name});
+  if (input)
+    diags_.note(DiagKind::InputChanges, input->range, {input->name});
   return false;
 }
 

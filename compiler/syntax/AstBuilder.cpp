@@ -110,6 +110,8 @@ std::unique_ptr<ast::Model> AstBuilder::model(P::ModelContext *ctx) {
 void AstBuilder::declaration(P::DeclarationContext *ctx, ast::Model &m) {
   if (auto *d = ctx->parameterDecl())
     m.parameters.push_back(parameter(d));
+  else if (auto *d = ctx->inputDecl())
+    m.parameters.push_back(input(d));
   else if (auto *d = ctx->elementDecl())
     m.elements.push_back(element(d));
   else if (auto *d = ctx->junctionDecl())
@@ -188,6 +190,22 @@ ast::Parameter AstBuilder::parameter(P::ParameterDeclContext *ctx) {
   p.name = text(ctx->name->getStart());
   p.nameRange = range(ctx->name->getStart());
   p.value = expr(ctx->value);
+  return p;
+}
+
+ast::Parameter AstBuilder::input(P::InputDeclContext *ctx) {
+  ast::Parameter p;
+  p.name = text(ctx->name->getStart());
+  p.nameRange = range(ctx->name->getStart());
+  p.input = true;
+  if (ctx->value) {
+    p.value = expr(ctx->value);
+  } else {
+    p.value = std::make_unique<ast::Expr>();
+    p.value->kind = ast::ExprKind::Number;
+    p.value->number = 0;
+    p.value->range = p.nameRange;
+  }
   return p;
 }
 

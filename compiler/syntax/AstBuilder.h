@@ -30,6 +30,7 @@ private:
   std::unique_ptr<ast::Model> model(P::ModelContext *ctx);
   void declaration(P::DeclarationContext *ctx, ast::Model &model);
   ast::Parameter parameter(P::ParameterDeclContext *ctx);
+  ast::Parameter input(P::InputDeclContext *ctx);
   ast::Element element(P::ElementDeclContext *ctx);
   ast::Junction junction(P::JunctionDeclContext *ctx);
   std::unique_ptr<ast::Fsm> fsm(P::FsmBlockContext *ctx);

@@ -43,7 +43,7 @@ constexpr Keyword kKeywords[] = {
     {"not", L::NOT},         {"experiment", L::EXPERIMENT},
     {"if", L::IF},           {"then", L::THEN},           {"else", L::ELSE},
     {"component", L::COMPONENT}, {"port", L::PORT},       {"import", L::IMPORT},
-    {"for", L::FOR},         {"in", L::IN},
+    {"for", L::FOR},         {"in", L::IN},               {"input", L::INPUT},
 };
 
 std::size_t identifierType(std::string_view word) {

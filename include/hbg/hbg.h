@@ -44,7 +44,11 @@ public:
 class Model {
 public:
   const std::string &name() const;
+  /// The parameter array's names, in the order of parameterValues(): the
+  /// parameters and the inputs (`input u;`), as declared.
   const std::vector<std::string> &parameterNames() const;
+  /// The inputs, which a Simulation sets between steps (setInput).
+  const std::vector<std::string> &inputNames() const;
   /// Whether parameter `name` is structural (`for` loops or indices were
   /// computed from it), and then the value the model was compiled with:
   /// a run cannot change it (CompilerOptions::parameters can).
@@ -277,7 +281,16 @@ public:
   void writeEventsCsv(std::ostream &os) const;
 };
 
-/// One configurable run of a model.
+/// A run driven step by step failed (Simulation::advance); what() says
+/// what failed, where and when.
+class SimulationError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+/// One configurable run of a model: all at once (run()), or step by step
+/// (start(), then advance() as often as needed, setting inputs between
+/// calls), as a controller or an FMI master drives a model.
 class Simulation {
 public:
   /// Runs with the model's `experiment { ... }` settings over
@@ -286,16 +299,59 @@ public:
   explicit Simulation(Model model);
   /// Runs with `opts` as given: the model's experiment block is not read.
   Simulation(Model model, SimulationOptions opts);
-  /// Overrides a parameter; throws std::invalid_argument for unknown names.
+  Simulation(Simulation &&) noexcept;
+  Simulation &operator=(Simulation &&) noexcept;
+  ~Simulation();
+  /// Overrides a parameter; throws std::invalid_argument for unknown names
+  /// and inputs (setInput sets those).
   void setParameter(const std::string &name, double value);
   SimulationOptions &options() { return opts_; }
-  /// Runs from tStart to tEnd; never throws for numerical failures (see Result::error).
+  /// Runs from tStart to tEnd with the inputs at the values set (their
+  /// declared values otherwise); never throws for numerical failures (see
+  /// Result::error).
   Result run() const;
 
+  /// Sets input `name` (Model::inputNames()); it holds that value until
+  /// set again. Before start(), the value the run starts with; between
+  /// advance() calls, the model follows it at once: storage in derivative
+  /// causality jumps with it, and guards it makes true switch junctions
+  /// at time() (an event). Throws std::invalid_argument for unknown names.
+  void setInput(const std::string &name, double value);
+  double input(const std::string &name) const;
+  /// Starts a run driven step by step at options().tStart, with the
+  /// parameters and inputs set so far (parameters are fixed from here on):
+  /// the initial state, and the events at the start time. Starting again
+  /// starts over. Throws SimulationError on a run-time failure.
+  void start();
+  /// Integrates from time() to exactly `t` with options()'s method and
+  /// tolerances, handling every event on the way (inputs constant in
+  /// between). Throws SimulationError on a run-time failure, naming what
+  /// failed, the mode and the time; the state stays where the run
+  /// stopped and later calls throw the same error.
+  void advance(double t);
+  /// Whether start() has been called.
+  bool started() const;
+  /// The run's time, full state (Model::stateNames()), outputs
+  /// (Model::outputNames()), one state or output by name, and mode
+  /// (`j1=on, j2=off`; empty without switched junctions). Before
+  /// start(), throws std::logic_error.
+  double time() const;
+  const std::vector<double> &state() const;
+  double state(const std::string &name) const;
+  std::vector<double> outputs() const;
+  double output(const std::string &name) const;
+  std::string mode() const;
+  /// Every event since start(), and the run's counters so far.
+  const std::vector<Event> &events() const;
+  std::size_t steps() const;
+
 private:
+  struct Stepping;
+  Stepping &stepping() const;
   Model model_;
   SimulationOptions opts_;
   std::map<std::string, double> overrides_;
+  std::unique_ptr<Stepping> stepping_;
 };
 
 } // namespace hbg

@@ -93,6 +93,8 @@ struct Parameter {
   /// `for` loops or indices were computed from it: its default is the
   /// value the model was built with, which runs cannot change.
   bool structural = false;
+  /// `input u;`: set between steps (its default is its value until then).
+  bool input = false;
 };
 
 /// A signal: a Variable symbol standing for its expression.

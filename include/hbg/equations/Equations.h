@@ -40,6 +40,7 @@ struct Parameter {
   sym::SymbolId symbol;
   sym::ExprId defaultValue;
   bool structural = false; ///< bg::Parameter::structural
+  bool input = false;      ///< bg::Parameter::input
 };
 
 /// A recorded output.

@@ -13,6 +13,7 @@
 #include "hbg/runtime/System.h"
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -111,5 +112,37 @@ struct RunRecord {
 /// with everything computed up to them.
 void simulate(System &system, const std::vector<double> &x0, const SimulateOptions &opts,
               RunRecord &record);
+
+class Run;
+
+/// simulate()'s loop driven from outside, step by step: start() settles
+/// the state at opts.tStart (events there included), each advance(t)
+/// integrates to exactly t, handling every event on the way, and
+/// refresh() follows values the modes read that the caller changed in
+/// between (inputs). No output rows are recorded; events, counters and
+/// warnings go to `record`. Each call returns false on a run-time
+/// failure, with `record.error` saying what failed, where and when; the
+/// state stays where the run stopped, and later calls fail at once.
+/// `system`, `opts` and `record` must outlive this.
+class SteppedRun {
+public:
+  SteppedRun(System &system, const std::vector<double> &x0, const SimulateOptions &opts,
+             RunRecord &record);
+  ~SteppedRun();
+  bool start();
+  bool advance(double t);
+  bool refresh();
+  /// The outputs at time(), into y (System::numOutputs() values).
+  bool outputs(double *y);
+  double time() const;
+  /// The full state (System::stateNames()) and its mode's text.
+  const std::vector<double> &state() const;
+  std::string mode() const;
+
+private:
+  template <class F> bool guarded(F &&f);
+  std::unique_ptr<Run> run_;
+  RunRecord &record_;
+};
 
 } // namespace hbg::runtime

@@ -70,6 +70,9 @@ struct Parameter {
   /// Set by flattening: `for` loops or indices were computed from it, with
   /// `value` (now that number).
   bool structural = false;
+  /// `input u;`: set between steps while the model runs; `value` is its
+  /// value until then (0 when the declaration gives none).
+  bool input = false;
 };
 
 /// One argument of an element: positional (`name` empty) or named (`e = ...`).
