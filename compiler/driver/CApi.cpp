@@ -1,0 +1,219 @@
+//===- compiler/driver/CApi.cpp - hbg/hbg_c.h over hbg/hbg.h --------------===//
+//
+// Each C function calls the C++ API and turns its exceptions into
+// HBG_ERROR with the message kept for hbg_sim_error(): no exception
+// crosses into C.
+//
+//===----------------------------------------------------------------------===//
+
+#include "hbg/hbg_c.h"
+#include "hbg/hbg.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+
+struct hbg_model {
+  hbg::Model model;
+};
+
+struct hbg_sim {
+  explicit hbg_sim(const hbg::Model &m) : sim(m) {}
+  hbg::Simulation sim;
+  std::string error, mode;
+};
+
+namespace {
+char *copyString(const std::string &s) {
+  char *out = static_cast<char *>(std::malloc(s.size() + 1));
+  if (out)
+    std::memcpy(out, s.c_str(), s.size() + 1);
+  return out;
+}
+
+template <class F> hbg_model *compile(char **error, F &&f) {
+  if (error)
+    *error = nullptr;
+  try {
+    return new hbg_model{f(hbg::Compiler())};
+  } catch (const std::exception &e) {
+    if (error)
+      *error = copyString(e.what());
+  }
+  return nullptr;
+}
+
+/// Runs `f` on `sim`, keeping the message of what it throws.
+template <class F> int guarded(hbg_sim *sim, F &&f) {
+  if (!sim)
+    return HBG_ERROR;
+  try {
+    f(sim->sim);
+    return HBG_OK;
+  } catch (const std::exception &e) {
+    sim->error = e.what();
+  }
+  return HBG_ERROR;
+}
+
+const char *at(const std::vector<std::string> &names, size_t i) {
+  return i < names.size() ? names[i].c_str() : nullptr;
+}
+
+int copyOut(hbg_sim *sim, const std::vector<double> &values, double *out, size_t n,
+            const char *what) {
+  if (n < values.size()) {
+    sim->error = std::string("room for ") + std::to_string(n) + " " + what + ", the model has " +
+                 std::to_string(values.size());
+    return HBG_ERROR;
+  }
+  std::copy(values.begin(), values.end(), out);
+  return HBG_OK;
+}
+} // namespace
+
+extern "C" {
+
+hbg_model *hbg_compile_file(const char *path, char **error) {
+  return compile(error, [&](const hbg::Compiler &c) { return c.compileFile(path ? path : ""); });
+}
+
+hbg_model *hbg_compile_string(const char *text, const char *name, char **error) {
+  return compile(error, [&](const hbg::Compiler &c) {
+    return c.compileString(text ? text : "", name ? name : "<string>");
+  });
+}
+
+void hbg_model_free(hbg_model *model) { delete model; }
+void hbg_free_string(char *text) { std::free(text); }
+
+const char *hbg_model_name(const hbg_model *m) { return m->model.name().c_str(); }
+size_t hbg_model_parameter_count(const hbg_model *m) { return m->model.parameterNames().size(); }
+const char *hbg_model_parameter_name(const hbg_model *m, size_t i) {
+  return at(m->model.parameterNames(), i);
+}
+size_t hbg_model_input_count(const hbg_model *m) { return m->model.inputNames().size(); }
+const char *hbg_model_input_name(const hbg_model *m, size_t i) {
+  return at(m->model.inputNames(), i);
+}
+size_t hbg_model_output_count(const hbg_model *m) { return m->model.outputNames().size(); }
+const char *hbg_model_output_name(const hbg_model *m, size_t i) {
+  return at(m->model.outputNames(), i);
+}
+size_t hbg_model_state_count(const hbg_model *m) { return m->model.stateNames().size(); }
+const char *hbg_model_state_name(const hbg_model *m, size_t i) {
+  return at(m->model.stateNames(), i);
+}
+
+hbg_sim *hbg_sim_new(const hbg_model *model) {
+  if (!model)
+    return nullptr;
+  try {
+    return new hbg_sim(model->model);
+  } catch (const std::exception &) {
+    return nullptr;
+  }
+}
+
+void hbg_sim_free(hbg_sim *sim) { delete sim; }
+
+int hbg_sim_set_parameter(hbg_sim *sim, const char *name, double value) {
+  return guarded(sim, [&](hbg::Simulation &s) { s.setParameter(name ? name : "", value); });
+}
+
+int hbg_sim_set_start_time(hbg_sim *sim, double t) {
+  return guarded(sim, [&](hbg::Simulation &s) {
+    if (!std::isfinite(t))
+      throw std::invalid_argument("the start time must be finite");
+    s.options().tStart = t;
+    if (s.options().tEnd < t)
+      s.options().tEnd = t;
+  });
+}
+
+int hbg_sim_set_method(hbg_sim *sim, const char *method) {
+  return guarded(sim, [&](hbg::Simulation &s) {
+    hbg::runtime::Method m;
+    std::string name = method ? method : "";
+    if (!hbg::runtime::parseMethod(name, m))
+      throw std::invalid_argument("unknown method `" + name +
+                                  "` (euler, rk4, dopri5, rosenbrock, auto)");
+    s.options().method = m;
+  });
+}
+
+int hbg_sim_set_tolerances(hbg_sim *sim, double rtol, double atol) {
+  return guarded(sim, [&](hbg::Simulation &s) {
+    if (!(rtol > 0) || !(atol >= 0) || !std::isfinite(rtol) || !std::isfinite(atol))
+      throw std::invalid_argument("tolerances must be finite, rtol > 0 and atol >= 0");
+    s.options().rtol = rtol;
+    s.options().atol = atol;
+  });
+}
+
+int hbg_sim_set_step(hbg_sim *sim, double step) {
+  return guarded(sim, [&](hbg::Simulation &s) {
+    if (!(step > 0) || !std::isfinite(step))
+      throw std::invalid_argument("the step must be positive and finite");
+    s.options().step = step;
+  });
+}
+
+int hbg_sim_set_input(hbg_sim *sim, const char *name, double value) {
+  return guarded(sim, [&](hbg::Simulation &s) { s.setInput(name ? name : "", value); });
+}
+
+int hbg_sim_start(hbg_sim *sim) {
+  return guarded(sim, [&](hbg::Simulation &s) { s.start(); });
+}
+
+int hbg_sim_advance(hbg_sim *sim, double t) {
+  return guarded(sim, [&](hbg::Simulation &s) { s.advance(t); });
+}
+
+double hbg_sim_time(const hbg_sim *sim) {
+  return sim && sim->sim.started() ? sim->sim.time() : std::nan("");
+}
+
+int hbg_sim_outputs(hbg_sim *sim, double *out, size_t n) {
+  std::vector<double> y;
+  if (guarded(sim, [&](hbg::Simulation &s) { y = s.outputs(); }) != HBG_OK)
+    return HBG_ERROR;
+  return copyOut(sim, y, out, n, "outputs");
+}
+
+int hbg_sim_output(hbg_sim *sim, const char *name, double *value) {
+  return guarded(sim, [&](hbg::Simulation &s) {
+    double v = s.output(name ? name : "");
+    if (value)
+      *value = v;
+  });
+}
+
+int hbg_sim_states(hbg_sim *sim, double *out, size_t n) {
+  std::vector<double> x;
+  if (guarded(sim, [&](hbg::Simulation &s) { x = s.state(); }) != HBG_OK)
+    return HBG_ERROR;
+  return copyOut(sim, x, out, n, "states");
+}
+
+const char *hbg_sim_mode(hbg_sim *sim) {
+  if (guarded(sim, [&](hbg::Simulation &s) { sim->mode = s.mode(); }) != HBG_OK)
+    return nullptr;
+  return sim->mode.c_str();
+}
+
+size_t hbg_sim_event_count(const hbg_sim *sim) {
+  return sim && sim->sim.started() ? sim->sim.events().size() : 0;
+}
+
+double hbg_sim_event_time(const hbg_sim *sim, size_t i) {
+  if (i >= hbg_sim_event_count(sim))
+    return std::nan("");
+  return sim->sim.events()[i].time;
+}
+
+const char *hbg_sim_error(const hbg_sim *sim) { return sim ? sim->error.c_str() : ""; }
+
+} // extern "C"

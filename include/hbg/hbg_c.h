@@ -1,0 +1,112 @@
+/*===- hbg/hbg_c.h - The embedding API for C ------------------------------===
+ *
+ * hbg's embedding API (hbg/hbg.h) for C and for anything that calls C:
+ * compile a model, set parameters and inputs, and drive a simulation step
+ * by step.
+ *
+ *   char *error = NULL;
+ *   hbg_model *model = hbg_compile_file("motor.hbg", &error);
+ *   if (!model) { fprintf(stderr, "%s", error); hbg_free_string(error); }
+ *   hbg_sim *sim = hbg_sim_new(model);
+ *   hbg_sim_start(sim);
+ *   for (int k = 1; k <= 100; ++k) {
+ *     hbg_sim_set_input(sim, "u", control(...));
+ *     if (hbg_sim_advance(sim, 0.01 * k) != HBG_OK)
+ *       fprintf(stderr, "%s\n", hbg_sim_error(sim));
+ *   }
+ *   hbg_sim_free(sim);
+ *   hbg_model_free(model);
+ *
+ * Functions that can fail return HBG_OK or HBG_ERROR; after HBG_ERROR,
+ * hbg_sim_error() says what failed (for a run: what, the mode and the
+ * time). A model may be shared by simulations on several threads; one
+ * simulation is used by one thread at a time. Strings returned as
+ * `const char *` stay valid until the object they came from is freed (or,
+ * for hbg_sim_error() and hbg_sim_mode(), until the next call on it).
+ *
+ *===----------------------------------------------------------------------===*/
+#ifndef HBG_HBG_C_H
+#define HBG_HBG_C_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { HBG_OK = 0, HBG_ERROR = 1 };
+
+typedef struct hbg_model hbg_model;
+typedef struct hbg_sim hbg_sim;
+
+/* Compiles a file or text (`name` names it in messages; may be NULL). On
+ * failure returns NULL and, when `error` is not NULL, sets *error to the
+ * rendered diagnostics (file:line:col, the line and a caret), to be freed
+ * with hbg_free_string(). */
+hbg_model *hbg_compile_file(const char *path, char **error);
+hbg_model *hbg_compile_string(const char *text, const char *name, char **error);
+void hbg_model_free(hbg_model *model);
+void hbg_free_string(char *text);
+
+/* The model's name and its named quantities, by index. The parameter list
+ * includes the inputs (as Model::parameterNames()). A bad index gives
+ * NULL. */
+const char *hbg_model_name(const hbg_model *model);
+size_t hbg_model_parameter_count(const hbg_model *model);
+const char *hbg_model_parameter_name(const hbg_model *model, size_t i);
+size_t hbg_model_input_count(const hbg_model *model);
+const char *hbg_model_input_name(const hbg_model *model, size_t i);
+size_t hbg_model_output_count(const hbg_model *model);
+const char *hbg_model_output_name(const hbg_model *model, size_t i);
+size_t hbg_model_state_count(const hbg_model *model);
+const char *hbg_model_state_name(const hbg_model *model, size_t i);
+
+/* A simulation with the model's `experiment` settings; the model must
+ * outlive it. */
+hbg_sim *hbg_sim_new(const hbg_model *model);
+void hbg_sim_free(hbg_sim *sim);
+
+/* Settings, before hbg_sim_start(): a parameter, the start time, the
+ * method ("euler", "rk4", "dopri5", "rosenbrock", "auto"), the
+ * tolerances (rtol relative, atol absolute floor; 0: none) and the step
+ * (fixed methods) or first trial step. */
+int hbg_sim_set_parameter(hbg_sim *sim, const char *name, double value);
+int hbg_sim_set_start_time(hbg_sim *sim, double t);
+int hbg_sim_set_method(hbg_sim *sim, const char *method);
+int hbg_sim_set_tolerances(hbg_sim *sim, double rtol, double atol);
+int hbg_sim_set_step(hbg_sim *sim, double step);
+
+/* Sets an input, before the start (its starting value) or between steps
+ * (the model follows at once; an input that makes a guard true is an
+ * event at the current time). */
+int hbg_sim_set_input(hbg_sim *sim, const char *name, double value);
+
+/* Starts (or starts over) at the start time, then integrates to exactly
+ * `t`, handling every event on the way. After a run-time failure the
+ * state stays where the run stopped and later calls fail too. */
+int hbg_sim_start(hbg_sim *sim);
+int hbg_sim_advance(hbg_sim *sim, double t);
+
+/* The run's time, its outputs and full state at that time (`n` values
+ * room in `out`: hbg_model_output_count() and hbg_model_state_count()),
+ * one output by name, and the current mode (`j1=on, j2=off`; "" without
+ * switched junctions). Before the start: HBG_ERROR, NaN time, NULL mode. */
+double hbg_sim_time(const hbg_sim *sim);
+int hbg_sim_outputs(hbg_sim *sim, double *out, size_t n);
+int hbg_sim_output(hbg_sim *sim, const char *name, double *value);
+int hbg_sim_states(hbg_sim *sim, double *out, size_t n);
+const char *hbg_sim_mode(hbg_sim *sim);
+
+/* Events since the start: how many, and the time of each. */
+size_t hbg_sim_event_count(const hbg_sim *sim);
+double hbg_sim_event_time(const hbg_sim *sim, size_t i);
+
+/* What the last call that returned HBG_ERROR on `sim` failed on; "" when
+ * none has. */
+const char *hbg_sim_error(const hbg_sim *sim);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HBG_HBG_C_H */

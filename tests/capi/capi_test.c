@@ -1,0 +1,145 @@
+/* The C API: compile, parameters, inputs, advance, outputs, events and
+ * error text, from C. Exits 0 when every check passes; prints each failed
+ * check. */
+#include "hbg/hbg_c.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static int failures = 0;
+
+#define CHECK(cond)                                                                                \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);                     \
+      ++failures;                                                                                  \
+    }                                                                                              \
+  } while (0)
+
+#define CHECK_CLOSE(a, b, tol)                                                                     \
+  do {                                                                                             \
+    double a_ = (a), b_ = (b);                                                                     \
+    if (!(fabs(a_ - b_) <= (tol) * (1 + fabs(b_)))) {                                              \
+      fprintf(stderr, "%s:%d: %s = %.15g, expected %.15g\n", __FILE__, __LINE__, #a, a_, b_);      \
+      ++failures;                                                                                  \
+    }                                                                                              \
+  } while (0)
+
+/* v' = (u - v) / (R C) with R C = 0.5, and a switch the input `close`
+ * closes: the capacitor charges only while it is closed. */
+static const char *kModel =
+    "model Driven {\n"
+    "    input u = 1;\n"
+    "    input close;\n"
+    "    parameter R = 1;\n"
+    "    parameter C = 0.5;\n"
+    "    MSe src(u);\n"
+    "    R res(R);\n"
+    "    C cap(C);\n"
+    "    1 loop switched {\n"
+    "        off open initial; on closed;\n"
+    "        open -> closed when (close > 0.5)+;\n"
+    "        closed -> open when (close < 0.5)+;\n"
+    "    }\n"
+    "    bond src -> loop; bond loop -> res; bond loop -> cap;\n"
+    "    output v = cap.e;\n"
+    "}\n";
+
+static void compile_errors(void) {
+  char *error = NULL;
+  hbg_model *m = hbg_compile_string("model M { R r(; }", "bad.hbg", &error);
+  CHECK(m == NULL);
+  CHECK(error != NULL && strstr(error, "bad.hbg:1:") == error);
+  hbg_free_string(error);
+  error = NULL;
+  CHECK(hbg_compile_file("/nonexistent/model.hbg", &error) == NULL);
+  CHECK(error != NULL && strstr(error, "model.hbg") != NULL);
+  hbg_free_string(error);
+  /* No room for the message: NULL all the same. */
+  CHECK(hbg_compile_string("model M { R r(x); }", NULL, NULL) == NULL);
+}
+
+int main(void) {
+  char *error = NULL;
+  hbg_model *model = hbg_compile_string(kModel, "driven.hbg", &error);
+  if (!model) {
+    fprintf(stderr, "%s", error);
+    hbg_free_string(error);
+    return 1;
+  }
+  CHECK(strcmp(hbg_model_name(model), "Driven") == 0);
+  CHECK(hbg_model_input_count(model) == 2);
+  CHECK(strcmp(hbg_model_input_name(model, 0), "u") == 0);
+  CHECK(strcmp(hbg_model_input_name(model, 1), "close") == 0);
+  CHECK(hbg_model_input_name(model, 2) == NULL);
+  CHECK(hbg_model_parameter_count(model) == 4);
+  CHECK(hbg_model_output_count(model) == 1);
+  CHECK(strcmp(hbg_model_output_name(model, 0), "v") == 0);
+  CHECK(hbg_model_state_count(model) == 1);
+  CHECK(strcmp(hbg_model_state_name(model, 0), "cap.q") == 0);
+
+  hbg_sim *sim = hbg_sim_new(model);
+  CHECK(isnan(hbg_sim_time(sim)));
+  CHECK(hbg_sim_mode(sim) == NULL);
+  CHECK(hbg_sim_set_tolerances(sim, 1e-10, 1e-14) == HBG_OK);
+  CHECK(hbg_sim_set_method(sim, "rk5") == HBG_ERROR);
+  CHECK(strstr(hbg_sim_error(sim), "unknown method `rk5`") != NULL);
+  CHECK(hbg_sim_set_parameter(sim, "R", 2) == HBG_OK); /* R C = 1 */
+  CHECK(hbg_sim_set_parameter(sim, "Q", 2) == HBG_ERROR);
+  CHECK(strcmp(hbg_sim_error(sim), "model `Driven` has no parameter `Q`") == 0);
+  CHECK(hbg_sim_set_input(sim, "close", 1) == HBG_OK);
+  CHECK(hbg_sim_start(sim) == HBG_OK);
+  CHECK(strcmp(hbg_sim_mode(sim), "loop=closed") == 0);
+  CHECK(hbg_sim_time(sim) == 0);
+
+  /* Charging with tau = R C = 1: v = 1 - e^{-t}. */
+  for (int k = 1; k <= 10; ++k)
+    CHECK(hbg_sim_advance(sim, 0.1 * k) == HBG_OK);
+  double v = 0;
+  CHECK(hbg_sim_output(sim, "v", &v) == HBG_OK);
+  CHECK_CLOSE(v, 1 - exp(-1.0), 1e-8);
+  /* Opening holds the charge: an event at t = 1. */
+  CHECK(hbg_sim_set_input(sim, "close", 0) == HBG_OK);
+  CHECK(strcmp(hbg_sim_mode(sim), "loop=open") == 0);
+  CHECK(hbg_sim_advance(sim, 2) == HBG_OK);
+  double y[1], x[1];
+  CHECK(hbg_sim_outputs(sim, y, 1) == HBG_OK);
+  CHECK_CLOSE(y[0], 1 - exp(-1.0), 1e-8);
+  CHECK(hbg_sim_states(sim, x, 1) == HBG_OK);
+  CHECK_CLOSE(x[0], 0.5 * y[0], 1e-12);
+  CHECK(hbg_sim_states(sim, x, 0) == HBG_ERROR);
+  /* Closed again with u = -1: v = -1 + (v2 + 1) e^{-(t - 2)}. */
+  double v2 = y[0];
+  CHECK(hbg_sim_set_input(sim, "u", -1) == HBG_OK);
+  CHECK(hbg_sim_set_input(sim, "close", 1) == HBG_OK);
+  CHECK(hbg_sim_advance(sim, 3) == HBG_OK);
+  CHECK(hbg_sim_output(sim, "v", &v) == HBG_OK);
+  CHECK_CLOSE(v, -1 + (v2 + 1) * exp(-1.0), 1e-8);
+  CHECK(hbg_sim_event_count(sim) == 3); /* closed at 0, opened at 1, closed at 2 */
+  CHECK(hbg_sim_event_time(sim, 1) == 1);
+  CHECK(hbg_sim_event_time(sim, 2) == 2);
+  CHECK(isnan(hbg_sim_event_time(sim, 3)));
+
+  /* Errors carry their text and leave the run where it was. */
+  CHECK(hbg_sim_set_input(sim, "clos", 1) == HBG_ERROR);
+  CHECK(strcmp(hbg_sim_error(sim), "model `Driven` has no input `clos`; did you mean `close`?") == 0);
+  CHECK(hbg_sim_output(sim, "w", &v) == HBG_ERROR);
+  CHECK(hbg_sim_advance(sim, 2.5) == HBG_ERROR);
+  CHECK(strstr(hbg_sim_error(sim), "cannot advance to t = 2.5") != NULL);
+  CHECK(hbg_sim_time(sim) == 3);
+  CHECK(hbg_sim_advance(sim, 4) == HBG_ERROR); /* a failed run stays failed */
+  /* Starting over clears it. */
+  CHECK(hbg_sim_start(sim) == HBG_OK);
+  CHECK(hbg_sim_advance(sim, 0.5) == HBG_OK);
+  CHECK(hbg_sim_event_count(sim) == 1);
+
+  hbg_sim_free(sim);
+  hbg_model_free(model);
+  compile_errors();
+  if (failures)
+    fprintf(stderr, "%d checks failed\n", failures);
+  else
+    printf("capi_test: all checks passed\n");
+  return failures ? 1 : 0;
+}
