@@ -109,6 +109,22 @@ TEST_CASE("dc_motor: transient against the linear system's exact solution") {
   auto w = [&](double t) { return wss + c1 * v1b * std::exp(l1 * t) + c2 * v2b * std::exp(l2 * t); };
   CHECK(relativeError(r, "current", i) < 1e-7);
   CHECK(relativeError(r, "omega", w) < 1e-7);
+  // dc_motor_speed.hbg is the same motor with V an input: set to 12 V
+  // before the run, the same transient (pi_speed_control.cpp closes the
+  // loop around it).
+  hbg::Model speed = hbg::Compiler().compileFile(kExamples + "dc_motor_speed.hbg");
+  hbg::SimulationOptions opts;
+  opts.tEnd = 1;
+  opts.dtOut = 0.001;
+  opts.method = testMethod();
+  opts.rtol = 1e-10;
+  opts.atol = 1e-14;
+  hbg::Simulation sim(speed, opts);
+  sim.setInput("V", V);
+  hbg::Result rs = sim.run();
+  REQUIRE_MESSAGE(rs.ok(), rs.error);
+  CHECK(relativeError(rs, "current", i) < 1e-7);
+  CHECK(relativeError(rs, "omega", w) < 1e-7);
 }
 
 TEST_CASE("falling_drag: terminal velocity through a nonlinear R") {
@@ -230,7 +246,7 @@ TEST_CASE("every example file has a closed-form test here") {
       "rlc.hbg",          "mass_spring_damper.hbg",  "dc_motor.hbg",
       "falling_drag.hbg", "rigid_masses.hbg",        "parallel_capacitors.hbg",
       "gear_inertias.hbg", "resistor_bridge.hbg",    "diode_loop.hbg",
-      "mass_chain.hbg",
+      "mass_chain.hbg", "dc_motor_speed.hbg",
       // Switched models, checked in hybrid_examples_test.cpp.
       "collision_inelastic.hbg", "collision_elastic.hbg", "bouncing_ball.hbg",
       "tank_valves.hbg", "rectifier.hbg", "buck.hbg", "pwm_rc.hbg", "ideal_switch.hbg",
