@@ -306,51 +306,8 @@ void Model::outputs(double t, const double *x, const double *p, double *y) const
     std::fill(y, y + impl_->outputNames.size(), std::numeric_limits<double>::quiet_NaN());
 }
 
-Evaluator::Evaluator(const ModeCode &m, const double *p)
-    : m_(m), p_(p), n_(m.equations.states.size()), u_(m.equations.unknowns.size()),
-      xz_(u_ ? n_ + u_ : 0, 0.0), warm_(u_, 0.0),
-      loops_(u_ ? std::make_unique<runtime::LoopSolver>(m.equations.jacobianPattern,
-                                                         m.linearLoops)
-                : nullptr) {}
-
-bool Evaluator::solve(double t, const double *x) {
-  if (u_ == 0)
-    return true;
-  std::copy(x, x + n_, xz_.begin());
-  start_.assign(warm_.begin(), warm_.end());
-  runtime::NewtonResult r;
-  if (m_.linearLoops) {
-    // r(z) = J z + r(0), J and r(0) evaluated once at (t, x).
-    const runtime::SparsePattern &pattern = m_.equations.jacobianPattern;
-    r0_.resize(u_);
-    j0_.resize(pattern.nonZeros());
-    m_.residual(t, xz_.data(), p_, r0_.data(), distinct_, tape_);
-    m_.jacobian(t, xz_.data(), p_, j0_.data(), distinct_, tape_);
-    r = loops_->solveLinear(j0_.data(), r0_.data(), start_.data(), newton_);
-  } else {
-    auto residual = [&](const double *z, double *res) {
-      std::copy(z, z + u_, xz_.begin() + n_);
-      m_.residual(t, xz_.data(), p_, res, distinct_, tape_);
-    };
-    auto jacobian = [&](const double *z, double *values) {
-      std::copy(z, z + u_, xz_.begin() + n_);
-      loopJacobian(t, values);
-    };
-    r = loops_->solve(residual, jacobian, start_.data(), newton_);
-  }
-  if (!r.ok()) {
-    char when[32];
-    std::snprintf(when, sizeof when, "%.9g", t);
-    failure_ = runtime::describe(r) + " in the algebraic loop " + m_.nonlinearLoops +
-               " at t = " + when;
-    return false;
-  }
-  std::copy(start_.begin(), start_.end(), warm_.begin());
-  std::copy(start_.begin(), start_.end(), xz_.begin() + n_);
-  return true;
-}
-
-std::vector<sym::ExprId> ScatteredFn::gather(const std::vector<sym::ExprId> &entries) {
+std::vector<sym::ExprId> gather(ScatteredFn &f, const std::vector<sym::ExprId> &entries) {
+  std::vector<std::uint32_t> &of = f.of;
   std::unordered_map<std::uint32_t, std::uint32_t> slot;
   std::vector<sym::ExprId> values;
   of.clear();
@@ -362,31 +319,8 @@ std::vector<sym::ExprId> ScatteredFn::gather(const std::vector<sym::ExprId> &ent
   }
   if (values.size() == entries.size())
     of.clear();
-  distinct = values.size();
+  f.distinct = values.size();
   return values;
-}
-
-void ScatteredFn::operator()(double t, const double *x, const double *p, double *out,
-                             std::vector<double> &scratch, std::vector<double> &tape) const {
-  if (of.empty()) {
-    fn(t, x, p, out, tape);
-    return;
-  }
-  scratch.resize(distinct);
-  fn(t, x, p, scratch.data(), tape);
-  for (std::size_t k = 0; k < of.size(); ++k)
-    out[k] = scratch[of[k]];
-}
-
-bool Evaluator::call(const ModeFn &f, double t, const double *x, double *out) {
-  if (u_ == 0) { // no loop to solve: the states are all f reads
-    f(t, x, p_, out, tape_);
-    return true;
-  }
-  if (!solve(t, x))
-    return false;
-  f(t, xz_.data(), p_, out, tape_);
-  return true;
 }
 
 const JacobianCode &ModeCode::jacobianCode() const {
@@ -455,51 +389,6 @@ const JacobianCode &ModeCode::jacobianCode() const {
   return *jacobianCompiled;
 }
 
-bool Evaluator::jacobian(double t, const double *x, double *values, double *dfdt) {
-  const JacobianCode &jc = m_.jacobianCode();
-  raw_.resize(jc.numOutputs);
-  jc.code.used();
-  if (!call(jc.fn, t, x, raw_.data()))
-    return false;
-  std::size_t nnz = jc.pattern.nonZeros(), nfx = jc.fxAt.size();
-  std::fill(values, values + nnz, 0.0);
-  for (std::size_t e = 0; e < nfx; ++e)
-    values[jc.fxAt[e]] += raw_[e];
-  std::copy(raw_.begin() + std::ptrdiff_t(nfx), raw_.begin() + std::ptrdiff_t(nfx + n_), dfdt);
-  if (u_ == 0 || jc.fz.empty())
-    return true;
-  // Through the loops: dz/dx = -R^-1 rx and dz/dt = -R^-1 drdt, with R =
-  // dr/dz at the solved point, restricted to the columns rx reads.
-  const double *fz = raw_.data() + nfx + n_, *rx = fz + jc.fz.size(),
-               *drdt = rx + jc.rx.size();
-  loopJacobian_.resize(m_.equations.jacobianPattern.nonZeros());
-  loopJacobian(t, loopJacobian_.data());
-  std::size_t nc = jc.columns.size();
-  dz_.assign(u_ * (nc + 1), 0.0); // column-major: u_ rows, one column per x_j read, then t
-  for (std::size_t e = 0; e < jc.rx.size(); ++e) {
-    auto c = std::lower_bound(jc.columns.begin(), jc.columns.end(), jc.rx[e].second);
-    dz_[std::size_t(c - jc.columns.begin()) * u_ + jc.rx[e].first] = -rx[e];
-  }
-  for (std::size_t k = 0; k < u_; ++k)
-    dz_[nc * u_ + k] = -drdt[k];
-  bool regular = loops_->factorize(loopJacobian_.data());
-  if (regular)
-    loops_->solveInPlace(dz_.data(), nc + 1);
-  if (!regular || !std::all_of(dz_.begin(), dz_.end(), [](double v) { return std::isfinite(v); })) {
-    failure_ = "the algebraic loop " + m_.nonlinearLoops +
-               " has a singular Jacobian at t = " + runtime::timeText(t);
-    return false;
-  }
-  auto dz = [&](std::size_t k, std::size_t c) { return dz_[c * u_ + k]; };
-  for (std::size_t e = 0; e < jc.fz.size(); ++e) {
-    auto [row, k] = jc.fz[e];
-    for (std::size_t c = 0; c < nc; ++c)
-      values[jc.fzAt[e * nc + c]] += fz[e] * dz(k, c);
-    dfdt[row] += fz[e] * dz(k, nc);
-  }
-  return true;
-}
-
 std::shared_ptr<ModeCode> compileMode(eq::EquationSystem equations,
                                       const std::shared_ptr<CodeTiers> &tiers, bool switched,
                                       bool ctxLocked) {
@@ -533,8 +422,8 @@ std::shared_ptr<ModeCode> compileMode(eq::EquationSystem equations,
     // in a network most are the same few values (0; 1, -1, 1/R): each is
     // computed once and scattered (thousands of stores of a handful of
     // values would otherwise dominate the module's compile time).
-    code.add(m->residual.fn, "residual", m->residual.gather(residuals));
-    code.add(m->jacobian.fn, "jacobian", m->jacobian.gather(equations.jacobian));
+    code.add(m->residual.fn, "residual", gather(m->residual, residuals));
+    code.add(m->jacobian.fn, "jacobian", gather(m->jacobian, equations.jacobian));
     for (const eq::AlgebraicLoop &l : equations.loops)
       if (!l.unknowns.empty())
         m->nonlinearLoops += (m->nonlinearLoops.empty() ? "`" : "; `") + l.path + "`";
@@ -652,6 +541,12 @@ std::shared_ptr<ModeCode> compileMode(eq::EquationSystem equations,
     if (!equations.guardImpulse.empty())
       code.add(m->guardImpulse, "guardImpulse", equations.guardImpulse);
   }
+  for (const eq::State &st : equations.states)
+    m->stateNames.push_back(st.name);
+  m->numUnknowns = equations.unknowns.size();
+  m->loopPattern = equations.jacobianPattern;
+  for (const eq::Kink &k : equations.kinks)
+    m->kinkInfo.push_back({k.floor, k.text});
   m->equations = std::move(equations);
   tiers->start(code, m, ctxLocked);
   return m;

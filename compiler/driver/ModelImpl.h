@@ -5,6 +5,7 @@
 #include "hbg/runtime/Energy.h"
 #include "hbg/runtime/Guards.h"
 #include "hbg/runtime/Newton.h"
+#include "hbg/runtime/Program.h"
 #include "hbg/runtime/Tape.h"
 #include "hbg/bondgraph/BondGraph.h"
 #include "hbg/support/Source.h"
@@ -24,28 +25,9 @@ namespace hbg {
 
 class CodeTiers;
 
-/// One of a mode's generated functions, in whichever tier is ready. From
-/// the mode's analysis on, its tape: the expression DAG as a straight-line
-/// program that runtime::Tape interprets; once LLVM has compiled the mode,
-/// the JIT's code, published atomically. The tape computes what the
-/// generated code computes, bit for bit (runtime/Tape.cpp mirrors the
-/// lowering op for op), so a run's results do not depend on when, or
-/// whether, the compiled code is swapped in.
-struct ModeFn {
-  runtime::Tape tape;
-  std::atomic<codegen::CompiledFn> jit{nullptr};
-  bool present = false;
-
-  explicit operator bool() const { return present; }
-  /// out = the function at (t, x, p); `scratch` holds the tape's values.
-  void operator()(double t, const double *x, const double *p, double *out,
-                  std::vector<double> &scratch) const {
-    if (codegen::CompiledFn f = jit.load(std::memory_order_acquire))
-      f(t, x, p, out);
-    else
-      tape.evaluate(t, x, p, out, scratch);
-  }
-};
+using runtime::ModeFn;
+using runtime::ScatteredFn;
+using runtime::Evaluator;
 
 /// A group of functions compiled together: their specs for LLVM, their
 /// tapes from the start, and the compiled module once LLVM is done.
@@ -140,96 +122,32 @@ private:
   std::thread thread_;
 };
 
-/// A generated function that computes each distinct value of a long
-/// vector once (a loop's Jacobian over its pattern, where most entries
-/// are 1, -1 or 1/R; a linear loop's residual at z = 0, mostly zero),
-/// and the map that scatters them.
-struct ScatteredFn {
-  ModeFn fn;
-  /// Entry k of the vector is distinct value of[k]; empty when every
-  /// entry is distinct and fn writes them in order.
-  std::vector<std::uint32_t> of;
-  std::size_t distinct = 0;
-  /// The distinct expressions of `entries` (what fn computes), filling
-  /// `of` and `distinct`.
-  std::vector<sym::ExprId> gather(const std::vector<sym::ExprId> &entries);
-  /// out = the vector at (t, x, p); `scratch` holds the distinct values,
-  /// `tape` the tape's.
-  void operator()(double t, const double *x, const double *p, double *out,
-                  std::vector<double> &scratch, std::vector<double> &tape) const;
-};
+/// ScatteredFn's map for `entries`: fills `f.of` and `f.distinct`, and
+/// returns the distinct expressions (what f.fn computes).
+std::vector<sym::ExprId> gather(ScatteredFn &f, const std::vector<sym::ExprId> &entries);
 
-/// A mode's Jacobian code (ModeCode::jacobianCode): one function writing
-/// the values of eq::StateJacobian's entries, in the order fx, dfdt, fz,
-/// rx, drdt, and how they assemble into df/dx over `pattern`.
-struct JacobianCode {
+/// A mode's Jacobian program, differentiated from its equations and
+/// compiled in the mode's tiers.
+struct JacobianCode final : runtime::JacobianProgram {
   TieredCode code;
-  ModeFn fn;
-  /// Where df/dx may be non-zero: fx's entries, and through nonlinear
-  /// loops every row fz reads an unknown in times every column rx does.
-  runtime::SparsePattern pattern;
-  /// Position in the pattern's values of each fx entry.
-  std::vector<std::uint32_t> fxAt;
-  /// fz's and rx's (row, column), in output order.
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> fz, rx;
-  /// The columns rx reads, and for fz entry e and the c-th of them the
-  /// position fzAt[e * columns.size() + c] in the pattern's values.
-  std::vector<std::uint32_t> columns, fzAt;
-  std::size_t numOutputs = 0;
+  void used() const override { code.used(); }
 };
 
 /// The compiled code of one mode (of the only mode, for models without
 /// switched junctions). Every function takes x = [states, Newton unknowns]
 /// and p = [parameters, held values, kink branches].
-struct ModeCode : std::enable_shared_from_this<ModeCode> {
+struct ModeCode final : runtime::ModeProgram, std::enable_shared_from_this<ModeCode> {
   eq::EquationSystem equations;
   /// The Jacobian's code, differentiated and compiled on first use (only
   /// stiff methods ask for it).
   const JacobianCode &jacobianCode() const;
+  const runtime::JacobianProgram &jacobianProgram() const override { return jacobianCode(); }
   mutable std::once_flag jacobianOnce;
   mutable std::unique_ptr<JacobianCode> jacobianCompiled;
-  /// The functions below, as tapes and (once compiled) LLVM code; its
-  /// tiers also serve the Jacobian's code.
+  /// The functions of runtime::ModeProgram, as tapes and (once compiled)
+  /// LLVM code; its tiers also serve the Jacobian's code.
   TieredCode code;
-  ModeFn rhs, outputs;
-  /// Loops solved at run time: the residuals r(t, x, z) and their
-  /// Jacobian dr/dz over eq::EquationSystem::jacobianPattern. When every
-  /// such loop is linear (`linearLoops`), `residual` gives r at z = 0
-  /// instead, and the evaluator assembles r = J z + r(0) from the
-  /// pattern: a large network's residuals are then not compiled at all.
-  ScatteredFn residual, jacobian;
-  bool linearLoops = false;
-  /// Switched models: guard sides, held values, dependent storage values,
-  /// their derivatives by the states (row-major: dependent x state) and
-  /// the impulse matrix (row-major: state x dependent).
-  ModeFn guards, held;
-  /// Modes with kinks (switched or not): their arguments; `guards` then
-  /// also writes each kink's comparison after the guards'.
-  ModeFn kinks, dependent, dependentJacobian, impulse;
-  /// Switched modes with dependent storage and guards: each guard side's
-  /// impulse per unit jump of each dependent storage (row-major: side x
-  /// dependent); null otherwise.
-  ModeFn guardImpulse;
-  /// Switched models: the guards as a tape for interval enclosures (lhs,
-  /// rhs and lhs - rhs of every comparison), and the states it reads;
-  /// none when a guard reads a Newton-solved unknown.
-  std::optional<runtime::Tape> guardTape;
-  std::vector<std::uint32_t> guardStates;
-  /// The comparisons (kinks after the guards') of time and parameters only.
-  std::vector<std::uint32_t> timeComparisons;
-  /// The paths of the loops solved at run time, for run-time errors.
-  std::string nonlinearLoops;
-  /// Switched models: the mode, `contact=on, valve=off`, for run-time errors.
-  std::string modeName;
-  /// Switched models: where this mode's states and dependent storage sit
-  /// in the model's full state vector.
-  std::vector<std::uint32_t> stateSlots, dependentSlots;
-  /// Modes in which sources short-circuit each other through ON junctions:
-  /// the conflict's diagnostics, and the names of the stand-in storage
-  /// that replaced the sources (dependent storage outside the state, at
-  /// runtime::kNoSlot). Empty for every other mode.
-  std::string shortCircuit;
-  std::vector<std::string> standIns;
+  void used() const override { code.used(); }
 };
 
 struct Model::Impl {
@@ -313,59 +231,6 @@ struct Model::Impl {
 std::shared_ptr<ModeCode> compileMode(eq::EquationSystem equations,
                                       const std::shared_ptr<CodeTiers> &tiers, bool switched,
                                       bool ctxLocked);
-
-/// Evaluates a mode's compiled code at (t, x), first solving its nonlinear
-/// loops by Newton's method warm-started from the previous solution.
-class Evaluator {
-public:
-  Evaluator(const ModeCode &m, const double *p);
-  Evaluator(const Evaluator &) = delete;
-  Evaluator &operator=(const Evaluator &) = delete;
-  /// False when the loops could not be solved (see failure()).
-  /// Only the right-hand side counts towards a mode's being hot: a run
-  /// integrates in real modes only, so a mythical mode, however often an
-  /// event passes through it, stays on its tapes.
-  bool rhs(double t, const double *x, double *xdot) {
-    m_.code.used();
-    return call(m_.rhs, t, x, xdot);
-  }
-  bool outputs(double t, const double *x, double *y) { return call(m_.outputs, t, x, y); }
-  /// Any of the mode's functions.
-  bool call(const ModeFn &f, double t, const double *x, double *out);
-  /// df/dx over the mode's JacobianCode pattern into `values` and df/dt
-  /// into `dfdt`, through the nonlinear loops by implicit
-  /// differentiation. False when the loops could not be solved or their
-  /// Jacobian is singular.
-  bool jacobian(double t, const double *x, double *values, double *dfdt);
-  /// Why the last failed call failed: names the loop and the time.
-  const std::string &failure() const { return failure_; }
-  const ModeCode &code() const { return m_; }
-  /// Evaluates with other parameters from now on (the loops' solver keeps
-  /// its factorisation while their matrix does not change, and reuses it
-  /// only for identical values).
-  void setParameters(const double *p) { p_ = p; }
-  /// Starts Newton's method from zero again, as a new evaluator does, so
-  /// that a kept evaluator gives the same values whatever it solved before.
-  void forgetStart() { std::fill(warm_.begin(), warm_.end(), 0.0); }
-
-private:
-  bool solve(double t, const double *x);
-  /// The loops' Jacobian at the states and unknowns in xz_, over
-  /// eq::EquationSystem::jacobianPattern.
-  void loopJacobian(double t, double *values) {
-    m_.jacobian(t, xz_.data(), p_, values, distinct_, tape_);
-  }
-  const ModeCode &m_;
-  const double *p_;
-  std::size_t n_, u_;
-  std::vector<double> xz_, warm_, start_, raw_, loopJacobian_, dz_, distinct_, r0_, j0_;
-  /// The values of the tapes' instructions (tiers), as they run.
-  std::vector<double> tape_;
-  /// The loops' Newton iteration and factorisation, kept between calls.
-  std::unique_ptr<runtime::LoopSolver> loops_;
-  runtime::NewtonOptions newton_;
-  std::string failure_;
-};
 
 /// Why a run cannot set structural parameter `name` to another value
 /// than `built`, the one the model was compiled with.
