@@ -68,63 +68,64 @@ bool Model::structural(const std::string &name, double *value) const {
 }
 
 std::vector<double> Model::parameterValues(const std::map<std::string, double> &overrides) const {
-  const eq::EquationSystem &sys = equations();
   for (const auto &[name, value] : overrides) {
     double built = 0;
     if (structural(name, &built) && value != built)
       throw std::invalid_argument(structuralMessage(name, built));
   }
-  std::lock_guard<std::mutex> lock(sys.ctx->mutex());
-  std::vector<double> values(sys.parameters.size(), 0.0);
-  std::unordered_map<std::uint32_t, double> bySymbol;
-  for (std::uint32_t i : sys.parameterOrder()) {
-    const eq::Parameter &p = sys.parameters[i];
-    auto it = overrides.find(p.name);
-    values[i] = it != overrides.end()
-                    ? it->second
-                    : sys.ctx->evaluate(p.defaultValue,
-                                        [&](sym::SymbolId s) { return bySymbol.at(s.index); });
-    bySymbol[p.symbol.index] = values[i];
-  }
-  return values;
+  return impl_->setup.parameters(overrides);
 }
 
 Experiment Model::experiment(const std::map<std::string, double> &overrides) const {
-  std::vector<double> values = parameterValues(overrides);
-  const eq::EquationSystem &sys = equations();
-  const bg::Experiment &x = sys.experiment;
+  runtime::ExperimentValues v = impl_->setup.experimentValues(parameterValues(overrides), name());
+  using runtime::Setting;
   Experiment out;
-  std::lock_guard<std::mutex> lock(sys.ctx->mutex());
-  // Parameter symbols carry their index as slot.
-  auto value = [&](sym::ExprId e, const char *setting, bool positive) -> std::optional<double> {
-    if (!e.valid())
-      return std::nullopt;
-    double v = sys.ctx->evaluate(e, [&](sym::SymbolId s) { return values[sys.ctx->symbol(s).slot]; });
-    if (!std::isfinite(v) || (positive && !(v > 0)))
-      throw std::invalid_argument("experiment setting `" + std::string(setting) + "` of model `" +
-                                  name() + "` must be " + (positive ? "positive" : "finite") +
-                                  "; with the parameters given it is " + runtime::timeText(v));
+  out.tStart = v[Setting::TStart];
+  out.tEnd = v[Setting::TEnd];
+  out.dtOut = v[Setting::DtOut];
+  out.step = v[Setting::Step];
+  out.maxStep = v[Setting::MaxStep];
+  out.rtol = v[Setting::Rtol];
+  out.atol = v[Setting::Atol];
+  out.method = v.method;
+  return out;
+}
+
+void Model::Impl::buildSetup() {
+  const eq::EquationSystem &sys = initial->equations;
+  sym::ExprContext &ctx = *sys.ctx;
+  std::lock_guard<std::mutex> lock(ctx.mutex());
+  auto tape = [&](const std::vector<sym::ExprId> &roots) {
+    std::optional<runtime::Tape> t = codegen::buildTape(ctx, roots);
+    if (!t)
+      throw InternalError("a value computed before the run reads a loop's unknown");
+    return std::move(*t);
+  };
+  for (const eq::Parameter &p : sys.parameters) {
+    setup.names.push_back(p.name);
+    setup.defaults.push_back(tape({p.defaultValue}));
+    setup.inputs.push_back(p.input);
+  }
+  setup.order = sys.parameterOrder();
+  auto orZero = [&](std::vector<sym::ExprId> v) {
+    for (sym::ExprId &e : v)
+      if (!e.valid())
+        e = ctx.constant(0);
     return v;
   };
-  out.tStart = value(x.tStart, "t_start", false);
-  out.tEnd = value(x.tEnd, "t_end", false);
-  out.dtOut = value(x.dtOut, "dt_out", true);
-  out.step = value(x.step, "dt", true);
-  out.maxStep = value(x.maxStep, "max_step", true);
-  out.rtol = value(x.rtol, "rtol", true);
-  out.atol = value(x.atol, "atol", true);
-  if (out.tEnd && !(*out.tEnd > out.tStart.value_or(0.0)))
-    throw std::invalid_argument("`t_end` of model `" + name() + "` must be after `t_start`; " +
-                                "with the parameters given they are " +
-                                runtime::timeText(*out.tEnd) + " and " +
-                                runtime::timeText(out.tStart.value_or(0.0)));
+  setup.initial = tape(orZero(stateExprs(&eq::State::initial, initialValues)));
+  setup.nominal = tape(orZero(stateExprs(&eq::State::nominal, nominalValues)));
+  const bg::Experiment &x = sys.experiment;
+  std::vector<sym::ExprId> settings = {x.tStart, x.tEnd, x.dtOut, x.step, x.maxStep, x.rtol, x.atol};
+  for (sym::ExprId e : settings)
+    setup.given.push_back(e.valid());
+  setup.experiment = tape(orZero(settings));
   if (!x.method.empty()) {
     runtime::Method m;
     if (!runtime::parseMethod(x.method, m))
       throw InternalError("experiment method `" + x.method + "` accepted by sema is unknown");
-    out.method = m;
+    setup.method = m;
   }
-  return out;
 }
 
 std::vector<sym::ExprId> Model::Impl::stateExprs(sym::ExprId eq::State::*field,
@@ -138,27 +139,11 @@ std::vector<sym::ExprId> Model::Impl::stateExprs(sym::ExprId eq::State::*field,
 }
 
 std::vector<double> Model::initialState(const std::vector<double> &params) const {
-  const eq::EquationSystem &sys = equations();
-  std::lock_guard<std::mutex> lock(sys.ctx->mutex());
-  std::vector<double> x;
-  for (sym::ExprId e : impl_->stateExprs(&eq::State::initial, impl_->initialValues))
-    x.push_back(sys.ctx->evaluate(
-        e, [&](sym::SymbolId id) { return params.at(sys.ctx->symbol(id).slot); }));
-  return x;
+  return impl_->setup.initialState(params);
 }
 
 std::vector<double> Model::nominalState(const std::vector<double> &params) const {
-  const eq::EquationSystem &sys = equations();
-  std::lock_guard<std::mutex> lock(sys.ctx->mutex());
-  std::vector<double> x;
-  for (sym::ExprId e : impl_->stateExprs(&eq::State::nominal, impl_->nominalValues)) {
-    double v = !e.valid() ? 0.0 : std::abs(sys.ctx->evaluate(e, [&](sym::SymbolId id) {
-      std::uint32_t slot = sys.ctx->symbol(id).slot;
-      return slot < params.size() ? params[slot] : std::nan("");
-    }));
-    x.push_back(std::isfinite(v) ? v : 0.0);
-  }
-  return x;
+  return impl_->setup.nominalState(params);
 }
 
 namespace {
@@ -564,6 +549,7 @@ Model Compiler::compileEquations(eq::EquationSystem equations) const {
   impl->tiers = std::make_shared<CodeTiers>(opts_.codegen, opts_.tiering, opts_.hotCalls,
                                             opts_.quickTierMin, /*eager=*/true);
   impl->initial = compileMode(std::move(equations), impl->tiers, false, false);
+  impl->buildSetup();
   return Model(std::move(impl));
 }
 

@@ -6,6 +6,7 @@
 #include "hbg/runtime/Guards.h"
 #include "hbg/runtime/Newton.h"
 #include "hbg/runtime/Program.h"
+#include "hbg/runtime/Setup.h"
 #include "hbg/runtime/Tape.h"
 #include "hbg/bondgraph/BondGraph.h"
 #include "hbg/support/Source.h"
@@ -168,6 +169,11 @@ struct Model::Impl {
     }
   }
   eq::EquationOptions equationOptions;
+  /// Parameter defaults, initial values, nominal magnitudes and the
+  /// experiment block as tapes (runtime::SetupProgram), built once the
+  /// initial mode and the full state are known.
+  runtime::SetupProgram setup;
+  void buildSetup();
 
   // Switched models only.
   bool switched = false;

@@ -311,6 +311,7 @@ Model Compiler::compileSwitched(std::shared_ptr<SourceManager> sources, bg::Bond
   impl->cache[modeKey(g, mode)] = {impl->initial, 0};
   impl->analysed = 1;
   impl->maxCachedModes = std::max<std::size_t>(1, opts_.maxCachedModes);
+  impl->buildSetup();
 
   if (opts_.compileAllModes && impl->junctionElements.size() <= opts_.maxEagerJunctions) {
     // Every combination of ON and OFF, and of the states of observed
