@@ -105,8 +105,7 @@ Mode &Run::mode(const std::vector<std::uint32_t> &q) {
   if (!m) {
     while (!why.empty() && why.back() == '\n')
       why.pop_back();
-    throw RunError{"entering mode " + e.text + " at t = " + timeText(t_) +
-                   ", which cannot be analysed:\n" + why};
+    throw RunError{"entering mode " + e.text + " at t = " + timeText(t_) + ", which " + why};
   }
   e.mode = m;
   return *m;

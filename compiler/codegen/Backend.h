@@ -28,6 +28,12 @@ public:
   /// The optimised (optLevel 0: unoptimised) module as LLVM IR text.
   virtual std::string emitIR(const sym::ExprContext &ctx, const std::vector<FunctionSpec> &fns,
                              const CodeGenOptions &opts) = 0;
+  /// Writes the functions, optimised as compile() optimises them, to the
+  /// object file `path` (position-independent, for the host), with the
+  /// data of ObjectSpec.
+  virtual void emitObject(const sym::ExprContext &ctx, const std::vector<FunctionSpec> &fns,
+                          const CodeGenOptions &opts, const ObjectSpec &spec,
+                          const std::string &path) = 0;
   /// An LLJIT that many modules are compiled into.
   virtual std::shared_ptr<void> createSession() = 0;
   /// A lowered module (LLVM context and IR), not yet optimised.

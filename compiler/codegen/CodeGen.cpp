@@ -61,6 +61,11 @@ std::string CodeGenerator::emitIR(const sym::ExprContext &ctx,
   return backend().emitIR(ctx, fns, opts_);
 }
 
+void CodeGenerator::emitObject(const sym::ExprContext &ctx, const std::vector<FunctionSpec> &fns,
+                               const ObjectSpec &spec, const std::string &path) const {
+  backend().emitObject(ctx, fns, opts_, spec, path);
+}
+
 LoweredModule CodeGenerator::lower(const sym::ExprContext &ctx,
                                    const std::vector<FunctionSpec> &fns) const {
   LoweredModule result;

@@ -11,7 +11,11 @@
 #include "Optimizer.h"
 #include "Target.h"
 
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -27,6 +31,57 @@ void optimizeForHost(llvm::Module &module, const CodeGenOptions &opts) {
     markQuick(module);
   else if (opts.optLevel >= 1)
     optimizeModule(module, *tm, opts.passes);
+}
+
+/// Adds ObjectSpec's byte array and entry-point table to `module`.
+void addObjectData(llvm::Module &module, const std::vector<FunctionSpec> &fns,
+                   const ObjectSpec &spec) {
+  llvm::LLVMContext &c = module.getContext();
+  llvm::Type *size = llvm::Type::getInt64Ty(c);
+  auto visible = [&](llvm::GlobalVariable *g) {
+    g->setVisibility(spec.shared ? llvm::GlobalValue::DefaultVisibility
+                                 : llvm::GlobalValue::HiddenVisibility);
+  };
+  auto sizeOf = [&](const std::string &name, std::uint64_t n) {
+    visible(new llvm::GlobalVariable(module, size, true, llvm::GlobalValue::ExternalLinkage,
+                                     llvm::ConstantInt::get(size, n), name + "_size"));
+  };
+  llvm::Constant *bytes = llvm::ConstantDataArray::getString(c, spec.data, false);
+  visible(new llvm::GlobalVariable(module, bytes->getType(), true,
+                                   llvm::GlobalValue::ExternalLinkage, bytes, spec.dataSymbol));
+  sizeOf(spec.dataSymbol, spec.data.size());
+  std::vector<llvm::Constant *> entries;
+  for (const FunctionSpec &f : fns) {
+    llvm::Function *fn = module.getFunction(f.name);
+    if (!fn)
+      throw std::runtime_error("codegen: function `" + f.name + "` is missing from the module");
+    // The table reaches them; nothing else needs their names.
+    fn->setVisibility(llvm::GlobalValue::HiddenVisibility);
+    entries.push_back(fn);
+  }
+  auto *type = llvm::ArrayType::get(llvm::PointerType::get(c, 0), entries.size());
+  visible(new llvm::GlobalVariable(module, type, true, llvm::GlobalValue::ExternalLinkage,
+                                   llvm::ConstantArray::get(type, entries), spec.tableSymbol));
+  sizeOf(spec.tableSymbol, entries.size());
+}
+
+/// Writes `module` as a position-independent object file for the host.
+void writeObject(llvm::Module &module, const std::string &path) {
+  llvm::orc::JITTargetMachineBuilder builder = hostMachineBuilder();
+  builder.setRelocationModel(llvm::Reloc::PIC_);
+  std::unique_ptr<llvm::TargetMachine> tm =
+      unwrap(builder.createTargetMachine(), "cannot create target machine");
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
+  if (ec)
+    throw std::runtime_error("cannot write `" + path + "`: " + ec.message());
+  llvm::legacy::PassManager pm;
+  if (tm->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::ObjectFile))
+    throw std::runtime_error("codegen: the target cannot write object files");
+  pm.run(module);
+  os.flush();
+  if (os.has_error())
+    throw std::runtime_error("cannot write `" + path + "`: " + os.error().message());
 }
 
 /// A lowered module with the context it lives in (the JIT takes both).
@@ -48,6 +103,17 @@ public:
     module->print(os, nullptr);
     os.flush();
     return text;
+  }
+
+  void emitObject(const sym::ExprContext &ctx, const std::vector<FunctionSpec> &fns,
+                  const CodeGenOptions &opts, const ObjectSpec &spec,
+                  const std::string &path) override {
+    llvm::LLVMContext llvmCtx;
+    std::unique_ptr<llvm::Module> module =
+        lowerFunctions(llvmCtx, ctx, fns, opts.maxNodesPerFunction);
+    optimizeForHost(*module, opts);
+    addObjectData(*module, fns, spec);
+    writeObject(*module, path);
   }
 
   std::shared_ptr<void> createSession() override {

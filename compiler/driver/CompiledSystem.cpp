@@ -39,7 +39,7 @@ CompiledSystem::program(const std::vector<std::uint32_t> &q, std::string &why) {
   try {
     code = m_.modeCode(mode);
   } catch (const CompileError &e) {
-    why = e.what();
+    why = std::string("cannot be analysed:\n") + e.what();
     return nullptr;
   }
   if (m_.modesCompiled() != before) {

@@ -77,18 +77,7 @@ std::vector<double> Model::parameterValues(const std::map<std::string, double> &
 }
 
 Experiment Model::experiment(const std::map<std::string, double> &overrides) const {
-  runtime::ExperimentValues v = impl_->setup.experimentValues(parameterValues(overrides), name());
-  using runtime::Setting;
-  Experiment out;
-  out.tStart = v[Setting::TStart];
-  out.tEnd = v[Setting::TEnd];
-  out.dtOut = v[Setting::DtOut];
-  out.step = v[Setting::Step];
-  out.maxStep = v[Setting::MaxStep];
-  out.rtol = v[Setting::Rtol];
-  out.atol = v[Setting::Atol];
-  out.method = v.method;
-  return out;
+  return Experiment::of(impl_->setup.experimentValues(parameterValues(overrides), name()));
 }
 
 void Model::Impl::buildSetup() {

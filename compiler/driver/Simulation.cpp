@@ -3,6 +3,7 @@
 #include "CompiledSystem.h"
 #include "ModelImpl.h"
 
+#include "hbg/runtime/Csv.h"
 #include "hbg/support/Diagnostics.h"
 
 #include <algorithm>
@@ -71,6 +72,20 @@ Simulation::Simulation(Model model, SimulationOptions opts)
 Simulation::Simulation(Simulation &&) noexcept = default;
 Simulation &Simulation::operator=(Simulation &&) noexcept = default;
 Simulation::~Simulation() = default;
+
+Experiment Experiment::of(const runtime::ExperimentValues &v) {
+  using runtime::Setting;
+  Experiment out;
+  out.tStart = v[Setting::TStart];
+  out.tEnd = v[Setting::TEnd];
+  out.dtOut = v[Setting::DtOut];
+  out.step = v[Setting::Step];
+  out.maxStep = v[Setting::MaxStep];
+  out.rtol = v[Setting::Rtol];
+  out.atol = v[Setting::Atol];
+  out.method = v.method;
+  return out;
+}
 
 SimulationOptions Experiment::apply(SimulationOptions o) const {
   auto set = [](double &field, const std::optional<double> &v) {
@@ -213,64 +228,10 @@ const std::vector<double> &Result::at(const std::string &name) const {
                           (best.empty() ? "" : "; did you mean `" + best + "`?"));
 }
 
-void Result::writeCsv(std::ostream &os) const {
-  for (std::size_t i = 0; i < names.size(); ++i)
-    os << (i ? "," : "") << names[i];
-  os << "\n";
-  std::size_t rows = columns.empty() ? 0 : columns[0].size();
-  char buf[32];
-  for (std::size_t r = 0; r < rows; ++r) {
-    for (std::size_t i = 0; i < columns.size(); ++i) {
-      std::snprintf(buf, sizeof buf, "%.17g", columns[i][r]);
-      os << (i ? "," : "") << buf;
-    }
-    os << "\n";
-  }
-}
+void Result::writeCsv(std::ostream &os) const { runtime::writeCsv(os, names, columns); }
 
 void Result::writeEventsCsv(std::ostream &os) const {
-  os << "event,time,phase,mode,transitions,energy,removed";
-  for (const std::string &n : stateNames)
-    os << "," << n;
-  os << "\n";
-  char buf[32];
-  // The energy of the rows whose state is the one before the jump
-  // (mythical modes and the first remap iteration keep it) or after it;
-  // empty on the other remap iterations and where the audit cannot say.
-  auto number = [&](double v) {
-    if (!std::isnan(v)) {
-      std::snprintf(buf, sizeof buf, "%.17g", v);
-      os << buf;
-    }
-  };
-  auto row = [&](std::size_t k, const Event &ev, const char *phase, const std::string &mode,
-                 const std::string &transitions, const std::vector<double> &x) {
-    std::snprintf(buf, sizeof buf, "%.17g", ev.time);
-    os << k << "," << buf << "," << phase << ",\"" << mode << "\",\"" << transitions << "\",";
-    bool after = &x == &ev.after;
-    if (after || x == ev.before)
-      number(after ? ev.storedAfter : ev.storedBefore);
-    os << ",";
-    if (after)
-      number(ev.removed);
-    for (double v : x) {
-      std::snprintf(buf, sizeof buf, "%.17g", v);
-      os << "," << buf;
-    }
-    os << "\n";
-  };
-  for (std::size_t k = 0; k < events.size(); ++k) {
-    const Event &ev = events[k];
-    std::string transitions;
-    for (const std::string &t : ev.transitions)
-      transitions += (transitions.empty() ? "" : "; ") + t;
-    row(k, ev, "before", ev.modes.front(), transitions, ev.before);
-    for (std::size_t i = 1; i + 1 < ev.modes.size(); ++i)
-      row(k, ev, ev.real[i] ? "real" : "mythical", ev.modes[i], "", ev.states[i]);
-    for (std::size_t i = 0; i < ev.remapIterations.size(); ++i)
-      row(k, ev, "remap", std::to_string(i), "", ev.remapIterations[i]);
-    row(k, ev, "after", ev.modes.back(), "", ev.after);
-  }
+  runtime::writeEventsCsv(os, events, stateNames);
 }
 
 } // namespace hbg

@@ -13,6 +13,7 @@
 #include "hbg/codegen/CodeGen.h"
 #include "hbg/equations/Equations.h"
 #include "hbg/runtime/Integrator.h"
+#include "hbg/runtime/Setup.h"
 #include "hbg/runtime/Simulate.h"
 
 #include <iosfwd>
@@ -229,6 +230,8 @@ struct Experiment {
   std::optional<runtime::Method> method;
   /// `base` with every setting given here in place of its own.
   SimulationOptions apply(SimulationOptions base = {}) const;
+  /// The settings `v` gives.
+  static Experiment of(const runtime::ExperimentValues &v);
 };
 
 /// One event of a switched model (see runtime/Simulate.h).

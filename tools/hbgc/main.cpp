@@ -13,6 +13,8 @@
 #include "hbg/driver/Pipeline.h"
 #include "hbg/hbg.h"
 
+#include "../common/RunOptions.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cerrno>
@@ -30,6 +32,10 @@
 using namespace hbg;
 
 namespace {
+
+using tools::optionValue;
+using tools::parseNumber;
+using tools::UsageError;
 
 const char *kUsage = R"(usage: hbgc <command> FILE [options]
 
@@ -89,7 +95,7 @@ options:
                        not named stay in their initial state
 )";
 
-const char *kRunHelp = R"(usage: hbgc run FILE [--t-end T] [options]
+const std::string kRunHelp = std::string(R"(usage: hbgc run FILE [--t-end T] [options]
 
 Compiles FILE to native code and simulates it; writes CSV with a header
 `time,<outputs>` to standard output or to -o FILE. Models with switched
@@ -102,127 +108,38 @@ The model's `experiment { ... }` block, if any, sets the defaults of
 the command line overrides them.
 
 options:
-  --t-end T            end time (required unless the model's experiment
-                       block gives t_end)
-  --t-start T          start time (default 0)
-  --method M           auto (default), dopri5, rosenbrock, rk4 or euler;
-                       rosenbrock is linearly implicit, for stiff models,
-                       and auto switches between dopri5 and rosenbrock
-                       where the model is stiff (--stats shows where)
-  --dt H               step of euler and rk4; first trial step of the
-                       adaptive methods (default 1e-3)
-  --rtol R             relative tolerance of the adaptive methods (default
-                       1e-6); each state's absolute tolerance is R times its
-                       nominal magnitude
-  --atol A             absolute floor of every state's tolerance, in its own
-                       unit (default: none)
-  --max-step H         upper bound on every step (default none)
-  --dt-out D           output interval (default (t-end - t-start) / 100)
-  -p NAME=VALUE        override a parameter (repeatable)
-  -o FILE              write the CSV to FILE
-  --format F           csv (default) or table
+)") + tools::kRunOptionsHelp + R"(  --format F           csv (default) or table
   --emit=STAGE         print an intermediate form instead of simulating:
                        ast, bondgraph, causality, equations, llvm
-  --events FILE        write the event log (switched models) as CSV to FILE
-                       (`-` for standard output after the trajectory)
-  --remap M            state remapping at mode changes: exact (default, one
-                       solve by conservation of state) or iterative
-                       (HYBRSIM's redistribution)
-  --remap-factor F     fraction moved per iterative remap step (default 0.4)
   --all-modes          compile every mode up front (at most 2^8 modes)
                        instead of each when the simulation first enters it
   --tier T             how modes reach LLVM: tiered (default: on tapes
                        until hot, then compiled in the background), jit
                        (compiled before first use) or tape (never)
-  --stats              print steps, right-hand-side calls, the methods and
-                       the spans they ran over, events, modes analysed and
-                       times to stderr
+  --stats              also prints modes analysed and compiled
   --time-passes        print the time each compiler pass takes to stderr
 )";
 
-/// A usage error: message to stderr, exit status 2.
-struct UsageError {
-  std::string message;
-};
-
-double parseNumber(const std::string &flag, const std::string &text) {
-  char *end = nullptr;
-  double v = std::strtod(text.c_str(), &end);
-  if (text.empty() || *end != '\0')
-    throw UsageError{"`" + flag + "` needs a number, got `" + text + "`"};
-  return v;
-}
-
 struct RunArgs {
   std::string file;
-  /// The options the command line gives; `cli` holds those the model's
-  /// `experiment` block may also give, which the command line overrides.
-  SimulationOptions sim;
-  Experiment cli;
-  std::map<std::string, double> params;
-  std::string output;
+  /// The options a built simulator takes too; `run.cli` holds those the
+  /// model's `experiment` block may also give, which the command line
+  /// overrides.
+  tools::RunOptions run;
   std::string format = "csv";
   bool emit = false;
   driver::Stage stage = driver::Stage::Run;
-  bool stats = false, timePasses = false, allModes = false;
+  bool timePasses = false, allModes = false;
   Tiering tiering = Tiering::Tiered;
-  std::string events;
 };
-
-/// The value of option args[i], advancing i past it.
-const std::string &optionValue(const std::vector<std::string> &args, std::size_t &i) {
-  if (i + 1 >= args.size())
-    throw UsageError{"`" + args[i] + "` needs a value"};
-  return args[++i];
-}
-
-/// `-p NAME=VALUE` into `params`.
-void parameterOption(const std::string &kv, std::map<std::string, double> &params) {
-  auto eq = kv.find('=');
-  if (eq == std::string::npos || eq == 0)
-    throw UsageError{"`-p` needs NAME=VALUE, got `" + kv + "`"};
-  params[kv.substr(0, eq)] = parseNumber("-p " + kv.substr(0, eq), kv.substr(eq + 1));
-}
 
 RunArgs parseRunArgs(const std::vector<std::string> &args) {
   RunArgs r;
   auto value = [&](std::size_t &i) -> const std::string & { return optionValue(args, i); };
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string &a = args[i];
-    if (a == "--t-end") {
-      r.cli.tEnd = parseNumber(a, value(i));
-    } else if (a == "--t-start") {
-      r.cli.tStart = parseNumber(a, value(i));
-    } else if (a == "--method") {
-      const std::string &m = value(i);
-      runtime::Method method;
-      if (!runtime::parseMethod(m, method))
-        throw UsageError{"unknown method `" + m + "`; expected auto, dopri5, rosenbrock, rk4 or euler"};
-      r.cli.method = method;
-    } else if (a == "--dt") {
-      r.cli.step = parseNumber(a, value(i));
-      if (!(*r.cli.step > 0))
-        throw UsageError{"`--dt` must be positive"};
-    } else if (a == "--max-step") {
-      r.cli.maxStep = parseNumber(a, value(i));
-      if (!(*r.cli.maxStep > 0))
-        throw UsageError{"`--max-step` must be positive"};
-    } else if (a == "--rtol") {
-      r.cli.rtol = parseNumber(a, value(i));
-      if (!(*r.cli.rtol > 0))
-        throw UsageError{"`--rtol` must be positive"};
-    } else if (a == "--atol") {
-      r.cli.atol = parseNumber(a, value(i));
-      if (!(*r.cli.atol > 0))
-        throw UsageError{"`--atol` must be positive"};
-    } else if (a == "--dt-out") {
-      r.cli.dtOut = parseNumber(a, value(i));
-      if (!(*r.cli.dtOut > 0))
-        throw UsageError{"`--dt-out` must be positive"};
-    } else if (a == "-p") {
-      parameterOption(value(i), r.params);
-    } else if (a == "-o") {
-      r.output = value(i);
+    if (tools::parseRunOption(args, i, r.run)) {
+      continue;
     } else if (a == "--format") {
       r.format = value(i);
       if (r.format != "csv" && r.format != "table")
@@ -232,22 +149,6 @@ RunArgs parseRunArgs(const std::vector<std::string> &args) {
         throw UsageError{"unknown stage `" + a.substr(7) +
                          "`; expected ast, bondgraph, causality, equations or llvm"};
       r.emit = true;
-    } else if (a == "--stats") {
-      r.stats = true;
-    } else if (a == "--events") {
-      r.events = value(i);
-    } else if (a == "--remap") {
-      const std::string &m = value(i);
-      if (m == "exact")
-        r.sim.remap = SimulationOptions::Remap::Exact;
-      else if (m == "iterative")
-        r.sim.remap = SimulationOptions::Remap::Iterative;
-      else
-        throw UsageError{"unknown remap `" + m + "`; expected exact or iterative"};
-    } else if (a == "--remap-factor") {
-      r.sim.remapFactor = parseNumber(a, value(i));
-      if (!(r.sim.remapFactor > 0 && r.sim.remapFactor <= 1))
-        throw UsageError{"`--remap-factor` must be in (0, 1]"};
     } else if (a == "--all-modes") {
       r.allModes = true;
     } else if (a == "--tier") {
@@ -272,7 +173,8 @@ RunArgs parseRunArgs(const std::vector<std::string> &args) {
   }
   if (r.file.empty())
     throw UsageError{"no input file"};
-  if (r.cli.tEnd && !(*r.cli.tEnd > r.cli.tStart.value_or(0.0)))
+  const auto &t0 = r.run.cli[runtime::Setting::TStart], &t1 = r.run.cli[runtime::Setting::TEnd];
+  if (t1 && !(*t1 > t0.value_or(0.0)))
     throw UsageError{"`--t-end` must be after `--t-start`"};
   return r;
 }
@@ -467,7 +369,7 @@ int runLinearize(const std::vector<std::string> &argv) {
       mode = value(i);
       haveMode = true;
     } else if (a == "-p") {
-      parameterOption(value(i), overrides);
+      tools::parseParameter(value(i), overrides);
     } else if (a == "--format") {
       format = value(i);
       if (format != "text" && format != "csv")
@@ -634,7 +536,8 @@ int runRun(const std::vector<std::string> &argv) {
   RunArgs a = parseRunArgs(argv);
   Loaded l;
   driver::Stage stop = a.stage == driver::Stage::LLVM ? driver::Stage::Run : a.stage;
-  if (!load(a.file, stop, a.timePasses, l, "", a.params))
+  const std::map<std::string, double> &params = a.run.params;
+  if (!load(a.file, stop, a.timePasses, l, "", params))
     return 1;
   switch (a.stage) {
   case driver::Stage::Ast:
@@ -670,15 +573,22 @@ int runRun(const std::vector<std::string> &argv) {
   // the model cannot empty it before it is read.) The trajectory and a log
   // on `-` share standard output.
   Output stdOut, csvFile, eventsFile;
-  if (!a.output.empty() && !csvFile.open(a.output))
+  const tools::RunOptions &ro = a.run;
+  if (!ro.output.empty() && !csvFile.open(ro.output))
     return 1;
-  if (!a.events.empty() && a.events != "-" && !eventsFile.open(a.events))
+  if (!ro.events.empty() && ro.events != "-" && !eventsFile.open(ro.events))
     return 1;
-  Output &csv = a.output.empty() ? stdOut : csvFile;
-  Output &events = a.events == "-" ? stdOut : eventsFile;
+  Output &csv = ro.output.empty() ? stdOut : csvFile;
+  Output &events = ro.events == "-" ? stdOut : eventsFile;
+  Experiment cli = Experiment::of(ro.cli);
+  SimulationOptions base;
+  base.remap = ro.remap == runtime::SimulateOptions::Remap::Iterative
+                   ? SimulationOptions::Remap::Iterative
+                   : SimulationOptions::Remap::Exact;
+  base.remapFactor = ro.remapFactor;
   // The end time: the command line's or the model's.
   const bg::Experiment &defaults = l.fe.graph->experiment;
-  if (!a.cli.tEnd && !defaults.tEnd.valid())
+  if (!cli.tEnd && !defaults.tEnd.valid())
     throw UsageError{"`run` needs `--t-end`, or `t_end` in the model's `experiment` block"};
 
   auto t0 = std::chrono::steady_clock::now();
@@ -695,7 +605,7 @@ int runRun(const std::vector<std::string> &argv) {
   // command line's over them.
   SimulationOptions options;
   try {
-    options = a.cli.apply(model.experiment(a.params).apply(a.sim));
+    options = cli.apply(model.experiment(params).apply(base));
   } catch (const std::invalid_argument &e) {
     std::cerr << "hbgc: error: " << e.what() << "\n";
     return 1;
@@ -705,14 +615,14 @@ int runRun(const std::vector<std::string> &argv) {
       return std::string(cli ? flag : setting);
     };
     throw UsageError{"the end time " + runtime::timeText(options.tEnd) + " (" +
-                     from(a.cli.tEnd.has_value(), "`--t-end`", "the model's `t_end`") +
+                     from(cli.tEnd.has_value(), "`--t-end`", "the model's `t_end`") +
                      ") must be after the start time " + runtime::timeText(options.tStart) + " (" +
-                     from(a.cli.tStart.has_value(), "`--t-start`",
+                     from(cli.tStart.has_value(), "`--t-start`",
                           defaults.tStart.valid() ? "the model's `t_start`" : "the default") +
                      ")"};
   }
   Simulation sim(model, options);
-  for (const auto &[name, value] : a.params) {
+  for (const auto &[name, value] : params) {
     try {
       sim.setParameter(name, value);
     } catch (const std::invalid_argument &e) {
@@ -732,11 +642,11 @@ int runRun(const std::vector<std::string> &argv) {
   else
     r.writeCsv(csv.stream());
   bool written = csv.finish();
-  if (!a.events.empty()) {
+  if (!ro.events.empty()) {
     r.writeEventsCsv(events.stream());
     written &= events.finish();
   }
-  if (a.stats) {
+  if (ro.stats) {
     using ms = std::chrono::duration<double, std::milli>;
     std::cerr << "steps: " << r.steps << " accepted, " << r.rejectedSteps << " rejected\n"
               << "rhs calls: " << r.rhsCalls << "\n"

@@ -64,6 +64,23 @@ struct CodeGenOptions {
   std::string passes;
 };
 
+/// What an object file holds besides the functions (CodeGenerator::
+/// emitObject): a byte array and a table of the functions' entry points,
+/// each under the given symbol names, for the program it is linked into.
+struct ObjectSpec {
+  /// `data` as `const unsigned char <dataSymbol>[]` and its size as
+  /// `const unsigned long <dataSymbol>_size`.
+  std::string dataSymbol;
+  std::string data;
+  /// The entry points of every function, in FunctionSpec order, as
+  /// `const CompiledFn <tableSymbol>[]`, and their number as
+  /// `const unsigned long <tableSymbol>_size`.
+  std::string tableSymbol;
+  /// Export the symbols from a shared library (an FMU's binary): default
+  /// visibility for the data, the table and nothing else.
+  bool shared = false;
+};
+
 /// LLVM's half of code generation (libhbg_llvm.so, loaded on first use)
 /// cannot be found or loaded: an installation problem, not a bug.
 class BackendUnavailable : public std::runtime_error {
@@ -131,6 +148,11 @@ public:
   /// own or, given `session`, in that one.
   CompiledModule compile(const sym::ExprContext &ctx, const std::vector<FunctionSpec> &fns,
                          const std::shared_ptr<JitSession> &session = nullptr) const;
+  /// Compiles the functions ahead of time, with the same IR, optimisation
+  /// and target as the JIT's code (so the same values, bit for bit), into
+  /// the object file `path`, with `spec`'s data and entry-point table.
+  void emitObject(const sym::ExprContext &ctx, const std::vector<FunctionSpec> &fns,
+                  const ObjectSpec &spec, const std::string &path) const;
   /// The first step alone: the only one that reads `ctx`.
   LoweredModule lower(const sym::ExprContext &ctx, const std::vector<FunctionSpec> &fns) const;
   /// The rest: optimises and JIT-compiles a lowered module.

@@ -141,7 +141,8 @@ public:
   virtual std::size_t numHeld() const = 0;
   virtual void setHeld(const double *values) = 0;
   /// The mode of FSM states `q`, analysed and compiled on first use. Null
-  /// when the mode cannot be analysed: `why` then holds the diagnostics.
+  /// when there is none: `why` then completes "entering mode M at t = T,
+  /// which ..." (`cannot be analysed:` and the diagnostics).
   virtual Mode *mode(const std::vector<std::uint32_t> &q, std::string &why) = 0;
   /// The energy each slot of the full state `X` holds at time t: a storage
   /// element's (Energy.h), 0 for an integrator, NaN where the law cannot

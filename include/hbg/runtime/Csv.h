@@ -1,0 +1,29 @@
+//===- hbg/runtime/Csv.h - Trajectories and event logs as CSV -------------===//
+//
+// The formats `hbgc run` and a simulator built with `hbgc build` write,
+// from one place so that both write the same bytes.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "hbg/runtime/Simulate.h"
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace hbg::runtime {
+
+/// CSV with header `names` (`time`, then the outputs) and a row per
+/// sample, every value in full double precision (%.17g).
+void writeCsv(std::ostream &os, const std::vector<std::string> &names,
+              const std::vector<std::vector<double>> &columns);
+
+/// The event log: one row per event and phase (`before`, each `mythical`
+/// mode, each `remap` iteration, `after`) with the energy stored in that
+/// row's state, on the `after` row the energy the jump removed, then the
+/// state (named `stateNames`).
+void writeEventsCsv(std::ostream &os, const std::vector<Event> &events,
+                    const std::vector<std::string> &stateNames);
+
+} // namespace hbg::runtime

@@ -1,0 +1,73 @@
+//===- runtime/Csv.cpp - Trajectories and event logs as CSV ---------------===//
+
+#include "hbg/runtime/Csv.h"
+
+#include <cmath>
+#include <cstdio>
+#include <ostream>
+
+namespace hbg::runtime {
+
+void writeCsv(std::ostream &os, const std::vector<std::string> &names,
+              const std::vector<std::vector<double>> &columns) {
+  for (std::size_t i = 0; i < names.size(); ++i)
+    os << (i ? "," : "") << names[i];
+  os << "\n";
+  std::size_t rows = columns.empty() ? 0 : columns[0].size();
+  char buf[32];
+  for (std::size_t r = 0; r < rows; ++r) {
+    for (std::size_t i = 0; i < columns.size(); ++i) {
+      std::snprintf(buf, sizeof buf, "%.17g", columns[i][r]);
+      os << (i ? "," : "") << buf;
+    }
+    os << "\n";
+  }
+}
+
+void writeEventsCsv(std::ostream &os, const std::vector<Event> &events,
+                    const std::vector<std::string> &stateNames) {
+  os << "event,time,phase,mode,transitions,energy,removed";
+  for (const std::string &n : stateNames)
+    os << "," << n;
+  os << "\n";
+  char buf[32];
+  // The energy of the rows whose state is the one before the jump
+  // (mythical modes and the first remap iteration keep it) or after it;
+  // empty on the other remap iterations and where the audit cannot say.
+  auto number = [&](double v) {
+    if (!std::isnan(v)) {
+      std::snprintf(buf, sizeof buf, "%.17g", v);
+      os << buf;
+    }
+  };
+  auto row = [&](std::size_t k, const Event &ev, const char *phase, const std::string &mode,
+                 const std::string &transitions, const std::vector<double> &x) {
+    std::snprintf(buf, sizeof buf, "%.17g", ev.time);
+    os << k << "," << buf << "," << phase << ",\"" << mode << "\",\"" << transitions << "\",";
+    bool after = &x == &ev.after;
+    if (after || x == ev.before)
+      number(after ? ev.storedAfter : ev.storedBefore);
+    os << ",";
+    if (after)
+      number(ev.removed);
+    for (double v : x) {
+      std::snprintf(buf, sizeof buf, "%.17g", v);
+      os << "," << buf;
+    }
+    os << "\n";
+  };
+  for (std::size_t k = 0; k < events.size(); ++k) {
+    const Event &ev = events[k];
+    std::string transitions;
+    for (const std::string &t : ev.transitions)
+      transitions += (transitions.empty() ? "" : "; ") + t;
+    row(k, ev, "before", ev.modes.front(), transitions, ev.before);
+    for (std::size_t i = 1; i + 1 < ev.modes.size(); ++i)
+      row(k, ev, ev.real[i] ? "real" : "mythical", ev.modes[i], "", ev.states[i]);
+    for (std::size_t i = 0; i < ev.remapIterations.size(); ++i)
+      row(k, ev, "remap", std::to_string(i), "", ev.remapIterations[i]);
+    row(k, ev, "after", ev.modes.back(), "", ev.after);
+  }
+}
+
+} // namespace hbg::runtime
