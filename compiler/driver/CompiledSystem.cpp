@@ -24,15 +24,7 @@ std::shared_ptr<const runtime::ModeProgram>
 CompiledSystem::program(const std::vector<std::uint32_t> &q, std::string &why) {
   if (!m_.switched)
     return m_.initial;
-  bg::Mode mode = bg::initialMode(*m_.graph);
-  mode.on.resize(m_.graph->elements.size(), true);
-  for (std::size_t j = 0; j < q.size(); ++j) {
-    std::uint32_t element = m_.junctionElements[j];
-    const bg::Fsm &fsm = *m_.graph->elements[element].fsm;
-    mode.on[element] = fsm.states[q[j]].on;
-    if (fsm.observed)
-      mode.state[element] = q[j];
-  }
+  bg::Mode mode = m_.modeOf(q);
   std::size_t before = m_.modesCompiled();
   auto start = std::chrono::steady_clock::now();
   std::shared_ptr<ModeCode> code;

@@ -200,6 +200,19 @@ struct Model::Impl {
   /// state vector.
   void placeInState(ModeCode &m) const;
 
+  /// The mode of FSM states `q` (one per switched junction).
+  bg::Mode modeOf(const std::vector<std::uint32_t> &q) const {
+    bg::Mode mode = bg::initialMode(*graph);
+    mode.on.resize(graph->elements.size(), true);
+    for (std::size_t j = 0; j < q.size(); ++j) {
+      std::uint32_t element = junctionElements[j];
+      const bg::Fsm &fsm = *graph->elements[element].fsm;
+      mode.on[element] = fsm.states[q[j]].on;
+      if (fsm.observed)
+        mode.state[element] = q[j];
+    }
+    return mode;
+  }
   /// The code of `mode`, analysed and compiled on first use. Throws
   /// CompileError (diagnostics of that mode) when the mode cannot be
   /// analysed.

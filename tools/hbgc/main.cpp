@@ -12,7 +12,9 @@
 
 #include "hbg/driver/Pipeline.h"
 #include "hbg/hbg.h"
+#include "hbg/driver/Build.h"
 
+#include "../common/Output.h"
 #include "../common/RunOptions.h"
 
 #include <algorithm>
@@ -33,6 +35,7 @@ using namespace hbg;
 
 namespace {
 
+using tools::Output;
 using tools::optionValue;
 using tools::parseNumber;
 using tools::UsageError;
@@ -43,6 +46,7 @@ commands:
   check    FILE   check a model and report every error
   explain  FILE   print each bond's causality and the model's equations
   run      FILE   compile and simulate a model (see `hbgc run --help`)
+  build    FILE   compile a model ahead of time into a standalone simulator
   linearize FILE  the state matrices and poles at an operating point
 
 `hbgc <command> --help` describes a command.
@@ -70,6 +74,27 @@ and damping ratio.
   -p NAME=VALUE        override a parameter (repeatable)
   --format F           text (default) or csv: one row per matrix entry
                        (`A,row,column,value`) and per pole
+)";
+
+const char *kBuildHelp = R"(usage: hbgc build FILE -o EXE [options]
+
+Compiles FILE ahead of time into the executable EXE: the model's modes as
+machine code (LLVM's TargetMachine for this host, from the IR `hbgc run`
+JIT-compiles), linked with hbg's runtime only. EXE needs neither LLVM nor
+the compiler; it takes `hbgc run`'s simulation options (`EXE --help`) and
+writes the same CSV, bit for bit (docs/build.md).
+
+options:
+  -o EXE               the executable to write (required)
+  -p NAME=VALUE        a structural parameter's value (loops and indices
+                       are built with it); other parameters are set when
+                       EXE runs
+  --max-modes N        switched models: compile in every mode the
+                       junctions can reach when there are at most N
+                       (default 256)
+  --modes-from LOG     switched models: compile in only the modes of the
+                       event log LOG (`hbgc run --events LOG`) and the
+                       initial mode; entering another is an error naming it
 )";
 
 const char *kCheckHelp = R"(usage: hbgc check FILE
@@ -179,71 +204,6 @@ RunArgs parseRunArgs(const std::vector<std::string> &args) {
   return r;
 }
 
-/// Where hbgc writes what it produces: standard output, or a file named on
-/// the command line (`-o`, `--events`). A run that exits with status 0 must
-/// have written everything, so every write is checked; streams buffer, so a
-/// full disk often shows only when the last bytes are flushed, which
-/// finish() does and checks.
-class Output {
-public:
-  /// Standard output.
-  Output() = default;
-  Output(const Output &) = delete;
-  Output &operator=(const Output &) = delete;
-
-  /// Opens (and truncates) `path` now, so that an unwritable path is an
-  /// error before a long simulation rather than after it. False, with the
-  /// error printed, when the file cannot be opened.
-  bool open(const std::string &path) {
-    name_ = path;
-    errno = 0;
-    file_.open(path);
-    if (file_) {
-      os_ = &file_;
-      return true;
-    }
-    fail(errno);
-    return false;
-  }
-
-  /// Where to write; what is written is checked by finish().
-  std::ostream &stream() { return *os_; }
-
-  /// Flushes (and closes a file) after the last write. False, with the
-  /// error printed once, when some write did not reach its destination.
-  bool finish() {
-    if (failed_)
-      return false;
-    // A stream stops writing at its first failure and leaves errno as that
-    // write set it; reset errno only when the flush is what may fail.
-    if (*os_) {
-      errno = 0;
-      if (os_ == &file_)
-        file_.close();
-      else
-        os_->flush();
-    }
-    if (*os_)
-      return true;
-    fail(errno);
-    return false;
-  }
-
-private:
-  void fail(int error) {
-    failed_ = true;
-    std::cerr << "hbgc: error: cannot write `" << name_ << "`";
-    if (error != 0)
-      std::cerr << ": " << std::strerror(error);
-    std::cerr << "\n";
-  }
-
-  std::string name_ = "standard output";
-  std::ofstream file_;
-  std::ostream *os_ = &std::cout;
-  bool failed_ = false;
-};
-
 /// Exit status of a command that printed to standard output: `status`, or
 /// 1 when it succeeded but its output could not be written.
 int finishStdout(int status) {
@@ -343,6 +303,60 @@ std::optional<Model> compileLoaded(Loaded &l, const Compiler &compiler) {
     std::cerr << e.what();
     return std::nullopt;
   }
+}
+
+int runBuild(const std::vector<std::string> &args) {
+  std::string file, log;
+  driver::BuildOptions opts;
+  std::map<std::string, double> params;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string &a = args[i];
+    if (a == "-o") {
+      opts.output = optionValue(args, i);
+    } else if (a == "-p") {
+      tools::parseParameter(optionValue(args, i), params);
+    } else if (a == "--max-modes") {
+      double n = parseNumber(a, optionValue(args, i));
+      if (!(n >= 1 && n == std::floor(n) && n <= 1e9))
+        throw UsageError{"`--max-modes` must be a whole number of 1 or more"};
+      opts.maxModes = static_cast<std::size_t>(n);
+    } else if (a == "--modes-from") {
+      log = optionValue(args, i);
+    } else if (!a.empty() && a[0] == '-') {
+      throw UsageError{"unknown option `" + a + "`"};
+    } else if (file.empty()) {
+      file = a;
+    } else {
+      throw UsageError{"unexpected argument `" + a + "`"};
+    }
+  }
+  if (file.empty())
+    throw UsageError{"no input file"};
+  if (opts.output.empty())
+    throw UsageError{"`build` needs `-o EXE`"};
+  Loaded l;
+  if (!load(file, driver::Stage::Run, false, l, "", params))
+    return 1;
+  CompilerOptions copts;
+  copts.tiering = Tiering::Tape; // the build compiles; nothing runs here
+  copts.maxCachedModes = std::numeric_limits<std::size_t>::max();
+  std::optional<Model> model = compileLoaded(l, Compiler(copts));
+  if (!model)
+    return 1;
+  try {
+    if (!log.empty()) {
+      opts.modes = driver::modesOfEventLog(log);
+      opts.modesSource = "the modes of `" + log + "`";
+    }
+    driver::buildSimulator(*model, opts);
+  } catch (const CompileError &e) {
+    std::cerr << "hbgc: error: " << e.what() << "\n";
+    return 1;
+  } catch (const std::runtime_error &e) {
+    std::cerr << "hbgc: error: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
 }
 
 /// `%.10g`.
@@ -709,6 +723,8 @@ int main(int argc, char **argv) {
       return help ? (std::cout << kExplainHelp, finishStdout(0)) : runExplain(args);
     if (command == "run")
       return help ? (std::cout << kRunHelp, finishStdout(0)) : runRun(args);
+    if (command == "build")
+      return help ? (std::cout << kBuildHelp, finishStdout(0)) : runBuild(args);
     if (command == "linearize")
       return help ? (std::cout << kLinearizeHelp, finishStdout(0)) : runLinearize(args);
     throw UsageError{"unknown command `" + command + "`"};

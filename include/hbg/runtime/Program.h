@@ -43,6 +43,16 @@ struct ModeFn {
   std::atomic<CompiledFn> jit{nullptr};
   bool present = false;
 
+  ModeFn() = default;
+  /// A copy runs the code the original runs now.
+  ModeFn(const ModeFn &o) : tape(o.tape), jit(o.jit.load()), present(o.present) {}
+  ModeFn &operator=(const ModeFn &o) {
+    tape = o.tape;
+    jit.store(o.jit.load());
+    present = o.present;
+    return *this;
+  }
+
   explicit operator bool() const { return present; }
   /// out = the function at (t, x, p); `scratch` holds the tape's values.
   void operator()(double t, const double *x, const double *p, double *out,

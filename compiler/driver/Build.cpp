@@ -1,0 +1,298 @@
+//===- compiler/driver/Build.cpp - Simulators compiled ahead of time ------===//
+//
+// Every mode to compile in is analysed as a run would analyse it on first
+// entry, with its Jacobian (the stiff method may need it); their
+// functions go into one object file under distinct names, the image
+// refers to them by their place in the object's entry-point table, and
+// the system's C++ compiler links the object with the simulator's main(),
+// the runtime and KLU.
+//
+//===----------------------------------------------------------------------===//
+
+#include "hbg/driver/Build.h"
+
+#include "ModelImpl.h"
+
+#include "hbg/codegen/CodeGen.h"
+#include "hbg/runtime/Image.h"
+#include "hbg/support/Diagnostics.h"
+
+#include "hbg_build_config.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace hbg::driver {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+/// The FSM states of mode text `text` (`j1=on, j2=closed`; junctions not
+/// named keep their initial state). Throws CompileError.
+std::vector<std::uint32_t> parseModeText(const runtime::Switching &sw, const std::string &text) {
+  std::vector<std::uint32_t> q = sw.initialStates();
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    std::size_t b = item.find_first_not_of(' '), e = item.find_last_not_of(' ');
+    if (b == std::string::npos)
+      continue;
+    item = item.substr(b, e - b + 1);
+    std::size_t eq = item.find('=');
+    std::string name = item.substr(0, eq), state = eq == std::string::npos ? "" : item.substr(eq + 1);
+    const std::vector<runtime::Junction> &js = sw.junctions();
+    auto j = std::find_if(js.begin(), js.end(), [&](const auto &x) { return x.name == name; });
+    if (j == js.end())
+      throw CompileError("mode `" + text + "` names no switched junction `" + name + "`");
+    auto s = std::find(j->stateNames.begin(), j->stateNames.end(), state);
+    if (s == j->stateNames.end())
+      throw CompileError("mode `" + text + "`: junction `" + name + "` has no state `" + state +
+                         "`");
+    q[static_cast<std::size_t>(j - js.begin())] =
+        static_cast<std::uint32_t>(s - j->stateNames.begin());
+  }
+  return q;
+}
+
+/// Every combination of the states each junction's state machine can
+/// reach from its initial state; empty when there are more than `bound`.
+std::vector<std::vector<std::uint32_t>> reachableModes(const runtime::Switching &sw,
+                                                       std::size_t bound, std::size_t &count) {
+  std::vector<std::vector<std::uint32_t>> states;
+  count = 1;
+  for (const runtime::Junction &j : sw.junctions()) {
+    std::vector<bool> seen(j.stateNames.size(), false);
+    std::vector<std::uint32_t> todo{j.initial}, reached;
+    seen[j.initial] = true;
+    while (!todo.empty()) {
+      std::uint32_t s = todo.back();
+      todo.pop_back();
+      reached.push_back(s);
+      for (const runtime::Transition &t : j.transitions)
+        if (t.from == s && !seen[t.to]) {
+          seen[t.to] = true;
+          todo.push_back(t.to);
+        }
+    }
+    std::sort(reached.begin(), reached.end());
+    count = count > bound ? count : count * reached.size();
+    states.push_back(std::move(reached));
+  }
+  std::vector<std::vector<std::uint32_t>> modes;
+  if (count > bound)
+    return modes;
+  std::vector<std::size_t> digit(states.size(), 0);
+  for (;;) {
+    std::vector<std::uint32_t> q;
+    for (std::size_t j = 0; j < states.size(); ++j)
+      q.push_back(states[j][digit[j]]);
+    modes.push_back(std::move(q));
+    std::size_t j = 0;
+    while (j < states.size() && ++digit[j] == states[j].size())
+      digit[j++] = 0;
+    if (j == states.size())
+      break;
+  }
+  return modes;
+}
+
+/// Runs `args` (no shell); its exit status, or -1 when it cannot start.
+int runProgram(const std::vector<std::string> &args, std::string &output) {
+  std::string log = (fs::temp_directory_path() / ("hbg-link-" + std::to_string(getpid()) + ".log")).string();
+  pid_t pid = fork();
+  if (pid < 0)
+    return -1;
+  if (pid == 0) {
+    if (!std::freopen(log.c_str(), "w", stdout) || !std::freopen(log.c_str(), "w", stderr))
+      _exit(127);
+    std::vector<char *> argv;
+    for (const std::string &a : args)
+      argv.push_back(const_cast<char *>(a.c_str()));
+    argv.push_back(nullptr);
+    execvp(argv[0], argv.data());
+    _exit(127);
+  }
+  int status = 0;
+  if (waitpid(pid, &status, 0) < 0)
+    return -1;
+  std::ifstream in(log);
+  output.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  std::remove(log.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/// The libraries a simulator links: the build tree's when hbgc runs from
+/// it, the installation's otherwise.
+std::vector<std::string> simulatorLibraries() {
+  std::vector<std::string> build = kSimulatorLibrariesBuild, install = kSimulatorLibrariesInstall;
+  bool inBuild = std::all_of(build.begin(), build.end(), [](const std::string &l) {
+    return l.empty() || l[0] != '/' || fs::exists(l);
+  });
+  return inBuild ? build : install;
+}
+
+} // namespace
+
+std::vector<std::string> modesOfEventLog(const std::string &path) {
+  std::ifstream in(path);
+  if (!in)
+    throw std::runtime_error("cannot read `" + path + "`");
+  std::string line;
+  if (!std::getline(in, line) || line.rfind("event,time,phase,mode,", 0) != 0)
+    throw std::runtime_error("`" + path + "` is not an event log (`hbgc run --events`)");
+  std::set<std::string> seen;
+  std::vector<std::string> modes;
+  while (std::getline(in, line)) {
+    // event,time,phase,"mode",...: the fourth field, quoted.
+    std::size_t open = line.find(",\"");
+    std::size_t close = open == std::string::npos ? open : line.find('"', open + 2);
+    if (close == std::string::npos)
+      throw std::runtime_error("`" + path + "`: a row without a mode: `" + line + "`");
+    std::string phase = line.substr(0, open);
+    phase = phase.substr(phase.find_last_of(',') + 1);
+    if (phase == "remap")
+      continue; // its `mode` field is the iteration's number
+    std::string mode = line.substr(open + 2, close - open - 2);
+    if (seen.insert(mode).second)
+      modes.push_back(mode);
+  }
+  return modes;
+}
+
+BuildReport buildSimulator(const Model &model, const BuildOptions &opts) {
+  const Model::Impl &impl = *model.impl();
+  BuildReport report;
+  runtime::ModelImage image;
+  image.name = model.name();
+  image.stateNames = impl.stateNames;
+  image.outputNames = impl.outputNames;
+  image.setup = impl.setup;
+  for (const eq::Parameter &p : impl.initial->equations.parameters)
+    image.structural.push_back(p.structural);
+  image.numHeld = impl.initial->equations.numHeld;
+  image.switched = impl.switched;
+  image.switching = impl.switching;
+  image.storageLaws = impl.storageLaws;
+
+  // The modes to compile in, by FSM states.
+  std::vector<std::shared_ptr<ModeCode>> codes;
+  std::map<const ModeCode *, std::int32_t> programOf;
+  auto add = [&](const std::shared_ptr<ModeCode> &code) {
+    auto [it, fresh] = programOf.emplace(code.get(), static_cast<std::int32_t>(codes.size()));
+    if (fresh)
+      codes.push_back(code);
+    return it->second;
+  };
+  if (!impl.switched) {
+    add(impl.initial);
+  } else {
+    std::vector<std::vector<std::uint32_t>> modes;
+    std::size_t count = 0;
+    if (opts.modes.empty()) {
+      modes = reachableModes(impl.switching, opts.maxModes, count);
+      if (modes.empty())
+        throw CompileError("model `" + model.name() + "` can reach " +
+                           (count > opts.maxModes ? "more than " + std::to_string(opts.maxModes)
+                                                  : std::to_string(count)) +
+                           " modes, more than --max-modes " + std::to_string(opts.maxModes) +
+                           " allows: raise it, or compile in the modes a run visits "
+                           "(`hbgc run --events events.csv`, then `--modes-from events.csv`)");
+      image.missingModes = "every mode the junctions can reach is compiled in";
+    } else {
+      modes.push_back(impl.switching.initialStates());
+      for (const std::string &text : opts.modes)
+        modes.push_back(parseModeText(impl.switching, text));
+      image.missingModes = "only " + opts.modesSource +
+                           " are; rebuild with them and this one, or raise --max-modes to build "
+                           "every reachable mode";
+    }
+    std::set<std::vector<std::uint32_t>> done;
+    for (const std::vector<std::uint32_t> &q : modes) {
+      if (!done.insert(q).second)
+        continue;
+      runtime::ImageMode m;
+      m.states = q;
+      try {
+        m.program = add(impl.modeCode(impl.modeOf(q)));
+      } catch (const CompileError &e) {
+        m.why = e.what();
+        ++report.unanalysable;
+      }
+      image.modes.push_back(std::move(m));
+    }
+  }
+
+  // Their functions, named by program, and each one's place in the table.
+  std::vector<codegen::FunctionSpec> specs;
+  std::map<const runtime::ModeFn *, std::uint32_t> index;
+  auto collect = [&](const TieredCode &code, std::size_t k) {
+    for (std::size_t i = 0; i < code.specs.size(); ++i) {
+      index[code.fns[i]] = static_cast<std::uint32_t>(specs.size());
+      specs.push_back({"hbg_m" + std::to_string(k) + "_" + code.specs[i].name, code.specs[i].outputs});
+    }
+  };
+  for (std::size_t k = 0; k < codes.size(); ++k) {
+    const ModeCode &m = *codes[k];
+    collect(m.code, k);
+    collect(m.jacobianCode().code, k);
+    auto p = std::make_shared<runtime::ImageProgram>();
+    static_cast<runtime::ModeProgram &>(*p) = m;
+    p->jacobianCode = static_cast<const runtime::JacobianProgram &>(m.jacobianCode());
+    p->hasJacobian = true;
+    image.programs.push_back(p);
+  }
+  report.programs = codes.size();
+  report.functions = specs.size();
+  // The copies' functions stand where the originals' do.
+  std::map<const runtime::ModeFn *, std::uint32_t> copyIndex;
+  for (std::size_t k = 0; k < codes.size(); ++k) {
+    std::vector<const runtime::ModeFn *> from = runtime::programFunctions(*codes[k]),
+                                         to = runtime::programFunctions(*image.programs[k]);
+    from.push_back(&codes[k]->jacobianCode().fn);
+    to.push_back(&image.programs[k]->jacobianCode.fn);
+    for (std::size_t i = 0; i < from.size(); ++i) {
+      auto it = index.find(from[i]);
+      copyIndex[to[i]] = it == index.end() ? UINT32_MAX : it->second;
+    }
+  }
+  codegen::ObjectSpec spec;
+  spec.dataSymbol = "hbg_image";
+  spec.tableSymbol = "hbg_function_table";
+  spec.data = runtime::writeImage(
+      image, [&](const runtime::ModeFn &f) { return copyIndex.at(&f); }, /*withTapes=*/false);
+
+  fs::path dir = fs::temp_directory_path() / ("hbg-build-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  struct Cleanup {
+    fs::path dir;
+    ~Cleanup() {
+      std::error_code ec;
+      fs::remove_all(dir, ec);
+    }
+  } cleanup{dir};
+  std::string object = (dir / "model.o").string();
+  {
+    std::lock_guard<std::mutex> lock(impl.initial->equations.ctx->mutex());
+    codegen::CodeGenerator(codegen::CodeGenOptions{}).emitObject(*impl.initial->equations.ctx,
+                                                                 specs, spec, object);
+  }
+  std::vector<std::string> args{kSimulatorLinker, "-o", opts.output, object};
+  for (const std::string &l : simulatorLibraries())
+    args.push_back(l);
+  std::string output;
+  int status = runProgram(args, output);
+  if (status != 0)
+    throw std::runtime_error("linking `" + opts.output + "` failed" +
+                             (status < 0 ? " (cannot run `" + args[0] + "`)" : "") + ":\n" +
+                             output);
+  return report;
+}
+
+} // namespace hbg::driver

@@ -1,0 +1,52 @@
+//===- hbg/driver/Build.h - Simulators compiled ahead of time -------------===//
+//
+// `hbgc build`: a model's modes compiled to an object file through LLVM's
+// TargetMachine, with the model's image (runtime/Image.h), linked with
+// hbg's runtime and a main() that takes `hbgc run`'s options into an
+// executable that needs neither LLVM nor the compiler (docs/build.md).
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "hbg/hbg.h"
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace hbg::driver {
+
+struct BuildOptions {
+  /// The executable to write.
+  std::string output;
+  /// Switched models: compile every mode their junctions' state machines
+  /// can reach when there are at most this many; above it, `modes` must
+  /// say which.
+  std::size_t maxModes = 256;
+  /// Switched models: compile these modes (mode texts, `j1=on, j2=off`,
+  /// as the event log writes them) instead of every reachable one, and
+  /// the initial mode. Entering another is a run-time error naming it.
+  std::vector<std::string> modes;
+  /// Where `modes` came from, for that error (`the modes of events.csv`).
+  std::string modesSource;
+};
+
+/// What a build compiled.
+struct BuildReport {
+  /// Modes compiled in (distinct programs), and known to be
+  /// unanalysable; functions in the object file.
+  std::size_t programs = 0, unanalysable = 0, functions = 0;
+};
+
+/// Builds the simulator of `model` (compiled with Tiering::Tape: nothing
+/// needs the JIT). Throws CompileError for a model whose reachable modes
+/// exceed the bound or a mode text that names no mode, and
+/// std::runtime_error when compiling or linking fails.
+BuildReport buildSimulator(const Model &model, const BuildOptions &opts);
+
+/// The mode texts of an event log (`hbgc run --events`): every mode its
+/// rows name. Throws std::runtime_error when `path` cannot be read or is
+/// not an event log.
+std::vector<std::string> modesOfEventLog(const std::string &path);
+
+} // namespace hbg::driver
