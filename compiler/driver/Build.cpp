@@ -82,7 +82,10 @@ std::vector<std::vector<std::uint32_t>> reachableModes(const runtime::Switching 
         }
     }
     std::sort(reached.begin(), reached.end());
-    count = count > bound ? count : count * reached.size();
+    // Saturates well above any bound (2^62).
+    count = count > (std::size_t(1) << 62) / std::max<std::size_t>(reached.size(), 1)
+                ? std::size_t(1) << 62
+                : count * reached.size();
     states.push_back(std::move(reached));
   }
   std::vector<std::vector<std::uint32_t>> modes;
@@ -195,12 +198,12 @@ BuildReport buildSimulator(const Model &model, const BuildOptions &opts) {
   } else {
     std::vector<std::vector<std::uint32_t>> modes;
     std::size_t count = 0;
-    if (opts.modes.empty()) {
+    if (opts.modesSource.empty()) {
       modes = reachableModes(impl.switching, opts.maxModes, count);
       if (modes.empty())
         throw CompileError("model `" + model.name() + "` can reach " +
-                           (count > opts.maxModes ? "more than " + std::to_string(opts.maxModes)
-                                                  : std::to_string(count)) +
+                           (count == std::size_t(1) << 62 ? "more than 2^62"
+                                                          : std::to_string(count)) +
                            " modes, more than --max-modes " + std::to_string(opts.maxModes) +
                            " allows: raise it, or compile in the modes a run visits "
                            "(`hbgc run --events events.csv`, then `--modes-from events.csv`)");

@@ -23,11 +23,12 @@ struct BuildOptions {
   /// can reach when there are at most this many; above it, `modes` must
   /// say which.
   std::size_t maxModes = 256;
-  /// Switched models: compile these modes (mode texts, `j1=on, j2=off`,
-  /// as the event log writes them) instead of every reachable one, and
-  /// the initial mode. Entering another is a run-time error naming it.
+  /// Switched models, when `modesSource` is set: compile these modes
+  /// (mode texts, `j1=on, j2=off`, as the event log writes them) and the
+  /// initial mode instead of every reachable one. Entering another is a
+  /// run-time error naming it and `modesSource` (`the modes of
+  /// events.csv`).
   std::vector<std::string> modes;
-  /// Where `modes` came from, for that error (`the modes of events.csv`).
   std::string modesSource;
 };
 
