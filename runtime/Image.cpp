@@ -343,6 +343,10 @@ std::string writeImage(const ModelImage &image,
     w.str(m.why);
   });
   w.str(image.missingModes);
+  w.vec(image.sources, [&](const auto &s) {
+    w.str(s.first);
+    w.str(s.second);
+  });
   return std::move(w.out);
 }
 
@@ -447,6 +451,10 @@ ModelImage readImage(const std::uint8_t *data, std::size_t size, const CompiledF
     return m;
   });
   image.missingModes = r.str();
+  image.sources = r.vec<std::pair<std::string, std::string>>(16, [&] {
+    std::string path = r.str();
+    return std::pair{path, r.str()};
+  });
   if (!r.atEnd())
     Reader::fail();
   return image;
@@ -459,15 +467,19 @@ ImageSystem::ImageSystem(const ModelImage &image, std::vector<double> params)
     modes_[m.states] = &m;
 }
 
+std::shared_ptr<const ModeProgram> ImageSystem::missing(const std::vector<std::uint32_t> &,
+                                                        std::string &why) {
+  why = "is not compiled into this simulator (" + image_.missingModes + ")";
+  return nullptr;
+}
+
 std::shared_ptr<const ModeProgram> ImageSystem::program(const std::vector<std::uint32_t> &q,
                                                         std::string &why) {
   if (!image_.switched)
     return image_.programs.empty() ? nullptr : image_.programs[0];
   auto it = modes_.find(q);
-  if (it == modes_.end()) {
-    why = "is not compiled into this simulator (" + image_.missingModes + ")";
-    return nullptr;
-  }
+  if (it == modes_.end())
+    return missing(q, why);
   if (it->second->program < 0) {
     why = "cannot be analysed:\n" + it->second->why;
     return nullptr;

@@ -131,10 +131,11 @@ int runProgram(const std::vector<std::string> &args, std::string &output) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-/// The libraries a simulator links: the build tree's when hbgc runs from
-/// it, the installation's otherwise.
-std::vector<std::string> simulatorLibraries() {
-  std::vector<std::string> build = kSimulatorLibrariesBuild, install = kSimulatorLibrariesInstall;
+/// The libraries a simulator links (`fallback`: the compiler's too): the
+/// build tree's when hbgc runs from it, the installation's otherwise.
+std::vector<std::string> simulatorLibraries(bool fallback) {
+  std::vector<std::string> build = fallback ? kFallbackLibrariesBuild : kSimulatorLibrariesBuild,
+                           install = fallback ? kFallbackLibrariesInstall : kSimulatorLibrariesInstall;
   bool inBuild = std::all_of(build.begin(), build.end(), [](const std::string &l) {
     return l.empty() || l[0] != '/' || fs::exists(l);
   });
@@ -232,6 +233,22 @@ BuildReport buildSimulator(const Model &model, const BuildOptions &opts) {
     }
   }
 
+  if (opts.jitFallback && impl.switched) {
+    // The sources, laid out as the simulator writes them out to compile
+    // from: the model's directory under `model/`, the rest (the standard
+    // library, other imports by name) under `lib/`.
+    const SourceManager &sm = *impl.sources;
+    fs::path home = fs::path(sm.name(1)).parent_path();
+    for (std::uint32_t f = 1; f <= sm.numFiles(); ++f) {
+      fs::path path(sm.name(f));
+      fs::path rel = path.lexically_relative(home);
+      bool inside = f == 1 || (!rel.empty() && *rel.begin() != "..");
+      fs::path where = inside ? fs::path("model") / (f == 1 ? path.filename() : rel)
+                              : fs::path("lib") / path.filename();
+      image.sources.emplace_back(where.string(), std::string(sm.text(f)));
+    }
+  }
+
   // Their functions, named by program, and each one's place in the table.
   std::vector<codegen::FunctionSpec> specs;
   std::map<const runtime::ModeFn *, std::uint32_t> index;
@@ -287,7 +304,7 @@ BuildReport buildSimulator(const Model &model, const BuildOptions &opts) {
                                                                  specs, spec, object);
   }
   std::vector<std::string> args{kSimulatorLinker, "-o", opts.output, object};
-  for (const std::string &l : simulatorLibraries())
+  for (const std::string &l : simulatorLibraries(!image.sources.empty()))
     args.push_back(l);
   std::string output;
   int status = runProgram(args, output);

@@ -95,6 +95,10 @@ options:
   --modes-from LOG     switched models: compile in only the modes of the
                        event log LOG (`hbgc run --events LOG`) and the
                        initial mode; entering another is an error naming it
+  --jit-fallback       switched models: EXE carries the compiler and compiles
+                       a mode that is not compiled in when a run first
+                       enters it (EXE then needs hbg's LLVM backend and
+                       libLLVM at run time)
 )";
 
 const char *kCheckHelp = R"(usage: hbgc check FILE
@@ -322,6 +326,8 @@ int runBuild(const std::vector<std::string> &args) {
       opts.maxModes = static_cast<std::size_t>(n);
     } else if (a == "--modes-from") {
       log = optionValue(args, i);
+    } else if (a == "--jit-fallback") {
+      opts.jitFallback = true;
     } else if (!a.empty() && a[0] == '-') {
       throw UsageError{"unknown option `" + a + "`"};
     } else if (file.empty()) {

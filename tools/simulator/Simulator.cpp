@@ -20,6 +20,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <memory>
 
 // Defined by the object file `hbgc build` writes (CodeGenerator::emitObject).
 extern "C" {
@@ -28,6 +29,11 @@ extern const unsigned long hbg_image_size;
 extern const hbg::runtime::CompiledFn hbg_function_table[];
 extern const unsigned long hbg_function_table_size;
 }
+
+// Defined in simulators built with `--jit-fallback` (Fallback.cpp).
+extern "C" hbg::runtime::ProgramSystem *
+hbg_fallback_system(const hbg::runtime::ModelImage &image, std::vector<double> *params)
+    __attribute__((weak));
 
 using namespace hbg;
 
@@ -134,9 +140,13 @@ int run(const std::vector<std::string> &args, const runtime::ModelImage &image) 
   o.remapFactor = ro.remapFactor;
   o.nominal = setup.nominalState(p);
   std::vector<double> x0 = setup.initialState(p);
-  runtime::ImageSystem system(image, std::move(p));
+  std::unique_ptr<runtime::ProgramSystem> system;
+  if (!image.sources.empty() && hbg_fallback_system)
+    system.reset(hbg_fallback_system(image, &p));
+  else
+    system = std::make_unique<runtime::ImageSystem>(image, std::move(p));
   runtime::RunRecord r;
-  runtime::simulate(system, x0, o, r);
+  runtime::simulate(*system, x0, o, r);
   auto end = std::chrono::steady_clock::now();
   for (const std::string &w : r.warnings)
     std::cerr << tools::programName() << ": warning: model `" << image.name << "`: " << w << "\n";
@@ -164,7 +174,9 @@ int run(const std::vector<std::string> &args, const runtime::ModelImage &image) 
     if (image.switched)
       std::cerr << "events: " << r.events.size() << "\n"
                 << "mode-iteration steps: " << r.modeIterations << "\n"
-                << "modes compiled in: " << image.programs.size() << "\n";
+                << "modes compiled in: " << image.programs.size() << "\n"
+                << "modes compiled during the run: " << system->modesCompiled << " ("
+                << 1e3 * system->compileSeconds << " ms)\n";
   }
   if (!r.error.empty()) {
     std::cerr << tools::programName() << ": error: model `" << image.name << "`: " << r.error

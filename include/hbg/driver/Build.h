@@ -30,6 +30,10 @@ struct BuildOptions {
   /// events.csv`).
   std::vector<std::string> modes;
   std::string modesSource;
+  /// Switched models: the simulator carries the compiler (and loads
+  /// LLVM's backend when it needs it) and compiles a mode that is not
+  /// compiled in when a run first enters it, as `hbgc run` does.
+  bool jitFallback = false;
 };
 
 /// What a build compiled.

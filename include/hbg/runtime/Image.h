@@ -62,6 +62,10 @@ struct ModelImage {
   /// 256 reachable modes; compiled in: the modes of events.csv`), for the
   /// error a run entering one reports.
   std::string missingModes;
+  /// Simulators that compile missing modes themselves (`--jit-fallback`):
+  /// the model's source files, the model's first, as (path relative to a
+  /// directory the simulator writes them to, text). Empty otherwise.
+  std::vector<std::pair<std::string, std::string>> sources;
 };
 
 /// The image cannot be read (corrupt, or written by another version).
@@ -84,7 +88,7 @@ ModelImage readImage(const std::uint8_t *data, std::size_t size, const CompiledF
                      std::size_t tableSize);
 
 /// A run's view of an image: its modes by FSM states.
-class ImageSystem final : public ProgramSystem {
+class ImageSystem : public ProgramSystem {
 public:
   ImageSystem(const ModelImage &image, std::vector<double> params);
   const std::string &modelName() const override { return image_.name; }
@@ -95,9 +99,13 @@ public:
 protected:
   std::shared_ptr<const ModeProgram> program(const std::vector<std::uint32_t> &q,
                                              std::string &why) override;
+  /// A mode the image does not have: none, by default (`why` says it is
+  /// not compiled in).
+  virtual std::shared_ptr<const ModeProgram> missing(const std::vector<std::uint32_t> &q,
+                                                     std::string &why);
+  const ModelImage &image_;
 
 private:
-  const ModelImage &image_;
   std::map<std::vector<std::uint32_t>, const ImageMode *> modes_;
 };
 

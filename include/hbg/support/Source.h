@@ -34,6 +34,8 @@ public:
   std::uint32_t addBuffer(std::string name, std::string text);
   const std::string &name(std::uint32_t file) const { return files_[file - 1].name; }
   std::string_view text(std::uint32_t file) const { return files_[file - 1].text; }
+  /// Files are numbered 1 to numFiles().
+  std::uint32_t numFiles() const { return static_cast<std::uint32_t>(files_.size()); }
   /// Location of a byte offset in a file.
   SourceLoc loc(std::uint32_t file, std::uint32_t offset) const { return {file, offset}; }
   /// Location of a 1-based line and 0-based column (ANTLR's convention).
