@@ -39,6 +39,19 @@ public:
   /// storage and kinks follow, and mode iteration runs at time().
   void refresh();
   void outputs(double *y);
+  /// Model exchange (ExchangeRun): the caller integrates. setState() takes
+  /// the full state and recomputes the current mode's dependent storage;
+  /// derivatives() gives the full state's, dependent storage's by the
+  /// chain rule; indicators() the margin by which each comparison holds
+  /// (comparisonMargin) where a transition out of the current states
+  /// uses it (1 elsewhere), then
+  /// each kink's, padded with 1 to n; eventUpdate() runs mode iteration
+  /// at (t, X) and says whether the mode changed.
+  void setTime(double t) { t_ = t; }
+  void setState(const double *X);
+  void derivatives(double *dX);
+  void indicators(double *z, std::size_t n);
+  bool eventUpdate();
   double time() const { return t_; }
   const std::vector<double> &state() const { return X_; }
   const std::string &modeName() { return modeText(q_); }

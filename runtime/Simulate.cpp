@@ -282,6 +282,60 @@ void Run::refresh() {
   iterateModes();
 }
 
+void Run::setState(const double *X) {
+  std::copy(X, X + X_.size(), X_.begin());
+  Mode &m = mode(q_);
+  std::vector<double> x = gather(m);
+  complete(m, x.data());
+}
+
+void Run::derivatives(double *dX) {
+  Mode &m = mode(q_);
+  std::vector<double> x = gather(m), xdot(x.size());
+  call(m.rhs(t_, x.data(), xdot.data()), m, "derivatives");
+  std::fill(dX, dX + X_.size(), 0.0);
+  const std::vector<std::uint32_t> &slots = m.stateSlots(), &dep = m.dependentSlots();
+  for (std::size_t i = 0; i < slots.size(); ++i)
+    dX[slots[i]] = xdot[i];
+  if (dep.empty())
+    return;
+  // d/dt d(t, x(t)) = dd/dx x' + dd/dt, the last by central differences.
+  std::size_t n = x.size(), nd = dep.size();
+  std::vector<double> jac(nd * n), up(nd), down(nd);
+  call(m.dependentJacobian(t_, x.data(), jac.data()), m, "dependent storage");
+  double h = 1e-6 * std::max(1.0, std::abs(t_));
+  call(m.dependent(t_ + h, x.data(), up.data()), m, "dependent storage");
+  call(m.dependent(t_ - h, x.data(), down.data()), m, "dependent storage");
+  for (std::size_t k = 0; k < nd; ++k) {
+    if (dep[k] == kNoSlot)
+      continue;
+    double v = (up[k] - down[k]) / (2 * h);
+    for (std::size_t i = 0; i < n; ++i)
+      v += jac[k * n + i] * xdot[i];
+    dX[dep[k]] = v;
+  }
+}
+
+void Run::indicators(double *z, std::size_t n) {
+  Mode &m = mode(q_);
+  std::vector<double> sides;
+  guardSides(m, sides);
+  // The margin by which each comparison holds (comparisonMargin): it
+  // crosses zero where the run's own event location puts the event.
+  std::fill(z, z + n, 1.0);
+  std::size_t nc = sw_.numComparisons();
+  for (std::uint32_t k : enabledComparisons(m))
+    if (k < n)
+      z[k] = comparisonMargin(k < nc ? sw_.op(k) : CompareOp::LessEqual, sides[2 * k],
+                              sides[2 * k + 1]);
+}
+
+bool Run::eventUpdate() {
+  Mode &m = mode(q_);
+  chooseBranches(m);
+  return iterateModes();
+}
+
 void Run::outputs(double *y) {
   Mode &m = mode(q_);
   std::vector<double> x = gather(m);
@@ -535,6 +589,19 @@ bool SteppedRun::refresh() {
 }
 bool SteppedRun::outputs(double *y) {
   return guarded([&] { run_->outputs(y); });
+}
+void SteppedRun::setTime(double t) { run_->setTime(t); }
+bool SteppedRun::setState(const double *X) {
+  return guarded([&] { run_->setState(X); });
+}
+bool SteppedRun::derivatives(double *dX) {
+  return guarded([&] { run_->derivatives(dX); });
+}
+bool SteppedRun::indicators(double *z, std::size_t n) {
+  return guarded([&] { run_->indicators(z, n); });
+}
+bool SteppedRun::eventUpdate(bool &modeChanged) {
+  return guarded([&] { modeChanged = run_->eventUpdate(); });
 }
 double SteppedRun::time() const { return run_->time(); }
 const std::vector<double> &SteppedRun::state() const { return run_->state(); }

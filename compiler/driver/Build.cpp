@@ -11,7 +11,10 @@
 
 #include "hbg/driver/Build.h"
 
+#include "FmuExport.h"
 #include "ModelImpl.h"
+
+#include "../../tools/fmu/FmuLayout.h"
 
 #include "hbg/codegen/CodeGen.h"
 #include "hbg/runtime/Image.h"
@@ -131,11 +134,10 @@ int runProgram(const std::vector<std::string> &args, std::string &output) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-/// The libraries a simulator links (`fallback`: the compiler's too): the
-/// build tree's when hbgc runs from it, the installation's otherwise.
-std::vector<std::string> simulatorLibraries(bool fallback) {
-  std::vector<std::string> build = fallback ? kFallbackLibrariesBuild : kSimulatorLibrariesBuild,
-                           install = fallback ? kFallbackLibrariesInstall : kSimulatorLibrariesInstall;
+/// The libraries a simulator links: the build tree's when hbgc runs from
+/// it, the installation's otherwise.
+std::vector<std::string> libraries(const std::vector<std::string> &build,
+                                   const std::vector<std::string> &install) {
   bool inBuild = std::all_of(build.begin(), build.end(), [](const std::string &l) {
     return l.empty() || l[0] != '/' || fs::exists(l);
   });
@@ -303,15 +305,37 @@ BuildReport buildSimulator(const Model &model, const BuildOptions &opts) {
     codegen::CodeGenerator(codegen::CodeGenOptions{}).emitObject(*impl.initial->equations.ctx,
                                                                  specs, spec, object);
   }
-  std::vector<std::string> args{kSimulatorLinker, "-o", opts.output, object};
-  for (const std::string &l : simulatorLibraries(!image.sources.empty()))
-    args.push_back(l);
+  std::string binary = opts.output;
+  std::vector<std::string> args{kSimulatorLinker};
+  std::vector<std::string> libs;
+  if (opts.fmu) {
+    // A shared object exporting the fmi3 functions and nothing else.
+    binary = (dir / (image.name + ".so")).string();
+    std::string map = (dir / "fmi3.map").string();
+    std::ofstream(map) << "{ global: fmi3*; local: *; };\n";
+    args.insert(args.end(), {"-shared", "-Wl,--version-script=" + map, "-Wl,--no-undefined"});
+    libs = libraries(kFmuLibrariesBuild, kFmuLibrariesInstall);
+  } else if (!image.sources.empty()) {
+    libs = libraries(kFallbackLibrariesBuild, kFallbackLibrariesInstall);
+  } else {
+    libs = libraries(kSimulatorLibrariesBuild, kSimulatorLibrariesInstall);
+  }
+  args.insert(args.end(), {"-o", binary, object});
+  args.insert(args.end(), libs.begin(), libs.end());
   std::string output;
   int status = runProgram(args, output);
   if (status != 0)
-    throw std::runtime_error("linking `" + opts.output + "` failed" +
+    throw std::runtime_error("linking `" + binary + "` failed" +
                              (status < 0 ? " (cannot run `" + args[0] + "`)" : "") + ":\n" +
                              output);
+  if (opts.fmu) {
+    std::ifstream in(binary, std::ios::binary);
+    std::string so((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::string token = fmi::instantiationToken(fmi::imageHash(
+        reinterpret_cast<const unsigned char *>(spec.data.data()), spec.data.size()));
+    writeZip(opts.output, {{"modelDescription.xml", modelDescription(image, token)},
+                           {"binaries/x86_64-linux/" + image.name + ".so", so}});
+  }
   return report;
 }
 

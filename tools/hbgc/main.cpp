@@ -95,6 +95,8 @@ options:
   --modes-from LOG     switched models: compile in only the modes of the
                        event log LOG (`hbgc run --events LOG`) and the
                        initial mode; entering another is an error naming it
+  --fmu                write an FMI 3.0 FMU (Model Exchange and
+                       Co-Simulation) to EXE instead (docs/fmi.md)
   --jit-fallback       switched models: EXE carries the compiler and compiles
                        a mode that is not compiled in when a run first
                        enters it (EXE then needs hbg's LLVM backend and
@@ -328,6 +330,8 @@ int runBuild(const std::vector<std::string> &args) {
       log = optionValue(args, i);
     } else if (a == "--jit-fallback") {
       opts.jitFallback = true;
+    } else if (a == "--fmu") {
+      opts.fmu = true;
     } else if (!a.empty() && a[0] == '-') {
       throw UsageError{"unknown option `" + a + "`"};
     } else if (file.empty()) {

@@ -34,6 +34,9 @@ struct BuildOptions {
   /// LLVM's backend when it needs it) and compiles a mode that is not
   /// compiled in when a run first enters it, as `hbgc run` does.
   bool jitFallback = false;
+  /// Write an FMI 3.0 FMU (Model Exchange and Co-Simulation) to `output`
+  /// instead of an executable (docs/fmi.md).
+  bool fmu = false;
 };
 
 /// What a build compiled.

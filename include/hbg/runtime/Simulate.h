@@ -134,6 +134,22 @@ public:
   bool refresh();
   /// The outputs at time(), into y (System::numOutputs() values).
   bool outputs(double *y);
+  /// Model exchange, where the caller (an FMI master) integrates the full
+  /// state: it sets the time and the state (the current mode's dependent
+  /// storage is recomputed from the rest), reads the full state's
+  /// derivatives (dependent storage's by the chain rule) and `n` event
+  /// indicators (the margin by which each guard comparison holds,
+  /// comparisonMargin, while a transition out of the current FSM states
+  /// uses it, 1 otherwise, then the current mode's kinks, then 1: each
+  /// turns positive where the run's own event location puts an event),
+  /// and at an event runs mode iteration and the
+  /// remap at (time(), state()); `modeChanged` says whether the state
+  /// may have jumped.
+  void setTime(double t);
+  bool setState(const double *X);
+  bool derivatives(double *dX);
+  bool indicators(double *z, std::size_t n);
+  bool eventUpdate(bool &modeChanged);
   double time() const;
   /// The full state (System::stateNames()) and its mode's text.
   const std::vector<double> &state() const;

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# check-fmus.sh HBGC IMPORTER EXAMPLES WORKDIR
+#
+# For continuous and switched examples: builds the FMU with `hbgc build
+# --fmu`, unpacks it, checks its modelDescription.xml and binary
+# (check-description.py), then simulates it with the test importer as an
+# FMI master does, by Model Exchange (the importer's RK4, event indicators,
+# event iteration) and by Co-Simulation (fmi3DoStep), and compares both
+# with `hbgc run` at a tight tolerance (compare.py).
+set -euo pipefail
+hbgc="$1"
+importer="$2"
+examples="$3"
+work="$4"
+here="$(cd "$(dirname "$0")" && pwd)"
+rm -rf "$work"
+mkdir -p "$work"
+cd "$work"
+
+# name t_end [-p NAME=VALUE ...]: ME and CS against hbgc run.
+check() {
+  local name="$1" tend="$2"
+  shift 2
+  local dt step
+  dt=$(python3 -c "print($tend / 100)")
+  step=$(python3 -c "print($tend / 20000)")
+  "$hbgc" build "$examples/$name.hbg" --fmu -o "$name.fmu"
+  rm -rf "$name"
+  python3 -m zipfile -e "$name.fmu" "$name"
+  python3 "$here/check-description.py" "$name"
+  local runp=() fmup=()
+  for kv in "$@"; do
+    runp+=(-p "$kv")
+    fmup+=(-p "$kv")
+  done
+  (cd "$examples" && "$hbgc" run "$name.hbg" --t-end "$tend" --dt-out "$dt" --rtol 1e-10 \
+     "${runp[@]}" > "$work/$name.run.csv")
+  "$importer" "$name" --t-end "$tend" --dt-out "$dt" --step "$step" "${fmup[@]}" > "$name.me.csv"
+  echo "$name, model exchange (RK4, h = $step):"
+  python3 "$here/compare.py" "$name.run.csv" "$name.me.csv" 1e-6
+  "$importer" "$name" --cs --tolerance 1e-10 --t-end "$tend" --dt-out "$dt" "${fmup[@]}" \
+    > "$name.cs.csv"
+  echo "$name, co-simulation (fmi3DoStep every $dt):"
+  python3 "$here/compare.py" "$name.run.csv" "$name.cs.csv" 1e-6
+}
+
+check rlc 5 R=0.5
+check dc_motor 1
+check bouncing_ball 3
+check rectifier 0.04
+check ideal_switch 0.04
+check stick_slip 2
+check hydraulic_press 2
+
+# An input set by the importer: the motor of dc_motor_speed.hbg at 12 V is
+# dc_motor.hbg's.
+"$hbgc" build "$examples/dc_motor_speed.hbg" --fmu -o speed.fmu
+rm -rf speed && python3 -m zipfile -e speed.fmu speed
+python3 "$here/check-description.py" speed
+"$importer" speed --t-end 1 --dt-out 0.01 --step 5e-5 -p V=12 | cut -d, -f1-3 > speed.me.csv
+(cd "$examples" && "$hbgc" run dc_motor.hbg --t-end 1 --dt-out 0.01 --rtol 1e-10) \
+  | cut -d, -f1-3 > speed.run.csv
+echo "dc_motor_speed with the input V = 12, against dc_motor:"
+python3 "$here/compare.py" speed.run.csv speed.me.csv 1e-6
+
+# An importer with another FMU's token is refused, with the FMU's message.
+if "$importer" rlc --t-end 1 --token '{not-this-one}' > /dev/null 2> token.err; then
+  echo "an FMU instantiated with a wrong token" >&2
+  exit 1
+fi
+grep -q 'instantiation token `{not-this-one}` is not this FMU' token.err
+echo "a wrong instantiation token is refused"
