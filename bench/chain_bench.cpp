@@ -35,6 +35,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "hbg/driver/Internal.h"
 #include "hbg/driver/Pipeline.h"
 #include "hbg/hbg.h"
 #include "hbg/runtime/Integrator.h"
@@ -265,7 +266,7 @@ Breakdown checkCausalityAndSplit(const std::string &text, std::size_t n,
     else if (!std::strcmp(name, "equations")) b.equations = ms;
   }
   auto t0 = Clock::now();
-  hbg::Model m = compiler.compileEquations(std::move(*r.equations));
+  hbg::Model m = hbg::driver::compileEquations(compiler, std::move(*r.equations));
   b.codegen = 1e3 * secondsSince(t0);
   return b;
 }

@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "hbg/hbg.h"
+#include "hbg/driver/Internal.h"
 
 #include <algorithm>
 #include <chrono>
@@ -120,9 +121,9 @@ int main(int argc, char **argv) {
       model = hbg::Compiler(llvmOnly()).compileString(text);
       compileTimes.push_back(seconds(std::chrono::steady_clock::now() - t0));
     }
-    if (model.equations().loops.size() != static_cast<std::size_t>(n)) {
+    if (hbg::driver::equations(model).loops.size() != static_cast<std::size_t>(n)) {
       std::fprintf(stderr, "expected %d separate loops, got %zu\n", n,
-                   model.equations().loops.size());
+                   hbg::driver::equations(model).loops.size());
       return 1;
     }
 

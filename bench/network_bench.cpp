@@ -26,6 +26,7 @@
 
 #include "hbg/driver/Pipeline.h"
 #include "hbg/hbg.h"
+#include "hbg/driver/Internal.h"
 
 #include <Eigen/SparseLU>
 
@@ -322,7 +323,7 @@ bool measure(const char *title, const std::function<std::string(int)> &model, co
     }
     double hbgRhs = perCall([&] { m.rhs(0, x.data(), p.data(), a.data()); }, o.repeat);
     double handRhs = perCall([&] { hand.rhs(xs.data(), b.data()); }, o.repeat);
-    std::size_t unknowns = m.equations().unknowns.size();
+    std::size_t unknowns = hbg::driver::equations(m).unknowns.size();
     int nodes = n * n;
     const char *fmt = o.markdown
                           ? "| %d | %d | %zu | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.2f | %.2f | %.2f |\n"
@@ -357,7 +358,7 @@ void threshold(const Options &o) {
     double q = 1e-3, d = 0;
     double rs = perCall([&] { ms.rhs(0, &q, p.data(), &d); }, o.repeat);
     double rr = perCall([&] { mr.rhs(0, &q, p.data(), &d); }, o.repeat);
-    std::size_t tearing = ms.equations().loops.empty() ? 0 : ms.equations().loops[0].tearing.size();
+    std::size_t tearing = hbg::driver::equations(ms).loops.empty() ? 0 : hbg::driver::equations(ms).loops[0].tearing.size();
     std::printf(o.markdown ? "| %dx%d | %zu | %.1f | %.0f | %.1f | %.0f |\n"
                            : "%3dx%-2d %8zu %14.1f %10.0f %14.1f %10.0f\n",
                 rows, cols, tearing, cs * 1e3, rs * 1e9, cr * 1e3, rr * 1e9);

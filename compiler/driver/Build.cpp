@@ -134,14 +134,30 @@ int runProgram(const std::vector<std::string> &args, std::string &output) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-/// The libraries a simulator links: the build tree's when hbgc runs from
-/// it, the installation's otherwise.
+/// The libraries a simulator links: the build tree's when the program
+/// building it runs from the build tree; otherwise the installation's,
+/// found relative to the program (an installation moved, or installed
+/// with `cmake --install --prefix`) or where it was configured to go.
 std::vector<std::string> libraries(const std::vector<std::string> &build,
                                    const std::vector<std::string> &install) {
-  bool inBuild = std::all_of(build.begin(), build.end(), [](const std::string &l) {
-    return l.empty() || l[0] != '/' || fs::exists(l);
-  });
-  return inBuild ? build : install;
+  std::error_code ec;
+  fs::path self = fs::canonical("/proc/self/exe", ec);
+  fs::path tree = fs::weakly_canonical(kBuildTree, ec);
+  std::string s = self.string(), t = tree.string();
+  bool inBuild = !t.empty() && s.compare(0, t.size(), t) == 0 &&
+                 (s.size() == t.size() || s[t.size()] == '/');
+  if (inBuild)
+    return build;
+  fs::path near = self.parent_path() / kInstallLibraryDirFromBin;
+  if (!fs::is_directory(near, ec))
+    return install;
+  std::string configured = kInstallLibraryDir, here = near.lexically_normal().string();
+  std::vector<std::string> out;
+  for (const std::string &l : install)
+    out.push_back(l.compare(0, configured.size(), configured) == 0
+                      ? here + l.substr(configured.size())
+                      : l);
+  return out;
 }
 
 } // namespace

@@ -21,7 +21,9 @@ const std::vector<std::string> &Model::parameterNames() const { return impl_->pa
 const std::vector<std::string> &Model::inputNames() const { return impl_->inputNames; }
 const std::vector<std::string> &Model::stateNames() const { return impl_->stateNames; }
 const std::vector<std::string> &Model::outputNames() const { return impl_->outputNames; }
-const eq::EquationSystem &Model::equations() const { return impl_->initial->equations; }
+namespace driver {
+const eq::EquationSystem &equations(const Model &model) { return model.impl()->initial->equations; }
+} // namespace driver
 bool Model::switched() const { return impl_->switched; }
 std::size_t Model::modesCompiled() const { return impl_->modesCompiled(); }
 std::size_t Model::modesCompiledByLlvm() const { return impl_->tiers->compiledModes(); }
@@ -55,7 +57,7 @@ std::string structuralMessage(const std::string &name, double built) {
 }
 
 bool Model::structural(const std::string &name, double *value) const {
-  const eq::EquationSystem &sys = equations();
+  const eq::EquationSystem &sys = impl_->initial->equations;
   for (const eq::Parameter &p : sys.parameters)
     if (p.name == name && p.structural) {
       if (value) {
@@ -526,7 +528,8 @@ std::shared_ptr<ModeCode> compileMode(eq::EquationSystem equations,
   return m;
 }
 
-Model Compiler::compileEquations(eq::EquationSystem equations) const {
+Model driver::compileEquations(const Compiler &compiler, eq::EquationSystem equations) {
+  const CompilerOptions &opts_ = compiler.options();
   auto impl = std::make_shared<Model::Impl>();
   for (const eq::State &s : equations.states)
     impl->stateNames.push_back(s.name);
@@ -554,8 +557,8 @@ Model Compiler::compileString(const std::string &text, const std::string &name) 
   if (diags.hasErrors() || !r.equations)
     throw CompileError(diags.renderAll());
   if (bg::hasSwitched(*r.graph))
-    return compileSwitched(sm, std::move(*r.graph), std::move(*r.equations));
-  return compileEquations(std::move(*r.equations));
+    return driver::compileSwitched(*this, sm, std::move(*r.graph), std::move(*r.equations));
+  return driver::compileEquations(*this, std::move(*r.equations));
 }
 
 Model Compiler::compileFile(const std::string &path) const {

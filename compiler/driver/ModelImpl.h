@@ -2,6 +2,9 @@
 #pragma once
 
 #include "hbg/hbg.h"
+#include "hbg/codegen/CodeGen.h"
+#include "hbg/driver/Internal.h"
+#include "hbg/equations/Equations.h"
 #include "hbg/runtime/Energy.h"
 #include "hbg/runtime/Guards.h"
 #include "hbg/runtime/Newton.h"

@@ -240,8 +240,9 @@ std::size_t Model::Impl::modesCompiled() const {
   return switched ? analysed : 1;
 }
 
-Model Compiler::compileSwitched(std::shared_ptr<SourceManager> sources, bg::BondGraph graph,
-                                eq::EquationSystem initial) const {
+Model driver::compileSwitched(const Compiler &compiler, std::shared_ptr<SourceManager> sources,
+                              bg::BondGraph graph, eq::EquationSystem initial) {
+  const CompilerOptions &opts_ = compiler.options();
   auto impl = std::make_shared<Model::Impl>();
   impl->switched = true;
   impl->equationOptions = opts_.equations;

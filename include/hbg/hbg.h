@@ -10,8 +10,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "hbg/codegen/CodeGen.h"
-#include "hbg/equations/Equations.h"
+#include "hbg/codegen/Options.h"
+#include "hbg/equations/Options.h"
 #include "hbg/runtime/Integrator.h"
 #include "hbg/runtime/Setup.h"
 #include "hbg/runtime/Simulate.h"
@@ -27,7 +27,6 @@
 
 namespace hbg {
 
-class SourceManager;
 struct Experiment;
 
 /// Compilation failed; what() is the rendered diagnostics.
@@ -40,8 +39,6 @@ public:
 /// code, which is freed when the last copy goes. Any number of threads may
 /// simulate one Model at once, plain or switched: modes and Jacobians
 /// compiled on first use go into shared caches under the model's locks.
-/// (Code that reads `equations().ctx` itself while others simulate takes
-/// `ctx->mutex()`.)
 class Model {
 public:
   const std::string &name() const;
@@ -59,8 +56,6 @@ public:
   /// element, then every integrator).
   const std::vector<std::string> &stateNames() const;
   const std::vector<std::string> &outputNames() const;
-  /// The equations the model was compiled from (of the initial mode).
-  const eq::EquationSystem &equations() const;
   /// Parameter values from the defaults, with `overrides` (by name) applied
   /// before dependent defaults are evaluated.
   std::vector<double> parameterValues(const std::map<std::string, double> &overrides = {}) const;
@@ -175,13 +170,7 @@ public:
   Model compileFile(const std::string &path) const;
   /// Compiles text; `name` is used in diagnostics.
   Model compileString(const std::string &text, const std::string &name = "<string>") const;
-  /// Compiles equations that were built already (the CLI's pipeline).
-  Model compileEquations(eq::EquationSystem equations) const;
-  /// Compiles a checked graph with switched junctions whose initial mode's
-  /// equations were built already (the CLI's pipeline); `sources` renders
-  /// the diagnostics of modes analysed later.
-  Model compileSwitched(std::shared_ptr<SourceManager> sources, bg::BondGraph graph,
-                        eq::EquationSystem initial) const;
+  const CompilerOptions &options() const { return opts_; }
 
 private:
   CompilerOptions opts_;

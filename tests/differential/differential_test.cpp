@@ -25,6 +25,7 @@
 // sometimes closes loops of junctions, which may make the DAE singular.
 
 #include "hbg/hbg.h"
+#include "hbg/driver/Internal.h"
 
 #include <Eigen/Dense>
 #include <doctest/doctest.h>
@@ -780,7 +781,7 @@ int checkRandomGraphs(const hbg::Compiler &compiler) {
                          ": the DAE is singular but the model compiled:\n" + text);
       continue;
     }
-    const hbg::eq::EquationSystem &eqs = model->equations();
+    const hbg::eq::EquationSystem &eqs = hbg::driver::equations(*model);
     bool loops = !eqs.loops.empty(), dependent = !eqs.dependent.empty();
     st.withLoops += loops;
     st.runTimeLoops += std::any_of(eqs.loops.begin(), eqs.loops.end(), [](const auto &l) {

@@ -1,6 +1,7 @@
 // The embedding API: compile, set parameters, run, read trajectories.
 
 #include "hbg/hbg.h"
+#include "hbg/driver/Internal.h"
 
 #include <doctest/doctest.h>
 
@@ -158,7 +159,7 @@ model Fold {
     output current = nl.f, voltage = nl.e, charge;
 }
 )");
-  REQUIRE(model.equations().unknowns.size() == 1);
+  REQUIRE(hbg::driver::equations(model).unknowns.size() == 1);
   hbg::SimulationOptions opts;
   opts.tEnd = 1;
   opts.dtOut = 0.05;
@@ -222,7 +223,7 @@ model Parallel {
     output q1 = c1.q, q2 = c2.q, e1 = c1.e, e2 = c2.e, carried;
 }
 )");
-  REQUIRE(model.equations().unknowns.size() == 1);
+  REQUIRE(hbg::driver::equations(model).unknowns.size() == 1);
   hbg::Result r = runTight(model, 20, 0.25);
   const std::vector<double> &q1 = r.at("q1"), &q2 = r.at("q2");
   double total0 = q1[0] + q2[0];

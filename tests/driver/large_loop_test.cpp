@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "hbg/hbg.h"
+#include "hbg/driver/Internal.h"
 
 #include <Eigen/Dense>
 #include <Eigen/SparseLU>
@@ -131,7 +132,7 @@ void checkGrid(const hbg::Model &model, const Grid &grid, const std::vector<doub
 TEST_CASE("a resistor grid behind a capacitor matches nodal analysis") {
   Grid grid(16); // 256 nodes, 480 resistors: 225 meshes in one loop
   hbg::Model model = hbg::Compiler().compileString(grid.text(), "grid.hbg");
-  const hbg::eq::EquationSystem &eqs = model.equations();
+  const hbg::eq::EquationSystem &eqs = hbg::driver::equations(model);
   REQUIRE(eqs.loops.size() == 1);
   CHECK(eqs.loops[0].linear);
   CHECK(eqs.loops[0].unknowns.size() > hbg::eq::kRunTimeLoopMin);
@@ -257,7 +258,7 @@ struct Lattice {
 TEST_CASE("a lattice of springs and dampers with massless nodes matches force balance") {
   Lattice lattice(10); // 100 nodes, 180 links
   hbg::Model model = hbg::Compiler().compileString(lattice.text(), "lattice.hbg");
-  const hbg::eq::EquationSystem &eqs = model.equations();
+  const hbg::eq::EquationSystem &eqs = hbg::driver::equations(model);
   REQUIRE(eqs.loops.size() == 1);
   CHECK(eqs.loops[0].linear);
   CHECK(eqs.loops[0].unknowns.size() > hbg::eq::kRunTimeLoopMin);
@@ -294,8 +295,8 @@ TEST_CASE("a grid made singular by its parameters stops with an error naming the
   // in the grid's meshes are no longer determined.
   Grid grid(4);
   hbg::Model model = hbg::Compiler().compileString(grid.text(), "grid.hbg");
-  REQUIRE(model.equations().loops.size() == 1);
-  REQUIRE(!model.equations().loops[0].unknowns.empty());
+  REQUIRE(hbg::driver::equations(model).loops.size() == 1);
+  REQUIRE(!hbg::driver::equations(model).loops[0].unknowns.empty());
   hbg::SimulationOptions opts;
   opts.tEnd = 1;
   hbg::Simulation sim(model, opts);

@@ -28,4 +28,15 @@ cd "$scratch"
 printf 'import electrical;\nmodel R1 { VoltageSource s(V = 2); Resistor r(R = 4); Ground g;\n  0 a; 0 z; bond s.p -> a; bond a -> r.p; bond r.n -> z; bond z -> s.n; bond z -> g.p;\n  output i = r.i; }\n' > r1.hbg
 HBG_PATH= "$scratch/prefix/bin/hbgc" run r1.hbg --t-end 1 --dt-out 1 --tier jit | tail -1 | grep -q '^1,0.5$' ||
   { echo "installed hbgc: unexpected output"; "$scratch/prefix/bin/hbgc" run r1.hbg --t-end 1 --dt-out 1 --tier jit; exit 1; }
+# Only the embedding API's headers are installed, not the compiler's.
+for d in syntax sema driver causality symbolic bondgraph flatten; do
+  test ! -e "$scratch/prefix/include/hbg/$d" || { echo "installed: include/hbg/$d"; exit 1; }
+done
+# The installed hbgc builds a simulator and an FMU from the installed
+# libraries, and both run.
+HBG_PATH= "$scratch/prefix/bin/hbgc" build r1.hbg -o r1
+./r1 --t-end 1 --dt-out 1 | tail -1 | grep -q '^1,0.5$' || { echo "installed build: bad output"; exit 1; }
+HBG_PATH= "$scratch/prefix/bin/hbgc" build r1.hbg --fmu -o r1.fmu
+python3 -m zipfile -l r1.fmu | grep -q 'binaries/x86_64-linux/R1.so' ||
+  { echo "installed build: no FMU binary"; exit 1; }
 echo "installation checked"

@@ -13,6 +13,8 @@
 #include "hbg/driver/Pipeline.h"
 #include "hbg/hbg.h"
 #include "hbg/driver/Build.h"
+#include "hbg/driver/Internal.h"
+#include "hbg/codegen/CodeGen.h"
 
 #include "../common/Output.h"
 #include "../common/RunOptions.h"
@@ -302,9 +304,9 @@ int runExplain(const std::vector<std::string> &argv) {
 std::optional<Model> compileLoaded(Loaded &l, const Compiler &compiler) {
   try {
     return bg::hasSwitched(*l.fe.graph)
-               ? compiler.compileSwitched(l.sm, std::move(*l.fe.graph),
-                                          std::move(*l.fe.equations))
-               : compiler.compileEquations(std::move(*l.fe.equations));
+               ? driver::compileSwitched(compiler, l.sm, std::move(*l.fe.graph),
+                                         std::move(*l.fe.equations))
+               : driver::compileEquations(compiler, std::move(*l.fe.equations));
   } catch (const CompileError &e) {
     std::cerr << e.what();
     return std::nullopt;

@@ -26,6 +26,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "hbg/codegen/Options.h"
 #include "hbg/symbolic/Expr.h"
 
 #include <memory>
@@ -44,25 +45,6 @@ struct FunctionSpec {
   std::vector<sym::ExprId> outputs;
 };
 
-/// Code generation settings.
-struct CodeGenOptions {
-  /// 0 skips the optimisation pipeline (O1 and the SLP vectoriser); 1 and
-  /// above run it (the default).
-  unsigned optLevel = 2;
-  /// Upper bound on DAG nodes lowered into one LLVM function.
-  std::size_t maxNodesPerFunction = 500;
-  /// Code fast to compile rather than fast to run: no optimisation
-  /// pipeline, and LLVM's fast instruction selector and register
-  /// allocator (CodeGenOptLevel::None). On the chain of
-  /// docs/performance.md, about a tenth of the compile time for 1.3 to
-  /// 1.6 times the run time. The same IEEE operations in the same order,
-  /// so the same results, bit for bit.
-  bool quick = false;
-  /// For measurements: an LLVM pass pipeline in `opt -passes=` syntax
-  /// (`default<O2>`, `instcombine,slp-vectorizer`) run instead of hbg's.
-  /// Empty: hbg's. A pipeline LLVM cannot parse is a std::runtime_error.
-  std::string passes;
-};
 
 /// What an object file holds besides the functions (CodeGenerator::
 /// emitObject): a byte array and a table of the functions' entry points,

@@ -10,6 +10,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "hbg/equations/Options.h"
+
 #include "hbg/causality/Causality.h"
 #include "hbg/runtime/Integrator.h"
 #include "hbg/bondgraph/BondGraph.h"
@@ -78,18 +80,6 @@ struct AlgebraicLoop {
   std::vector<std::uint32_t> unknowns;
 };
 
-/// Linear loops with more tearing variables than this are solved at run
-/// time, by a sparse LU factorised once per parameter set, rather than by
-/// a generated solution whose size (and compile time) grows as the cube of
-/// the loop's. Chosen by measurement (docs/performance.md, linear loops).
-inline constexpr std::size_t kRunTimeLoopMin = 8;
-
-/// How the equations stage solves what it finds.
-struct EquationOptions {
-  /// Linear loops with more tearing variables than this are solved at run
-  /// time (0: every linear loop, as the differential test checks).
-  std::size_t runTimeLoopMin = kRunTimeLoopMin;
-};
 
 /// An algebraic unknown solved by Newton's method at run time.
 struct Unknown {

@@ -1,0 +1,35 @@
+//===- hbg/driver/Internal.h - The compiler's entry points past the API ---===//
+//
+// For hbgc, the benchmarks and the tests, not installed: compiling what the
+// front end (Pipeline.h) built, and the equations behind a Model.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "hbg/bondgraph/BondGraph.h"
+#include "hbg/equations/Equations.h"
+#include "hbg/hbg.h"
+
+#include <memory>
+
+namespace hbg {
+class SourceManager;
+} // namespace hbg
+
+namespace hbg::driver {
+
+/// The equations `model` was compiled from (of its initial mode). Code
+/// that reads their expression store while others simulate the model
+/// takes `ctx->mutex()`.
+const eq::EquationSystem &equations(const Model &model);
+
+/// Compiles equations built already, with `compiler`'s options.
+Model compileEquations(const Compiler &compiler, eq::EquationSystem equations);
+
+/// Compiles a checked graph with switched junctions whose initial mode's
+/// equations were built already; `sources` renders the diagnostics of
+/// modes analysed later.
+Model compileSwitched(const Compiler &compiler, std::shared_ptr<SourceManager> sources,
+                      bg::BondGraph graph, eq::EquationSystem initial);
+
+} // namespace hbg::driver
