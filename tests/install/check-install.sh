@@ -21,6 +21,7 @@ cmake -S "$src/tests/install/consumer" -B "$scratch/consumer" -DCMAKE_BUILD_TYPE
   { cat "$scratch/configure.log"; exit 1; }
 cmake --build "$scratch/consumer" -j2 > "$scratch/build.log" || { cat "$scratch/build.log"; exit 1; }
 "$scratch/consumer/consumer"
+"$scratch/consumer/step"
 # The installed hbgc, from a directory without the sources: the standard
 # library and the backend come from the prefix (--tier jit needs the
 # backend).
