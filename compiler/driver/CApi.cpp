@@ -63,7 +63,7 @@ const char *at(const std::vector<std::string> &names, size_t i) {
 
 int copyOut(hbg_sim *sim, const std::vector<double> &values, double *out, size_t n,
             const char *what) {
-  if (n < values.size()) {
+  if (n < values.size() || (!out && !values.empty())) {
     sim->error = std::string("room for ") + std::to_string(n) + " " + what + ", the model has " +
                  std::to_string(values.size());
     return HBG_ERROR;
@@ -88,22 +88,24 @@ hbg_model *hbg_compile_string(const char *text, const char *name, char **error) 
 void hbg_model_free(hbg_model *model) { delete model; }
 void hbg_free_string(char *text) { std::free(text); }
 
-const char *hbg_model_name(const hbg_model *m) { return m->model.name().c_str(); }
-size_t hbg_model_parameter_count(const hbg_model *m) { return m->model.parameterNames().size(); }
+const char *hbg_model_name(const hbg_model *m) { return m ? m->model.name().c_str() : nullptr; }
+size_t hbg_model_parameter_count(const hbg_model *m) {
+  return m ? m->model.parameterNames().size() : 0;
+}
 const char *hbg_model_parameter_name(const hbg_model *m, size_t i) {
-  return at(m->model.parameterNames(), i);
+  return m ? at(m->model.parameterNames(), i) : nullptr;
 }
-size_t hbg_model_input_count(const hbg_model *m) { return m->model.inputNames().size(); }
+size_t hbg_model_input_count(const hbg_model *m) { return m ? m->model.inputNames().size() : 0; }
 const char *hbg_model_input_name(const hbg_model *m, size_t i) {
-  return at(m->model.inputNames(), i);
+  return m ? at(m->model.inputNames(), i) : nullptr;
 }
-size_t hbg_model_output_count(const hbg_model *m) { return m->model.outputNames().size(); }
+size_t hbg_model_output_count(const hbg_model *m) { return m ? m->model.outputNames().size() : 0; }
 const char *hbg_model_output_name(const hbg_model *m, size_t i) {
-  return at(m->model.outputNames(), i);
+  return m ? at(m->model.outputNames(), i) : nullptr;
 }
-size_t hbg_model_state_count(const hbg_model *m) { return m->model.stateNames().size(); }
+size_t hbg_model_state_count(const hbg_model *m) { return m ? m->model.stateNames().size() : 0; }
 const char *hbg_model_state_name(const hbg_model *m, size_t i) {
-  return at(m->model.stateNames(), i);
+  return m ? at(m->model.stateNames(), i) : nullptr;
 }
 
 hbg_sim *hbg_sim_new(const hbg_model *model) {

@@ -49,8 +49,8 @@ void hbg_model_free(hbg_model *model);
 void hbg_free_string(char *text);
 
 /* The model's name and its named quantities, by index. The parameter list
- * includes the inputs (as Model::parameterNames()). A bad index gives
- * NULL. */
+ * includes the inputs (as Model::parameterNames()). A bad index or a NULL
+ * model gives NULL (and counts of 0). */
 const char *hbg_model_name(const hbg_model *model);
 size_t hbg_model_parameter_count(const hbg_model *model);
 const char *hbg_model_parameter_name(const hbg_model *model, size_t i);

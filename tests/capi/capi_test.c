@@ -73,6 +73,9 @@ int main(void) {
   CHECK(strcmp(hbg_model_input_name(model, 0), "u") == 0);
   CHECK(strcmp(hbg_model_input_name(model, 1), "close") == 0);
   CHECK(hbg_model_input_name(model, 2) == NULL);
+  CHECK(hbg_model_name(NULL) == NULL && hbg_model_output_count(NULL) == 0);
+  CHECK(hbg_sim_new(NULL) == NULL);
+  CHECK(hbg_sim_start(NULL) == HBG_ERROR);
   CHECK(hbg_model_parameter_count(model) == 4);
   CHECK(hbg_model_output_count(model) == 1);
   CHECK(strcmp(hbg_model_output_name(model, 0), "v") == 0);
@@ -109,6 +112,7 @@ int main(void) {
   CHECK(hbg_sim_states(sim, x, 1) == HBG_OK);
   CHECK_CLOSE(x[0], 0.5 * y[0], 1e-12);
   CHECK(hbg_sim_states(sim, x, 0) == HBG_ERROR);
+  CHECK(hbg_sim_outputs(sim, NULL, 1) == HBG_ERROR);
   /* Closed again with u = -1: v = -1 + (v2 + 1) e^{-(t - 2)}. */
   double v2 = y[0];
   CHECK(hbg_sim_set_input(sim, "u", -1) == HBG_OK);
