@@ -154,6 +154,12 @@ bool Run::iterateModes() {
   auditEnergy(ev);
   r_.events.push_back(std::move(ev));
   checkZeno();
+  std::size_t keep = std::max(o_.keepEvents, o_.zenoEvents + 12);
+  if (r_.events.size() > 2 * keep) {
+    std::size_t drop = r_.events.size() - keep;
+    r_.events.erase(r_.events.begin(), r_.events.begin() + static_cast<std::ptrdiff_t>(drop));
+    r_.eventsDropped += drop;
+  }
   return true;
 }
 

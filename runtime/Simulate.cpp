@@ -574,8 +574,12 @@ template <class F> bool SteppedRun::guarded(F &&f) {
     return true;
   } catch (const RunError &e) {
     record_.error = e.message;
-    return false;
+  } catch (const std::exception &e) {
+    record_.error = std::string("internal error: ") + e.what();
+  } catch (...) {
+    record_.error = "internal error";
   }
+  return false;
 }
 
 bool SteppedRun::start() {

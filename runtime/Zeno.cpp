@@ -9,7 +9,7 @@ namespace hbg::runtime {
 
 void Run::checkZeno() {
   std::size_t n = r_.events.size();
-  if (n > o_.maxEvents)
+  if (n + r_.eventsDropped > o_.maxEvents)
     throw RunError{"more than " + std::to_string(o_.maxEvents) + " events by t = " +
                    timeText(t_)};
   // Zeno behaviour: many events within a tiny span, or events whose

@@ -109,14 +109,25 @@ std::vector<std::vector<std::uint32_t>> reachableModes(const runtime::Switching 
   return modes;
 }
 
-/// Runs `args` (no shell); its exit status, or -1 when it cannot start.
-int runProgram(const std::vector<std::string> &args, std::string &output) {
-  std::string log = (fs::temp_directory_path() / ("hbg-link-" + std::to_string(getpid()) + ".log")).string();
+/// A new private directory under the system's temporary directory.
+fs::path makeTempDir(const std::string &prefix) {
+  std::string pattern = (fs::temp_directory_path() / (prefix + "XXXXXX")).string();
+  std::vector<char> buf(pattern.begin(), pattern.end());
+  buf.push_back('\0');
+  if (!mkdtemp(buf.data()))
+    throw std::runtime_error("cannot create a temporary directory `" + pattern + "`");
+  return fs::path(buf.data());
+}
+
+/// Runs `args` (no shell) with its output into `log`; its exit status, or
+/// -1 when it cannot start.
+int runProgram(const std::vector<std::string> &args, const std::string &log,
+               std::string &output) {
   pid_t pid = fork();
   if (pid < 0)
     return -1;
   if (pid == 0) {
-    if (!std::freopen(log.c_str(), "w", stdout) || !std::freopen(log.c_str(), "w", stderr))
+    if (!std::freopen(log.c_str(), "w", stdout) || dup2(fileno(stdout), fileno(stderr)) < 0)
       _exit(127);
     std::vector<char *> argv;
     for (const std::string &a : args)
@@ -130,7 +141,6 @@ int runProgram(const std::vector<std::string> &args, std::string &output) {
     return -1;
   std::ifstream in(log);
   output.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  std::remove(log.c_str());
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
@@ -306,8 +316,7 @@ BuildReport buildSimulator(const Model &model, const BuildOptions &opts) {
   spec.data = runtime::writeImage(
       image, [&](const runtime::ModeFn &f) { return copyIndex.at(&f); }, /*withTapes=*/false);
 
-  fs::path dir = fs::temp_directory_path() / ("hbg-build-" + std::to_string(getpid()));
-  fs::create_directories(dir);
+  fs::path dir = makeTempDir("hbg-build-");
   struct Cleanup {
     fs::path dir;
     ~Cleanup() {
@@ -339,7 +348,7 @@ BuildReport buildSimulator(const Model &model, const BuildOptions &opts) {
   args.insert(args.end(), {"-o", binary, object});
   args.insert(args.end(), libs.begin(), libs.end());
   std::string output;
-  int status = runProgram(args, output);
+  int status = runProgram(args, (dir / "link.log").string(), output);
   if (status != 0)
     throw std::runtime_error("linking `" + binary + "` failed" +
                              (status < 0 ? " (cannot run `" + args[0] + "`)" : "") + ":\n" +

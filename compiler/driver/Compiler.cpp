@@ -129,11 +129,22 @@ std::vector<sym::ExprId> Model::Impl::stateExprs(sym::ExprId eq::State::*field,
   return out;
 }
 
+namespace {
+void checkParameterCount(const Model &m, const std::vector<double> &params) {
+  if (params.size() < m.parameterNames().size())
+    throw std::invalid_argument("model `" + m.name() + "` has " +
+                                std::to_string(m.parameterNames().size()) + " parameters, " +
+                                std::to_string(params.size()) + " values given");
+}
+} // namespace
+
 std::vector<double> Model::initialState(const std::vector<double> &params) const {
+  checkParameterCount(*this, params);
   return impl_->setup.initialState(params);
 }
 
 std::vector<double> Model::nominalState(const std::vector<double> &params) const {
+  checkParameterCount(*this, params);
   return impl_->setup.nominalState(params);
 }
 

@@ -152,6 +152,12 @@ Simulation::Stepping &Simulation::stepping() const {
 
 void Simulation::advance(double t) {
   Stepping &s = stepping();
+  // A time before the run's is the caller's mistake: refused, and the run
+  // goes on.
+  if (!(t >= s.run.time()) || !std::isfinite(t))
+    throw std::invalid_argument("model `" + model_.name() + "`: cannot advance to t = " +
+                                runtime::timeText(t) + ", before the run's time t = " +
+                                runtime::timeText(s.run.time()));
   if (!s.run.advance(t))
     throw SimulationError(s.error());
 }

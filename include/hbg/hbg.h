@@ -59,7 +59,8 @@ public:
   /// Parameter values from the defaults, with `overrides` (by name) applied
   /// before dependent defaults are evaluated.
   std::vector<double> parameterValues(const std::map<std::string, double> &overrides = {}) const;
-  /// Initial state for the given parameter values.
+  /// Initial state for the given parameter values (parameterValues()'s
+  /// layout; fewer values than parameters throw std::invalid_argument).
   std::vector<double> initialState(const std::vector<double> &params) const;
   /// The nominal magnitude of each state for `params` (0 where the model
   /// gives none): what its absolute tolerance scales with
@@ -319,7 +320,8 @@ public:
   /// tolerances, handling every event on the way (inputs constant in
   /// between). Throws SimulationError on a run-time failure, naming what
   /// failed, the mode and the time; the state stays where the run
-  /// stopped and later calls throw the same error.
+  /// stopped and later calls throw the same error. A `t` before time()
+  /// (or not finite) throws std::invalid_argument and changes nothing.
   void advance(double t);
   /// Whether start() has been called.
   bool started() const;

@@ -136,6 +136,9 @@ TEST_CASE("step API errors") {
   hbg::Model model = hbg::Compiler().compileString(kDriven);
   hbg::Simulation sim(model);
   CHECK_THROWS_AS(sim.time(), std::logic_error);
+  // Values computed from a parameter array need all of it.
+  CHECK_THROWS_AS(model.initialState({}), std::invalid_argument);
+  CHECK_THROWS_AS(model.nominalState({1.0}), std::invalid_argument);
   CHECK_THROWS_WITH_AS(sim.setInput("uu", 1), "model `Driven` has no input `uu`; did you mean `u`?",
                        std::invalid_argument);
   CHECK_THROWS_WITH_AS(sim.setParameter("u", 1),
@@ -143,12 +146,14 @@ TEST_CASE("step API errors") {
                        std::invalid_argument);
   sim.start();
   sim.advance(0.5);
+  // A time before the run's is refused, and the run goes on.
   CHECK_THROWS_WITH_AS(sim.advance(0.25),
                        "model `Driven`: cannot advance to t = 0.25, before the run's time t = 0.5",
-                       hbg::SimulationError);
-  // The failure sticks: the state stays where the run stopped.
-  CHECK_THROWS_AS(sim.advance(1), hbg::SimulationError);
+                       std::invalid_argument);
+  CHECK_THROWS_AS(sim.advance(std::nan("")), std::invalid_argument);
   CHECK(sim.time() == 0.5);
+  sim.advance(1);
+  CHECK(sim.time() == 1);
   CHECK_THROWS_AS(sim.output("nope"), std::invalid_argument);
   CHECK_THROWS_AS(sim.state("nope"), std::invalid_argument);
 
@@ -176,5 +181,8 @@ model Root {
   }
   // q' = -1 - sqrt(q) from q = 1 empties the capacitor at t = 2 (1 - ln 2).
   CHECK(what.find("model `Root`: the derivative of state `cap.q` is not finite at t = 0.6137") == 0);
+  CHECK(fails.time() == doctest::Approx(2 * (1 - std::log(2.0))).epsilon(1e-5));
+  // The failure sticks: later calls throw it again, the state stays.
+  CHECK_THROWS_WITH_AS(fails.advance(20), what.c_str(), hbg::SimulationError);
   CHECK(fails.time() == doctest::Approx(2 * (1 - std::log(2.0))).epsilon(1e-5));
 }

@@ -63,6 +63,26 @@ python3 "$here/check-description.py" speed
 echo "dc_motor_speed with the input V = 12, against dc_motor:"
 python3 "$here/compare.py" speed.run.csv speed.me.csv 1e-6
 
+# An input that switches a junction, set by the importer at t = 0.5 (in
+# event mode by Model Exchange, between steps by Co-Simulation): against
+# the closed form.
+"$hbgc" build "$here/Inputs/switched_rc.hbg" --fmu -o switched.fmu
+rm -rf switched && python3 -m zipfile -e switched.fmu switched
+python3 "$here/check-description.py" switched
+"$importer" switched --t-end 1 --dt-out 0.01 --step 1e-4 --at 0.5:close=1 > switched.me.csv
+"$importer" switched --cs --tolerance 1e-10 --t-end 1 --dt-out 0.01 --at 0.5:close=1 \
+  > switched.cs.csv
+for kind in me cs; do
+  python3 - "switched.$kind.csv" "$kind" <<'PY'
+import csv, math, sys
+rows = list(csv.reader(open(sys.argv[1])))[1:]
+worst = max(abs(float(v) - (0 if float(t) < 0.5 + 1e-12 else 1 - math.exp(-2 * (float(t) - 0.5))))
+            for t, v in rows)
+print("switched_rc, %s: the input closes the switch at t = 0.5; largest error %.3g" % (sys.argv[2], worst))
+sys.exit(0 if worst < 1e-8 else 1)
+PY
+done
+
 # An importer with another FMU's token is refused, with the FMU's message.
 if "$importer" rlc --t-end 1 --token '{not-this-one}' > /dev/null 2> token.err; then
   echo "an FMU instantiated with a wrong token" >&2

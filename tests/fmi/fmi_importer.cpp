@@ -27,6 +27,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace {
@@ -159,6 +160,9 @@ struct Options {
   double tEnd = 1, dtOut = 0.01, step = 1e-4, tolerance = 0;
   bool coSimulation = false;
   std::string token; ///< instead of the description's (to test a wrong one)
+  /// `--at T:NAME=V`: set a variable (an input) at output time T, in event
+  /// mode (Model Exchange) or between steps (Co-Simulation).
+  std::vector<std::tuple<double, std::string, double>> at;
   std::vector<std::pair<std::string, double>> params;
 };
 
@@ -166,6 +170,25 @@ class Master {
 public:
   Master(Fmu &fmu, const Description &d, fmi3Instance inst)
       : f_(fmu), d_(d), in_(inst), x_(d.states), dx_(d.states), z_(d.indicators) {}
+
+  /// Sets the variables `--at` names for output time t.
+  void setAt(const Options &o, double t, bool eventMode) {
+    for (const auto &[when, name, value] : o.at) {
+      if (std::abs(when - t) > 1e-12 * std::max(1.0, t))
+        continue;
+      auto it = d_.byName.find(name);
+      if (it == d_.byName.end())
+        throw std::runtime_error("no variable " + name);
+      if (eventMode)
+        check(f_.fmi3EnterEventMode(in_), "fmi3EnterEventMode");
+      check(f_.fmi3SetFloat64(in_, &it->second, 1, &value, 1), "fmi3SetFloat64");
+      if (eventMode) {
+        eventIteration();
+        check(f_.fmi3EnterContinuousTimeMode(in_), "fmi3EnterContinuousTimeMode");
+        z_ = indicators(t, x_);
+      }
+    }
+  }
 
   void row(double t) {
     std::vector<fmi3ValueReference> vrs;
@@ -290,6 +313,7 @@ public:
         t = grid; // the step ended on it
         check(f_.fmi3SetTime(in_, t), "fmi3SetTime");
         check(f_.fmi3SetContinuousStates(in_, x_.data(), x_.size()), "fmi3SetContinuousStates");
+        setAt(o, t, true);
         row(t);
         ++k;
       }
@@ -306,6 +330,7 @@ public:
       check(f_.fmi3DoStep(in_, t, next - t, true, &eventNeeded, &terminate, &early, &last),
             "fmi3DoStep");
       t = next;
+      setAt(o, t, false);
       row(t);
     }
   }
@@ -343,6 +368,12 @@ int main(int argc, char **argv) {
         o.tolerance = std::stod(value());
       else if (a == "--token")
         o.token = value();
+      else if (a == "--at") {
+        std::string s = value();
+        std::size_t colon = s.find(':'), eq = s.find('=');
+        o.at.emplace_back(std::stod(s.substr(0, colon)), s.substr(colon + 1, eq - colon - 1),
+                          std::stod(s.substr(eq + 1)));
+      }
       else if (a == "-p") {
         std::string kv = value();
         o.params.emplace_back(kv.substr(0, kv.find('=')), std::stod(kv.substr(kv.find('=') + 1)));

@@ -51,22 +51,25 @@ namespace {
 
 using namespace hbg;
 
-/// The image, read once for every instance.
+/// The image, read once for every instance (on whichever thread first
+/// instantiates; the others wait for it).
 const runtime::ModelImage *image(std::string &error) {
-  static std::unique_ptr<runtime::ModelImage> img;
-  static std::string why;
-  static bool tried = false;
-  if (!tried) {
-    tried = true;
+  struct Loaded {
+    std::unique_ptr<runtime::ModelImage> image;
+    std::string why;
+  };
+  static const Loaded loaded = [] {
+    Loaded l;
     try {
-      img = std::make_unique<runtime::ModelImage>(runtime::readImage(
+      l.image = std::make_unique<runtime::ModelImage>(runtime::readImage(
           hbg_image, hbg_image_size, hbg_function_table, hbg_function_table_size));
     } catch (const std::exception &e) {
-      why = e.what();
+      l.why = e.what();
     }
-  }
-  error = why;
-  return img.get();
+    return l;
+  }();
+  error = loaded.why;
+  return loaded.image.get();
 }
 
 enum class State { Instantiated, Initialization, Event, Continuous, Step, Terminated, Failed };
@@ -90,6 +93,12 @@ struct Instance {
   runtime::RunRecord record;
   std::unique_ptr<runtime::ImageSystem> system;
   std::unique_ptr<runtime::SteppedRun> run;
+  /// In initialization mode, the run is provisional (for the initial
+  /// unknowns) and made again when a parameter or input changed since.
+  bool stale = false;
+  /// A value set in event mode switched junctions or moved the state:
+  /// the next fmi3UpdateDiscreteStates says so.
+  bool changedBySet = false;
 
   void message(fmi3Status status, const char *category, const std::string &text) const {
     if (log && (logging || status >= fmi3Warning))
@@ -130,7 +139,13 @@ fmi3Instance instantiate(fmi3String name, fmi3String instantiationToken, fmi3Boo
            "` is not this FMU's `" + token() + "` (modelDescription.xml from another build?)");
     return nullptr;
   }
-  auto *in = new Instance;
+  Instance *in = nullptr;
+  try {
+    in = new Instance;
+  } catch (const std::exception &e) {
+    report(std::string("cannot instantiate: ") + e.what());
+    return nullptr;
+  }
   in->name = name ? name : "";
   in->env = env;
   in->log = log;
@@ -145,6 +160,14 @@ fmi3Instance instantiate(fmi3String name, fmi3String instantiationToken, fmi3Boo
 /// settings, the importer's start time and tolerance.
 fmi3Status start(Instance &in) {
   const runtime::ModelImage &img = *in.image;
+  in.run.reset();
+  in.system.reset();
+  in.options = {};
+  // Co-simulation runs as long as the importer says: the record keeps the
+  // events Zeno detection needs, and no bound on their number.
+  in.options.keepEvents = 0;
+  in.options.maxEvents = SIZE_MAX;
+  in.stale = false;
   try {
     in.p = img.setup.parameters(in.overrides);
     runtime::ExperimentValues ev = img.setup.experimentValues(in.p, img.name);
@@ -168,13 +191,27 @@ fmi3Status start(Instance &in) {
   } catch (const std::exception &e) {
     return in.error(e.what());
   }
-  std::vector<double> x0 = img.setup.initialState(in.p);
-  in.system = std::make_unique<runtime::ImageSystem>(img, in.p);
-  in.record = {};
-  in.run = std::make_unique<runtime::SteppedRun>(*in.system, x0, in.options, in.record);
+  try {
+    std::vector<double> x0 = img.setup.initialState(in.p);
+    in.system = std::make_unique<runtime::ImageSystem>(img, in.p);
+    in.record = {};
+    in.run = std::make_unique<runtime::SteppedRun>(*in.system, x0, in.options, in.record);
+  } catch (const std::exception &e) {
+    return in.error(e.what());
+  }
   if (!in.run->start())
     return in.failed();
   return fmi3OK;
+}
+
+/// The run, made now in initialization mode (provisionally) when there is
+/// none or parameters changed since.
+fmi3Status ensureRun(Instance &in) {
+  if (in.started() && !in.stale)
+    return fmi3OK;
+  if (in.state != State::Initialization && !in.started())
+    return in.error("no value before initialization mode");
+  return start(in);
 }
 
 /// Sets parameter-array slot k to `value`: before the run, by name; in a
@@ -182,17 +219,31 @@ fmi3Status start(Instance &in) {
 fmi3Status setParameter(Instance &in, std::size_t k, double value) {
   const runtime::SetupProgram &s = in.image->setup;
   in.overrides[s.names[k]] = value;
-  if (!in.started())
-    return fmi3OK;
-  if (s.inputs[k]) {
-    in.system->setParameter(k, value);
+  if (!in.started() || in.state == State::Initialization) {
+    in.stale = in.started();
     return fmi3OK;
   }
-  std::vector<double> p = s.parameters(in.overrides);
-  for (std::size_t i = 0; i < p.size(); ++i)
-    if (!s.inputs[i])
-      in.system->setParameter(i, p[i]);
-  in.p = std::move(p);
+  if (s.inputs[k]) {
+    in.system->setParameter(k, value);
+  } else {
+    std::vector<double> p = s.parameters(in.overrides);
+    for (std::size_t i = 0; i < p.size(); ++i)
+      if (!s.inputs[i])
+        in.system->setParameter(i, p[i]);
+    in.p = std::move(p);
+  }
+  // In event mode and between co-simulation steps the model follows at
+  // once: dependent storage and kinks, and the events the new value
+  // causes (fmi3UpdateDiscreteStates or the next step goes on from
+  // there). In continuous-time mode an input only changes the
+  // derivatives and indicators the importer reads next.
+  if (in.state == State::Event || in.state == State::Step) {
+    std::vector<double> before = in.run->state();
+    std::string mode = in.run->mode();
+    if (!in.run->refresh())
+      return in.failed();
+    in.changedBySet = in.changedBySet || before != in.run->state() || mode != in.run->mode();
+  }
   return fmi3OK;
 }
 
@@ -217,11 +268,13 @@ HBG_FMI_EXPORT fmi3Instance fmi3InstantiateCoSimulation(
     fmi3Boolean loggingOn, fmi3Boolean eventModeUsed, fmi3Boolean earlyReturnAllowed,
     const fmi3ValueReference[], size_t, fmi3InstanceEnvironment env, fmi3LogMessageCallback log,
     fmi3IntermediateUpdateCallback) {
-  if (eventModeUsed || earlyReturnAllowed) {
+  // Early return is allowed but never taken (the FMU declares it cannot).
+  (void)earlyReturnAllowed;
+  if (eventModeUsed) {
     if (log)
       log(env, fmi3Error, "logStatusError",
-          "this FMU's co-simulation handles events inside fmi3DoStep: eventModeUsed and "
-          "earlyReturnAllowed are not supported");
+          "this FMU's co-simulation handles events inside fmi3DoStep: eventModeUsed is not "
+          "supported");
     return nullptr;
   }
   return instantiate(instanceName, instantiationToken, loggingOn, env, log, true);
@@ -257,7 +310,7 @@ HBG_FMI_EXPORT fmi3Status fmi3ExitInitializationMode(fmi3Instance instance) {
   Instance &in = *instanceOf(instance);
   if (in.state != State::Initialization)
     return in.error("fmi3ExitInitializationMode: not in initialization mode");
-  fmi3Status s = start(in);
+  fmi3Status s = ensureRun(in);
   if (s != fmi3OK)
     return s;
   in.state = in.coSimulation ? State::Step : State::Event;
@@ -308,8 +361,8 @@ HBG_FMI_EXPORT fmi3Status fmi3GetFloat64(fmi3Instance instance, const fmi3ValueR
                         : values[k];
       continue;
     }
-    if (!in.started()) {
-      // Before the run: what the start values give.
+    if (in.state == State::Instantiated) {
+      // Before initialization: what the start values give.
       std::vector<double> p = in.image->setup.parameters(in.overrides);
       if (v.kind == fmi::Kind::Time)
         values[k] = in.startTime;
@@ -317,9 +370,12 @@ HBG_FMI_EXPORT fmi3Status fmi3GetFloat64(fmi3Instance instance, const fmi3ValueR
         values[k] = in.image->setup.initialState(p)[v.index];
       else
         return in.error("fmi3GetFloat64: `" + L.name(vrs[k]) +
-                        "` has no value before initialization ends");
+                        "` has no value before initialization mode");
       continue;
     }
+    // In initialization mode, the initial unknowns of a provisional run.
+    if (ensureRun(in) != fmi3OK)
+      return fmi3Error;
     switch (v.kind) {
     case fmi::Kind::Time:
       values[k] = in.run->time();
@@ -373,7 +429,8 @@ HBG_FMI_EXPORT fmi3Status fmi3SetFloat64(fmi3Instance instance, const fmi3ValueR
     if (v.index < in.image->structural.size() && in.image->structural[v.index])
       return in.error("fmi3SetFloat64: parameter `" + s.names[v.index] +
                       "` is structural: the FMU was built with its value");
-    if (!input && in.started() && in.state != State::Event && in.state != State::Step)
+    if (!input && in.state != State::Instantiated && in.state != State::Initialization &&
+        in.state != State::Event && in.state != State::Step)
       return in.error("fmi3SetFloat64: parameter `" + s.names[v.index] +
                       "` is tunable in event mode (or between co-simulation steps) only");
     if (setParameter(in, v.index, values[k]) != fmi3OK)
@@ -395,7 +452,8 @@ HBG_FMI_EXPORT fmi3Status fmi3UpdateDiscreteStates(
   *discreteStatesNeedUpdate = false;
   *terminateSimulation = false;
   *nominalsOfContinuousStatesChanged = false;
-  *valuesOfContinuousStatesChanged = changed;
+  *valuesOfContinuousStatesChanged = changed || in.changedBySet;
+  in.changedBySet = false;
   *nextEventTimeDefined = false;
   *nextEventTime = 0;
   return fmi3OK;
@@ -437,6 +495,8 @@ HBG_FMI_EXPORT fmi3Status fmi3SetContinuousStates(fmi3Instance instance, const f
 HBG_FMI_EXPORT fmi3Status fmi3GetContinuousStateDerivatives(fmi3Instance instance,
                                                             fmi3Float64 dx[], size_t n) {
   Instance &in = *instanceOf(instance);
+  if (in.state == State::Initialization && ensureRun(in) != fmi3OK)
+    return fmi3Error;
   if (!in.started() || n != in.layout.states)
     return in.error("fmi3GetContinuousStateDerivatives: " + std::to_string(n) +
                     " states, the model has " + std::to_string(in.layout.states));
@@ -446,6 +506,8 @@ HBG_FMI_EXPORT fmi3Status fmi3GetContinuousStateDerivatives(fmi3Instance instanc
 HBG_FMI_EXPORT fmi3Status fmi3GetEventIndicators(fmi3Instance instance, fmi3Float64 z[],
                                                  size_t n) {
   Instance &in = *instanceOf(instance);
+  if (in.state == State::Initialization && ensureRun(in) != fmi3OK)
+    return fmi3Error;
   if (!in.started() || n != in.layout.indicators)
     return in.error("fmi3GetEventIndicators: " + std::to_string(n) +
                     " indicators, the model has " + std::to_string(in.layout.indicators));
@@ -455,6 +517,8 @@ HBG_FMI_EXPORT fmi3Status fmi3GetEventIndicators(fmi3Instance instance, fmi3Floa
 HBG_FMI_EXPORT fmi3Status fmi3GetContinuousStates(fmi3Instance instance, fmi3Float64 x[],
                                                   size_t n) {
   Instance &in = *instanceOf(instance);
+  if (in.state == State::Initialization && ensureRun(in) != fmi3OK)
+    return fmi3Error;
   if (!in.started() || n != in.layout.states)
     return in.error("fmi3GetContinuousStates: " + std::to_string(n) + " states, the model has " +
                     std::to_string(in.layout.states));
@@ -503,6 +567,9 @@ HBG_FMI_EXPORT fmi3Status fmi3DoStep(fmi3Instance instance, fmi3Float64 current,
   *earlyReturn = false;
   if (in.state != State::Step)
     return in.error("fmi3DoStep: not in step mode");
+  if (!(step >= 0) || !std::isfinite(step))
+    return in.error("fmi3DoStep: the communication step " + runtime::timeText(step) +
+                    " is not a finite time of 0 or more");
   if (std::abs(current - in.run->time()) > 1e-12 * std::max(1.0, std::abs(current)))
     return in.error("fmi3DoStep: the communication point " + runtime::timeText(current) +
                     " is not the FMU's time " + runtime::timeText(in.run->time()));

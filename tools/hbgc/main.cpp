@@ -355,6 +355,22 @@ int runBuild(const std::vector<std::string> &args) {
   std::optional<Model> model = compileLoaded(l, Compiler(copts));
   if (!model)
     return 1;
+  // `-p` fixes structural parameters; the others are the simulator's.
+  for (const auto &[name, value] : params) {
+    const std::vector<std::string> &names = model->parameterNames();
+    if (std::find(names.begin(), names.end(), name) == names.end()) {
+      std::string best = closestName(name, names);
+      std::cerr << "hbgc: error: model `" << model->name() << "` has no parameter `" << name
+                << "`" << (best.empty() ? "" : "; did you mean `" + best + "`?") << "\n";
+      return 1;
+    }
+    if (!model->structural(name)) {
+      std::cerr << "hbgc: error: parameter `" << name << "` is set when the simulator runs (`"
+                << opts.output << " -p " << name << "=...`); `hbgc build -p` sets structural "
+                << "parameters (loop bounds, indices) only\n";
+      return 1;
+    }
+  }
   try {
     if (!log.empty()) {
       opts.modes = driver::modesOfEventLog(log);

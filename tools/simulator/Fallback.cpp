@@ -51,7 +51,12 @@ private:
   const Model &compiled() {
     if (model_)
       return *model_;
-    fs::path dir = fs::temp_directory_path() / ("hbg-fallback-" + std::to_string(getpid()));
+    std::string pattern = (fs::temp_directory_path() / "hbg-fallback-XXXXXX").string();
+    std::vector<char> buf(pattern.begin(), pattern.end());
+    buf.push_back('\0');
+    if (!mkdtemp(buf.data()))
+      throw std::runtime_error("cannot create a temporary directory `" + pattern + "`");
+    fs::path dir(buf.data());
     for (const auto &[path, text] : image_.sources) {
       fs::path file = dir / path;
       fs::create_directories(file.parent_path());

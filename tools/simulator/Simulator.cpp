@@ -202,5 +202,8 @@ int main(int argc, char **argv) {
   } catch (const runtime::ImageError &e) {
     std::cerr << tools::programName() << ": error: " << e.what() << "\n";
     return 70;
+  } catch (const std::exception &e) {
+    std::cerr << tools::programName() << ": internal error: " << e.what() << "\n";
+    return 70;
   }
 }

@@ -13,6 +13,7 @@
 #include "hbg/runtime/System.h"
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -43,6 +44,11 @@ struct SimulateOptions {
   std::size_t maxEvents = 1'000'000;
   std::size_t zenoEvents = 200;
   double zenoSpan = 1e-8;
+  /// The record keeps every event unless this bounds it: then only the
+  /// last `keepEvents` (and those Zeno detection looks back at) are kept,
+  /// and RunRecord::eventsDropped counts the others (a co-simulated model
+  /// that runs for as long as its importer says).
+  std::size_t keepEvents = SIZE_MAX;
 };
 
 /// One event of a switched model: a guard became true, junctions switched
@@ -81,6 +87,8 @@ struct RunRecord {
   /// `time`, then one column per output.
   std::vector<std::vector<double>> columns;
   std::vector<Event> events;
+  /// Events dropped from the front of `events` (SimulateOptions::keepEvents).
+  std::size_t eventsDropped = 0;
   /// A run that reached tEnd: the full state there and its mode's text
   /// (empty otherwise).
   std::vector<double> finalState;
