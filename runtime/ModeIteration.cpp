@@ -155,7 +155,7 @@ bool Run::iterateModes() {
   r_.events.push_back(std::move(ev));
   checkZeno();
   std::size_t keep = std::max(o_.keepEvents, o_.zenoEvents + 12);
-  if (r_.events.size() > 2 * keep) {
+  if (o_.keepEvents != SIZE_MAX && r_.events.size() > 2 * keep) {
     std::size_t drop = r_.events.size() - keep;
     r_.events.erase(r_.events.begin(), r_.events.begin() + static_cast<std::ptrdiff_t>(drop));
     r_.eventsDropped += drop;

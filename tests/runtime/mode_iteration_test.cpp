@@ -886,6 +886,23 @@ TEST_CASE("bouncing ball without a resting mode: Zeno behaviour at t1 (1 + e) / 
   checkBouncingBall(true);
 }
 
+TEST_CASE("a bounded event history keeps the last events, counts the rest, finds the same Zeno") {
+  SimulateOptions o;
+  o.tEnd = 5;
+  o.zenoEvents = 10; // keeps 22 events, trimmed beyond 44: fewer than the ball's
+  RunRecord all, bounded;
+  HandSystem a = bouncingBall(true), b = bouncingBall(true);
+  simulate(a, {kH0, 0}, o, all);
+  o.keepEvents = 0; // the record keeps what Zeno detection needs
+  simulate(b, {kH0, 0}, o, bounded);
+  REQUIRE(all.events.size() > 2 * (o.zenoEvents + 12));
+  CHECK(bounded.events.size() <= 2 * (o.zenoEvents + 12));
+  CHECK(bounded.events.size() + bounded.eventsDropped == all.events.size());
+  CHECK(bounded.error == all.error);
+  CHECK(bounded.events.back().time == all.events.back().time);
+  CHECK(bounded.events.front().time == all.events[bounded.eventsDropped].time);
+}
+
 TEST_CASE("bouncing ball, events found by sampling: the same bounces and report") {
   // The guards refuse enclosures, as a mode whose guards read Newton-solved
   // values does. Each bounce, located by sampling to 1e-12 of its step,
