@@ -34,7 +34,7 @@ for file in "$examples"/*.hbg; do
   count=$((count + 1))
 done
 # Options other than the defaults: a parameter, a fixed-step method, the
-# stiff method with a tolerance, the iterative remap.
+# stiff method with a tolerance, the iterative remap, an input's value.
 check() {
   local name="$1"
   shift
@@ -47,4 +47,5 @@ check rlc --t-end 2 -p R=0.5 --method rk4 --dt 0.01
 check rlc --t-end 2 --method rosenbrock --rtol 1e-8 --dt-out 0.05
 check collision_inelastic --t-end 1 --remap iterative --remap-factor 0.5
 check bouncing_ball --t-end 3 --max-step 0.01 --atol 1e-9
+check dc_motor_speed -p V=12 --dt-out 0.05
 echo "all $count examples: the built simulators write what hbgc run writes"

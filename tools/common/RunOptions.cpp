@@ -23,7 +23,8 @@ const char *const kRunOptionsHelp =
                        unit (default: none)
   --max-step H         upper bound on every step (default none)
   --dt-out D           output interval (default (t-end - t-start) / 100)
-  -p NAME=VALUE        override a parameter (repeatable)
+  -p NAME=VALUE        override a parameter, or set an input (`input u;`)
+                       for the whole run (repeatable)
   -o FILE              write the CSV to FILE
   --events FILE        write the event log (switched models) as CSV to FILE
                        (`-` for standard output after the trajectory)

@@ -664,9 +664,14 @@ int runRun(const std::vector<std::string> &argv) {
                      ")"};
   }
   Simulation sim(model, options);
+  const std::vector<std::string> &inputs = model.inputNames();
   for (const auto &[name, value] : params) {
     try {
-      sim.setParameter(name, value);
+      // An input keeps the value given for the whole run.
+      if (std::find(inputs.begin(), inputs.end(), name) != inputs.end())
+        sim.setInput(name, value);
+      else
+        sim.setParameter(name, value);
     } catch (const std::invalid_argument &e) {
       std::cerr << "hbgc: error: " << e.what() << "\n";
       return 1;

@@ -63,9 +63,6 @@ std::string checkParameters(const runtime::ModelImage &image,
              (best.empty() ? "" : "; did you mean `" + best + "`?");
     }
     std::size_t k = static_cast<std::size_t>(it - s.names.begin());
-    if (s.inputs[k])
-      return "`" + name + "` is an input of model `" + image.name +
-             "`: a built simulator starts it at its declared value";
     if (k < image.structural.size() && image.structural[k] && value != defaults[k])
       return "parameter `" + name + "` is structural (`for` loops or indices are computed from " +
              "it): the simulator was built with " + name + " = " + runtime::timeText(defaults[k]) +
