@@ -3,14 +3,15 @@
 // The format: a magic word and version, then the fields of ModelImage in
 // declaration order, little-endian as the host writes them (an image is
 // read by a simulator built for the machine that wrote it). Every read is
-// bounds-checked: a truncated or foreign image is an ImageError, never a
-// crash.
+// bounds-checked, and then every index against what it indexes: a
+// truncated, foreign or altered image is an ImageError, never a crash.
 //
 //===----------------------------------------------------------------------===//
 
 #include "hbg/runtime/Image.h"
 
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <type_traits>
 
@@ -248,6 +249,123 @@ SetupProgram readSetup(Reader &r) {
   return s;
 }
 
+/// Whether every x[a] and p[a] the tape reads is below nx and np.
+bool reads(const Tape &t, std::size_t nx, std::size_t np) {
+  for (const TapeInstr &i : t.code)
+    if ((i.op == TapeOp::X && i.a >= nx) || (i.op == TapeOp::P && i.a >= np))
+      return false;
+  return true;
+}
+
+/// The cross-references a read cannot check as it goes: slots, indices
+/// and what tapes read, against the sizes they index.
+void validate(const ModelImage &image, std::size_t bytes) {
+  auto check = [](bool ok) {
+    if (!ok)
+      Reader::fail();
+  };
+  const SetupProgram &s = image.setup;
+  std::size_t np = s.names.size(), ns = image.stateNames.size();
+  // Counts that size the run's arrays cannot exceed what the image spells
+  // out, one byte each at least.
+  check(image.numHeld <= bytes);
+  for (const auto &p : image.programs)
+    check(p->numUnknowns <= bytes && p->jacobianCode.numOutputs <= bytes);
+  check(image.structural.size() == np || image.structural.empty());
+  for (const Tape &t : s.defaults)
+    check(reads(t, 0, np));
+  for (const Tape *t : {&s.initial, &s.nominal, &s.experiment})
+    check(reads(*t, 0, np));
+  check(s.initial.results.size() == ns && s.nominal.results.size() == ns);
+  check(s.given.size() == s.experiment.results.size());
+  const std::vector<Junction> &js = image.switching.junctions();
+  std::size_t nc = image.switching.numComparisons();
+  std::function<bool(const GuardNode &)> comparisonsKnown = [&](const GuardNode &g) {
+    if (g.kind == GuardNode::Compare && g.comparison >= nc)
+      return false;
+    for (const GuardNode &c : g.children)
+      if (!comparisonsKnown(c))
+        return false;
+    return true;
+  };
+  for (const Junction &j : js) {
+    check(j.initial < j.stateNames.size());
+    for (const Transition &t : j.transitions)
+      check(t.from < j.stateNames.size() && t.to < j.stateNames.size() &&
+            comparisonsKnown(t.guard));
+  }
+  for (const std::optional<StorageLaw> &law : image.storageLaws)
+    check(!law || (law->slot < ns && reads(law->law, 1, np + image.numHeld)));
+  for (const auto &pp : image.programs) {
+    const ImageProgram &p = *pp;
+    std::size_t n = p.stateNames.size(), nx = n + p.numUnknowns, nk = p.kinkInfo.size(),
+                nd = p.dependentSlots.size(), nall = np + image.numHeld + nk;
+    // What each function writes, where its tape says (an image with
+    // machine code carries the counts in the code, written by this build).
+    auto writes = [&](const ModeFn &f, std::size_t count) {
+      check(!f.present || f.tape.code.empty() || f.tape.results.size() == count);
+    };
+    writes(p.rhs, n);
+    writes(p.outputs, image.outputNames.size());
+    writes(p.held, image.numHeld);
+    writes(p.guards, 2 * (nc + nk));
+    writes(p.kinks, nk);
+    writes(p.dependent, nd);
+    writes(p.dependentJacobian, nd * n);
+    writes(p.impulse, n * nd);
+    writes(p.guardImpulse, 2 * nc * nd);
+    writes(p.residual.fn, p.residual.of.empty() ? p.numUnknowns : p.residual.distinct);
+    writes(p.jacobian.fn, p.jacobian.of.empty() ? p.loopPattern.rows.size() : p.jacobian.distinct);
+    check(p.residual.of.empty() || p.residual.of.size() == p.numUnknowns);
+    check(p.jacobian.of.empty() || p.jacobian.of.size() == p.loopPattern.rows.size());
+    check(!p.guardTape || p.guardTape->results.size() == 3 * (nc + nk));
+    for (std::uint32_t slot : p.stateSlots)
+      check(slot < ns);
+    for (std::uint32_t slot : p.dependentSlots)
+      check(slot < ns || slot == kNoSlot);
+    check(!image.switched || p.stateSlots.size() == n);
+    for (const ModeFn *f : programFunctions(p))
+      check(!f->present || reads(f->tape, nx, nall));
+    check(!p.guardTape || reads(*p.guardTape, n, nall));
+    for (std::uint32_t k : p.guardStates)
+      check(k < n);
+    for (std::uint32_t k : p.timeComparisons)
+      check(k < nc + p.kinkInfo.size());
+    check(p.loopPattern.colStart.empty() || p.loopPattern.colStart.size() == p.numUnknowns + 1);
+    for (std::uint32_t r : p.loopPattern.rows)
+      check(r < p.numUnknowns);
+    for (const ScatteredFn *sf : {&p.residual, &p.jacobian})
+      for (std::uint32_t k : sf->of)
+        check(k < sf->distinct);
+    if (p.hasJacobian) {
+      const JacobianProgram &j = p.jacobianCode;
+      check(j.pattern.colStart.size() == n + 1);
+      for (std::uint32_t r : j.pattern.rows)
+        check(r < n);
+      for (std::uint32_t at : j.fxAt)
+        check(at < j.pattern.rows.size());
+      for (std::uint32_t at : j.fzAt)
+        check(at < j.pattern.rows.size());
+      check(j.fzAt.size() == j.fz.size() * j.columns.size());
+      for (const auto &e : j.fz)
+        check(e.first < n && e.second < p.numUnknowns);
+      for (const auto &e : j.rx)
+        check(e.first < p.numUnknowns && e.second < n);
+      for (std::uint32_t c : j.columns)
+        check(c < n);
+      check(j.numOutputs >= j.fxAt.size() + n + j.fz.size() + j.rx.size() + p.numUnknowns);
+      check(!j.fn.present || reads(j.fn.tape, nx, nall));
+      writes(j.fn, j.numOutputs);
+    }
+  }
+  for (const ImageMode &m : image.modes) {
+    check(m.states.size() == js.size());
+    for (std::size_t k = 0; k < js.size(); ++k)
+      check(m.states[k] < js[k].stateNames.size());
+  }
+  check(image.switched || image.programs.size() == 1);
+}
+
 } // namespace
 
 const JacobianProgram &ImageProgram::jacobianProgram() const {
@@ -457,6 +575,7 @@ ModelImage readImage(const std::uint8_t *data, std::size_t size, const CompiledF
   });
   if (!r.atEnd())
     Reader::fail();
+  validate(image, size);
   return image;
 }
 

@@ -198,10 +198,22 @@ std::vector<std::string> modesOfEventLog(const std::string &path) {
   return modes;
 }
 
-BuildReport buildSimulator(const Model &model, const BuildOptions &opts) {
-  const Model::Impl &impl = *model.impl();
-  BuildReport report;
+namespace {
+
+/// A model's image and the functions its object file will hold.
+struct Prepared {
   runtime::ModelImage image;
+  std::vector<codegen::FunctionSpec> specs;
+  /// Each function of the image's programs: its entry in `specs`.
+  std::map<const runtime::ModeFn *, std::uint32_t> index;
+  BuildReport report;
+};
+
+Prepared prepare(const Model &model, const BuildOptions &opts) {
+  const Model::Impl &impl = *model.impl();
+  Prepared out;
+  BuildReport &report = out.report;
+  runtime::ModelImage &image = out.image;
   image.name = model.name();
   image.stateNames = impl.stateNames;
   image.outputNames = impl.outputNames;
@@ -278,7 +290,7 @@ BuildReport buildSimulator(const Model &model, const BuildOptions &opts) {
   }
 
   // Their functions, named by program, and each one's place in the table.
-  std::vector<codegen::FunctionSpec> specs;
+  std::vector<codegen::FunctionSpec> &specs = out.specs;
   std::map<const runtime::ModeFn *, std::uint32_t> index;
   auto collect = [&](const TieredCode &code, std::size_t k) {
     for (std::size_t i = 0; i < code.specs.size(); ++i) {
@@ -299,7 +311,7 @@ BuildReport buildSimulator(const Model &model, const BuildOptions &opts) {
   report.programs = codes.size();
   report.functions = specs.size();
   // The copies' functions stand where the originals' do.
-  std::map<const runtime::ModeFn *, std::uint32_t> copyIndex;
+  std::map<const runtime::ModeFn *, std::uint32_t> &copyIndex = out.index;
   for (std::size_t k = 0; k < codes.size(); ++k) {
     std::vector<const runtime::ModeFn *> from = runtime::programFunctions(*codes[k]),
                                          to = runtime::programFunctions(*image.programs[k]);
@@ -310,11 +322,28 @@ BuildReport buildSimulator(const Model &model, const BuildOptions &opts) {
       copyIndex[to[i]] = it == index.end() ? UINT32_MAX : it->second;
     }
   }
+  return out;
+}
+
+} // namespace
+
+std::string imageOf(const Model &model, const BuildOptions &opts) {
+  Prepared p = prepare(model, opts);
+  return runtime::writeImage(
+      p.image, [&](const runtime::ModeFn &f) { return p.index.at(&f); }, /*withTapes=*/true);
+}
+
+BuildReport buildSimulator(const Model &model, const BuildOptions &opts) {
+  const Model::Impl &impl = *model.impl();
+  Prepared prepared = prepare(model, opts);
+  runtime::ModelImage &image = prepared.image;
+  std::vector<codegen::FunctionSpec> &specs = prepared.specs;
   codegen::ObjectSpec spec;
   spec.dataSymbol = "hbg_image";
   spec.tableSymbol = "hbg_function_table";
   spec.data = runtime::writeImage(
-      image, [&](const runtime::ModeFn &f) { return copyIndex.at(&f); }, /*withTapes=*/false);
+      image, [&](const runtime::ModeFn &f) { return prepared.index.at(&f); },
+      /*withTapes=*/false);
 
   fs::path dir = makeTempDir("hbg-build-");
   struct Cleanup {
@@ -361,7 +390,7 @@ BuildReport buildSimulator(const Model &model, const BuildOptions &opts) {
     writeZip(opts.output, {{"modelDescription.xml", modelDescription(image, token)},
                            {"binaries/x86_64-linux/" + image.name + ".so", so}});
   }
-  return report;
+  return prepared.report;
 }
 
 } // namespace hbg::driver

@@ -52,6 +52,12 @@ struct BuildReport {
 /// std::runtime_error when compiling or linking fails.
 BuildReport buildSimulator(const Model &model, const BuildOptions &opts);
 
+/// The image buildSimulator() would write for `model` (the modes `opts`
+/// selects), with every function's tape instead of machine code: a run
+/// of it (runtime::ImageSystem) gives what a simulator gives, without
+/// LLVM (tests).
+std::string imageOf(const Model &model, const BuildOptions &opts = {});
+
 /// The mode texts of an event log (`hbgc run --events`): every mode its
 /// rows name. Throws std::runtime_error when `path` cannot be read or is
 /// not an event log.
