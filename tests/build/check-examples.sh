@@ -48,4 +48,10 @@ check rlc --t-end 2 --method rosenbrock --rtol 1e-8 --dt-out 0.05
 check collision_inelastic --t-end 1 --remap iterative --remap-factor 0.5
 check bouncing_ball --t-end 3 --max-step 0.01 --atol 1e-9
 check dc_motor_speed -p V=12 --dt-out 0.05
+# --stats: the run's counters on stderr, the CSV unchanged.
+"$work/bouncing_ball" --t-end 3 --stats > "$work/stats.csv" 2> "$work/stats.txt"
+grep -q '^steps: [0-9]* accepted' "$work/stats.txt" && grep -q '^events: [1-9]' "$work/stats.txt" ||
+  { echo "bouncing_ball --stats: no counters" >&2; cat "$work/stats.txt" >&2; exit 1; }
+(cd "$examples" && "$hbgc" run bouncing_ball.hbg --t-end 3) | cmp - "$work/stats.csv"
+echo "bouncing_ball --stats: counters on stderr, the same CSV"
 echo "all $count examples: the built simulators write what hbgc run writes"
