@@ -7,7 +7,7 @@ packages=(
   cmake g++ make ccache
   antlr4 default-jre-headless libantlr4-runtime-dev
   llvm-19-dev llvm-19-tools
-  libeigen3-dev doctest-dev libsuitesparse-dev
+  libeigen3-dev doctest-dev libsuitesparse-dev libcli11-dev
   libsundials-dev
   python3
 )

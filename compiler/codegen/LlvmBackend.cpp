@@ -135,6 +135,12 @@ public:
                                 std::unordered_map<std::string, CompiledFn> &entries) override {
     auto lowered = std::static_pointer_cast<Lowered>(std::move(handle));
     optimizeForHost(*lowered->module, opts);
+    if (opts.onModule) {
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      lowered->module->print(os, nullptr);
+      opts.onModule(os.str());
+    }
     return addModule(
         llvm::orc::ThreadSafeModule(std::move(lowered->module), std::move(lowered->context)),
         names, std::static_pointer_cast<Session>(session), entries);

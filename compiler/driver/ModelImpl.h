@@ -104,6 +104,8 @@ public:
   void request(std::weak_ptr<TieredCode> code);
   /// Modes compiled so far (in the background or not).
   std::size_t compiledModes() const { return compiled_.load(); }
+  /// How LLVM compiles (and optimises) the code.
+  const codegen::CodeGenOptions &options() const { return opts_; }
   /// Modes compiled in LLVM's quick tier before being optimised.
   std::size_t quickModes() const { return quick_.load(); }
 

@@ -122,30 +122,33 @@ std::string DiagnosticEngine::render(const Diagnostic &d) const {
   return out;
 }
 
-std::string DiagnosticEngine::renderAll() const {
+std::string DiagnosticEngine::renderFrom(std::size_t first) const {
   std::string out;
-  for (const Diagnostic &d : diags_)
-    out += render(d);
+  for (std::size_t i = first; i < diags_.size(); ++i)
+    out += render(diags_[i]);
   if (errors_ > limit_)
     out += "hbgc: note: " + std::to_string(errors_ - limit_) + " more errors not shown\n";
   return out;
 }
 
+/// Edits (insertions, deletions, substitutions and swaps of two adjacent
+/// characters) that turn `a` into `b`: `rnu` is one from `run`.
 static std::size_t editDistance(const std::string &a, const std::string &b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j)
-    row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diag = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      std::size_t up = row[j];
+  std::size_t n = a.size(), m = b.size();
+  std::vector<std::size_t> d((n + 1) * (m + 1));
+  auto at = [&](std::size_t i, std::size_t j) -> std::size_t & { return d[i * (m + 1) + j]; };
+  for (std::size_t i = 0; i <= n; ++i)
+    at(i, 0) = i;
+  for (std::size_t j = 0; j <= m; ++j)
+    at(0, j) = j;
+  for (std::size_t i = 1; i <= n; ++i)
+    for (std::size_t j = 1; j <= m; ++j) {
       std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + cost});
-      diag = up;
+      at(i, j) = std::min({at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        at(i, j) = std::min(at(i, j), at(i - 2, j - 2) + 1);
     }
-  }
-  return row[b.size()];
+  return at(n, m);
 }
 
 std::string quoteList(const std::vector<std::string> &names) {

@@ -39,16 +39,6 @@ using namespace hbg;
 
 namespace {
 
-const char *kUsage = R"(usage: %s [options]
-
-Simulates the model `%s`, compiled ahead of time by `hbgc build`; writes
-CSV with a header `time,<outputs>` to standard output or to -o FILE, as
-`hbgc run` does. The model's `experiment { ... }` block sets the defaults
-of the options it gives; the command line overrides them.
-
-options:
-)";
-
 /// Checks `-p` overrides against the model's parameters; the message of
 /// the first that is wrong, or "".
 std::string checkParameters(const runtime::ModelImage &image,
@@ -89,21 +79,20 @@ void apply(const runtime::ExperimentValues &v, runtime::SimulateOptions &o) {
     o.integrator.method = *v.method;
 }
 
-int run(const std::vector<std::string> &args, const runtime::ModelImage &image) {
+int run(int argc, char **argv, const runtime::ModelImage &image) {
+  CLI::App app("simulates the model `" + image.name + "`", tools::programName());
+  tools::configure(app);
+  app.footer("Simulates the model `" + image.name +
+             "`, compiled ahead of time by `hbgc build`; writes CSV with a header "
+             "`time,<outputs>` to standard output or to -o FILE, as `hbgc run` does. The "
+             "model's `experiment { ... }` block sets the defaults of the options it gives; the "
+             "command line overrides them.");
   tools::RunOptions ro;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "-h" || args[i] == "--help") {
-      std::printf(kUsage, tools::programName().c_str(), image.name.c_str());
-      std::fputs(tools::kRunOptionsHelp, stdout);
-      return 0;
-    }
-    if (!tools::parseRunOption(args, i, ro))
-      throw tools::UsageError{"unknown option `" + args[i] + "`"};
-  }
+  tools::addRunOptions(app, ro);
+  if (std::optional<int> status = tools::parse(app, argc, argv))
+    return *status;
+  tools::checkRunOptions(ro);
   using runtime::Setting;
-  const auto &t0 = ro.cli[Setting::TStart], &t1 = ro.cli[Setting::TEnd];
-  if (t1 && !(*t1 > t0.value_or(0.0)))
-    throw tools::UsageError{"`--t-end` must be after `--t-start`"};
   const runtime::SetupProgram &setup = image.setup;
   if (!ro.cli[Setting::TEnd] && !(setup.given.size() > 1 && setup.given[1]))
     throw tools::UsageError{"needs `--t-end`: the model's `experiment` block gives no `t_end`"};
@@ -113,11 +102,11 @@ int run(const std::vector<std::string> &args, const runtime::ModelImage &image) 
     return 1;
   }
   tools::Output stdOut, csvFile, eventsFile;
-  if (!ro.output.empty() && !csvFile.open(ro.output))
+  if (!ro.output.empty() && ro.output != "-" && !csvFile.open(ro.output))
     return 1;
   if (!ro.events.empty() && ro.events != "-" && !eventsFile.open(ro.events))
     return 1;
-  tools::Output &csv = ro.output.empty() ? stdOut : csvFile;
+  tools::Output &csv = ro.output.empty() || ro.output == "-" ? stdOut : csvFile;
   tools::Output &events = ro.events == "-" ? stdOut : eventsFile;
 
   auto start = std::chrono::steady_clock::now();
@@ -191,7 +180,7 @@ int main(int argc, char **argv) {
   try {
     runtime::ModelImage image =
         runtime::readImage(hbg_image, hbg_image_size, hbg_function_table, hbg_function_table_size);
-    return run(std::vector<std::string>(argv + 1, argv + argc), image);
+    return run(argc, argv, image);
   } catch (const tools::UsageError &e) {
     std::cerr << tools::programName() << ": error: " << e.message << "\n"
               << "run `" << tools::programName() << " --help` for usage\n";

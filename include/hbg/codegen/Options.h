@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <string>
 
 namespace hbg::codegen {
@@ -29,6 +30,9 @@ struct CodeGenOptions {
   /// (`default<O2>`, `instcombine,slp-vectorizer`) run instead of hbg's.
   /// Empty: hbg's. A pipeline LLVM cannot parse is a std::runtime_error.
   std::string passes;
+  /// For tests: called with the text of every module the JIT compiles,
+  /// after the pass pipeline (what `hbgc run --emit=llvm` prints).
+  std::function<void(const std::string &)> onModule;
 };
 
 } // namespace hbg::codegen

@@ -78,7 +78,11 @@ public:
   /// Renders one diagnostic and its notes, each with its source line and caret.
   std::string render(const Diagnostic &d) const;
   /// Renders everything reported so far, in order.
-  std::string renderAll() const;
+  std::string renderAll() const { return renderFrom(0); }
+  /// Renders the diagnostics from the `first`-th on (those reported since
+  /// an earlier render of `first` of them), and how many errors went
+  /// unkept.
+  std::string renderFrom(std::size_t first) const;
   /// Stops accepting errors after this many (the rest are counted, not kept).
   void setErrorLimit(std::size_t n) { limit_ = n; }
 

@@ -1,0 +1,52 @@
+//===- tools/hbgc/Command.h - What hbgc's commands share ------------------===//
+//
+// Each command declares its options on its own CLI11 subcommand and
+// returns what runs it once the command line is parsed.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "../common/Cli.h"
+#include "../common/Output.h"
+
+#include "hbg/driver/Session.h"
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace hbg::tools {
+
+/// What every command takes.
+struct Common {
+  /// `--lib-path DIR`: where `import name;` looks first.
+  std::vector<std::string> libPath;
+};
+
+/// Runs a command once its options are parsed; returns the exit status.
+using Runner = std::function<int()>;
+
+Runner declareCheck(CLI::App &hbgc, Common &common);
+Runner declareExplain(CLI::App &hbgc, Common &common);
+Runner declareRun(CLI::App &hbgc, Common &common);
+Runner declareBuild(CLI::App &hbgc, Common &common);
+Runner declareLinearize(CLI::App &hbgc, Common &common);
+
+/// Declares the model argument FILE (`-`: standard input) and the options
+/// every command takes.
+void addModelArguments(CLI::App &command, std::string &file, Common &common);
+
+/// The session of a command: `common`'s library path, `params` fixing
+/// structural parameters.
+driver::Session::Options sessionOptions(const Common &common,
+                                        const std::map<std::string, double> &params = {});
+
+/// Exit status of a command that printed to standard output: `status`, or
+/// 1 when it succeeded but its output could not be written.
+int finishStdout(int status);
+
+/// `%.10g`.
+std::string num(double v);
+
+} // namespace hbg::tools

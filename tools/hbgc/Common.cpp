@@ -1,0 +1,37 @@
+//===- tools/hbgc/Common.cpp - What hbgc's commands share -----------------===//
+
+#include "Command.h"
+
+#include <cstdio>
+
+namespace hbg::tools {
+
+void addModelArguments(CLI::App &command, std::string &file, Common &common) {
+  command.add_option("FILE", file, "the model (`-`: read it from standard input)");
+  addRepeated(
+      command, "--lib-path", [&common](const std::string &dir) { common.libPath.push_back(dir); },
+      "where `import name;` looks for name.hbg, before the directories of HBG_PATH (separated by "
+      "`:`) and the standard library (repeatable)",
+      "DIR");
+}
+
+driver::Session::Options sessionOptions(const Common &common,
+                                        const std::map<std::string, double> &params) {
+  driver::Session::Options o;
+  o.libPath = common.libPath;
+  o.parameters = params;
+  return o;
+}
+
+int finishStdout(int status) {
+  Output out;
+  return !out.finish() && status == 0 ? 1 : status;
+}
+
+std::string num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.10g", v);
+  return buf;
+}
+
+} // namespace hbg::tools

@@ -1,0 +1,45 @@
+//===- tools/hbgc/Explain.cpp - hbgc explain ------------------------------===//
+
+#include "Command.h"
+
+#include <iostream>
+
+namespace hbg::tools {
+
+Runner declareExplain(CLI::App &hbgc, Common &common) {
+  CLI::App *cmd = hbgc.add_subcommand(
+      "explain", "print each bond's causality and the model's equations");
+  cmd->footer("Prints the causality of every bond, the causality of every storage element, the "
+              "state equations, every bond's effort and flow, and the outputs.\n\n"
+              "A model with switched junctions is explained in one mode, printed in the header "
+              "(`mode: contact=off`): by default the initial mode, each junction in its initial "
+              "state.");
+  struct Args {
+    std::string file, mode;
+  };
+  auto a = std::make_shared<Args>();
+  addModelArguments(*cmd, a->file, common);
+  addValue(
+      *cmd, "--mode",
+      [a](const std::string &m) {
+        if (m.empty())
+          throw UsageError{"`--mode` needs JUNCTION=on|off,..."};
+        a->mode = m;
+      },
+      "the mode to explain: each named switched junction ON or OFF (e.g. `--mode "
+      "contact=on,valve=off`), or in one of its states (`--mode valve1=open`); junctions not "
+      "named stay in their initial state",
+      "J=on|off,...");
+  return [a, &common] {
+    if (a->file.empty())
+      throw UsageError{"no input file"};
+    driver::Session session(sessionOptions(common), std::cerr);
+    if (!session.load(a->file, driver::Stage::Run, a->mode))
+      return 1;
+    driver::FrontendResult &fe = session.frontend();
+    std::cout << driver::explain(*fe.graph, *fe.causality, *fe.equations);
+    return finishStdout(0);
+  };
+}
+
+} // namespace hbg::tools
