@@ -4,14 +4,26 @@
 
 #include <cmath>
 #include <cstdio>
+#include <iomanip>
 #include <ostream>
 
 namespace hbg::runtime {
 
+std::string csvQuoted(const std::string &field) {
+  std::string out = "\"";
+  for (char c : field)
+    out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+std::string csvField(const std::string &field) {
+  return field.find_first_of(",\"\r\n") == std::string::npos ? field : csvQuoted(field);
+}
+
 void writeCsv(std::ostream &os, const std::vector<std::string> &names,
               const std::vector<std::vector<double>> &columns) {
   for (std::size_t i = 0; i < names.size(); ++i)
-    os << (i ? "," : "") << names[i];
+    os << (i ? "," : "") << csvField(names[i]);
   os << "\n";
   std::size_t rows = columns.empty() ? 0 : columns[0].size();
   char buf[32];
@@ -28,7 +40,7 @@ void writeEventsCsv(std::ostream &os, const std::vector<Event> &events,
                     const std::vector<std::string> &stateNames) {
   os << "event,time,phase,mode,transitions,energy,removed";
   for (const std::string &n : stateNames)
-    os << "," << n;
+    os << "," << csvField(n);
   os << "\n";
   char buf[32];
   // The energy of the rows whose state is the one before the jump
@@ -43,7 +55,8 @@ void writeEventsCsv(std::ostream &os, const std::vector<Event> &events,
   auto row = [&](std::size_t k, const Event &ev, const char *phase, const std::string &mode,
                  const std::string &transitions, const std::vector<double> &x) {
     std::snprintf(buf, sizeof buf, "%.17g", ev.time);
-    os << k << "," << buf << "," << phase << ",\"" << mode << "\",\"" << transitions << "\",";
+    os << k << "," << buf << "," << phase << "," << csvQuoted(mode) << "," << csvQuoted(transitions)
+       << ",";
     bool after = &x == &ev.after;
     if (after || x == ev.before)
       number(after ? ev.storedAfter : ev.storedBefore);
@@ -67,6 +80,19 @@ void writeEventsCsv(std::ostream &os, const std::vector<Event> &events,
     for (std::size_t i = 0; i < ev.remapIterations.size(); ++i)
       row(k, ev, "remap", std::to_string(i), "", ev.remapIterations[i]);
     row(k, ev, "after", ev.modes.back(), "", ev.after);
+  }
+}
+
+void writeTable(std::ostream &os, const std::vector<std::string> &names,
+                const std::vector<std::vector<double>> &columns) {
+  for (const std::string &n : names)
+    os << std::setw(16) << n;
+  os << "\n";
+  std::size_t rows = columns.empty() ? 0 : columns[0].size();
+  for (std::size_t row = 0; row < rows; ++row) {
+    for (const auto &c : columns)
+      os << std::setw(16) << std::setprecision(8) << c[row];
+    os << "\n";
   }
 }
 

@@ -48,6 +48,8 @@ check rlc --t-end 2 --method rosenbrock --rtol 1e-8 --dt-out 0.05
 check collision_inelastic --t-end 1 --remap iterative --remap-factor 0.5
 check bouncing_ball --t-end 3 --max-step 0.01 --atol 1e-9
 check dc_motor_speed -p V=12 --dt-out 0.05
+check bouncing_ball --t-end 3 --format=mat -p g=9.7
+check rlc --t-end 0.5 --format table
 # --stats: the run's counters on stderr, the CSV unchanged.
 "$work/bouncing_ball" --t-end 3 --stats > "$work/stats.csv" 2> "$work/stats.txt"
 grep -q '^steps: [0-9]* accepted' "$work/stats.txt" && grep -q '^events: [1-9]' "$work/stats.txt" ||

@@ -2,6 +2,9 @@
 
 #include "RunOptions.h"
 
+#include "hbg/runtime/Csv.h"
+#include "hbg/runtime/Mat.h"
+
 namespace hbg::tools {
 
 void addRunOptions(CLI::App &app, RunOptions &r) {
@@ -76,9 +79,43 @@ void addRunOptions(CLI::App &app, RunOptions &r) {
           throw UsageError{"`--remap-factor` must be in (0, 1]"};
       },
       "fraction moved per iterative remap step (default 0.4)", "F");
+  addValue(
+      app, "--format",
+      [&r](const std::string &f) {
+        if (f == "csv")
+          r.format = RunOptions::Format::Csv;
+        else if (f == "table")
+          r.format = RunOptions::Format::Table;
+        else if (f == "mat")
+          r.format = RunOptions::Format::Mat;
+        else
+          throw UsageError{"unknown format `" + f + "`; expected csv, table or mat"};
+      },
+      "csv (default; RFC 4180), table (aligned columns for reading), or mat: the MATLAB v4 "
+      "result file of Modelica tools (Dymola, OpenModelica), with the parameters' values "
+      "(docs/results.md)",
+      "F");
   app.add_flag("--stats", r.stats,
                "print steps, right-hand-side calls, the methods and the spans they ran over, "
                "events and times to stderr");
+}
+
+void writeResults(std::ostream &os, RunOptions::Format format,
+                  const std::vector<std::string> &names,
+                  const std::vector<std::vector<double>> &columns,
+                  const std::vector<std::string> &parameterNames,
+                  const std::vector<double> &parameterValues) {
+  switch (format) {
+  case RunOptions::Format::Csv:
+    runtime::writeCsv(os, names, columns);
+    return;
+  case RunOptions::Format::Table:
+    runtime::writeTable(os, names, columns);
+    return;
+  case RunOptions::Format::Mat:
+    runtime::writeMat(os, names, columns, parameterNames, parameterValues);
+    return;
+  }
 }
 
 void checkRunOptions(const RunOptions &r) {

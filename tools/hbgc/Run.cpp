@@ -7,7 +7,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <iomanip>
 #include <iostream>
 
 namespace hbg::tools {
@@ -20,22 +19,10 @@ struct RunArgs {
   /// model's `experiment` block may also give, which the command line
   /// overrides.
   RunOptions run;
-  std::string format = "csv";
   driver::Stage stage = driver::Stage::Run;
   bool timePasses = false, allModes = false;
   Tiering tiering = Tiering::Tiered;
 };
-
-void printTable(const Result &r, std::ostream &os) {
-  for (const std::string &n : r.names)
-    os << std::setw(16) << n;
-  os << "\n";
-  for (std::size_t row = 0; row < r.columns[0].size(); ++row) {
-    for (const auto &c : r.columns)
-      os << std::setw(16) << std::setprecision(8) << c[row];
-    os << "\n";
-  }
-}
 
 /// Ends hbgc once the run's results are written (and flushed), without
 /// destroying the model: a compilation still under way on the background
@@ -168,10 +155,8 @@ int run(RunArgs &a, const Common &common) {
 
   // A failed run still writes its trajectory up to the failure; a failed
   // write is reported and the run's own error after it.
-  if (a.format == "table")
-    printTable(r, csv.stream());
-  else
-    r.writeCsv(csv.stream());
+  writeResults(csv.stream(), ro.format, r.names, r.columns, model.parameterNames(),
+               model.parameterValues(params));
   bool written = csv.finish();
   if (!ro.events.empty()) {
     r.writeEventsCsv(events.stream());
@@ -203,14 +188,6 @@ Runner declareRun(CLI::App &hbgc, Common &common) {
   auto a = std::make_shared<RunArgs>();
   addModelArguments(*cmd, a->file, common);
   addRunOptions(*cmd, a->run);
-  addValue(
-      *cmd, "--format",
-      [a](const std::string &f) {
-        if (f != "csv" && f != "table")
-          throw UsageError{"unknown format `" + f + "`; expected csv or table"};
-        a->format = f;
-      },
-      "csv (default) or table", "F");
   addValue(
       *cmd, "--emit",
       [a](const std::string &s) {

@@ -111,6 +111,7 @@ int run(int argc, char **argv, const runtime::ModelImage &image) {
 
   auto start = std::chrono::steady_clock::now();
   std::vector<double> p = setup.parameters(ro.params);
+  const std::vector<double> params = p; // stored with the results (--format mat)
   runtime::SimulateOptions o;
   try {
     apply(setup.experimentValues(p, image.name), o);
@@ -130,7 +131,7 @@ int run(int argc, char **argv, const runtime::ModelImage &image) {
   if (!image.sources.empty() && hbg_fallback_system)
     system.reset(hbg_fallback_system(image, &p));
   else
-    system = std::make_unique<runtime::ImageSystem>(image, std::move(p));
+    system = std::make_unique<runtime::ImageSystem>(image, p);
   runtime::RunRecord r;
   runtime::simulate(*system, x0, o, r);
   auto end = std::chrono::steady_clock::now();
@@ -139,7 +140,7 @@ int run(int argc, char **argv, const runtime::ModelImage &image) {
 
   std::vector<std::string> names{"time"};
   names.insert(names.end(), image.outputNames.begin(), image.outputNames.end());
-  runtime::writeCsv(csv.stream(), names, r.columns);
+  tools::writeResults(csv.stream(), ro.format, names, r.columns, setup.names, params);
   bool written = csv.finish();
   if (!ro.events.empty()) {
     runtime::writeEventsCsv(events.stream(), r.events,

@@ -14,6 +14,13 @@
 
 namespace hbg::runtime {
 
+/// A CSV field as RFC 4180 writes it: in double quotes, each quote
+/// doubled, when it holds a comma, a quote or a line break (an output
+/// named `max(a, b)`); as it is otherwise.
+std::string csvField(const std::string &field);
+/// A CSV field in double quotes whatever it holds, each quote doubled.
+std::string csvQuoted(const std::string &field);
+
 /// CSV with header `names` (`time`, then the outputs) and a row per
 /// sample, every value in full double precision (%.17g).
 void writeCsv(std::ostream &os, const std::vector<std::string> &names,
@@ -25,5 +32,9 @@ void writeCsv(std::ostream &os, const std::vector<std::string> &names,
 /// state (named `stateNames`).
 void writeEventsCsv(std::ostream &os, const std::vector<Event> &events,
                     const std::vector<std::string> &stateNames);
+
+/// The same as a table for people: columns 16 wide, 8 significant digits.
+void writeTable(std::ostream &os, const std::vector<std::string> &names,
+                const std::vector<std::vector<double>> &columns);
 
 } // namespace hbg::runtime
