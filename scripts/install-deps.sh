@@ -9,7 +9,7 @@ packages=(
   llvm-19-dev llvm-19-tools
   libeigen3-dev doctest-dev libsuitesparse-dev libcli11-dev
   libsundials-dev
-  python3 python3-scipy
+  python3 python3-scipy graphviz
 )
 
 missing=()

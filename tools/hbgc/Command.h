@@ -32,6 +32,7 @@ Runner declareExplain(CLI::App &hbgc, Common &common);
 Runner declareRun(CLI::App &hbgc, Common &common);
 Runner declareBuild(CLI::App &hbgc, Common &common);
 Runner declareLinearize(CLI::App &hbgc, Common &common);
+Runner declareDot(CLI::App &hbgc, Common &common);
 
 /// Declares the model argument FILE (`-`: standard input) and the options
 /// every command takes.
