@@ -38,6 +38,9 @@ Runner declareDot(CLI::App &hbgc, Common &common);
 /// every command takes.
 void addModelArguments(CLI::App &command, std::string &file, Common &common);
 
+/// Declares `--mode J=on|off,...`: the mode of a switched model to work in.
+void addModeOption(CLI::App &command, std::string &mode, const std::string &help);
+
 /// The session of a command: `common`'s library path, `params` fixing
 /// structural parameters.
 driver::Session::Options sessionOptions(const Common &common,

@@ -15,6 +15,17 @@ void addModelArguments(CLI::App &command, std::string &file, Common &common) {
       "DIR");
 }
 
+void addModeOption(CLI::App &command, std::string &mode, const std::string &help) {
+  addValue(
+      command, "--mode",
+      [&mode](const std::string &m) {
+        if (m.empty())
+          throw UsageError{"`--mode` needs JUNCTION=on|off,..."};
+        mode = m;
+      },
+      help, "J=on|off,...");
+}
+
 driver::Session::Options sessionOptions(const Common &common,
                                         const std::map<std::string, double> &params) {
   driver::Session::Options o;

@@ -120,15 +120,8 @@ Runner declareDot(CLI::App &hbgc, Common &common) {
       "derivative storage and each loop's path (docs/cli.md).");
   auto a = std::make_shared<DotArgs>();
   addModelArguments(*cmd, a->file, common);
-  addValue(
-      *cmd, "--mode",
-      [a](const std::string &m) {
-        if (m.empty())
-          throw UsageError{"`--mode` needs JUNCTION=on|off,..."};
-        a->mode = m;
-      },
-      "the mode to draw, as `hbgc explain --mode` takes it (default: the initial mode)",
-      "J=on|off,...");
+  addModeOption(*cmd, a->mode,
+                "the mode to draw, as `hbgc explain --mode` takes it (default: the initial mode)");
   cmd->add_flag("--svg", a->svg, "render the drawing to SVG with Graphviz's `dot` program");
   addValue(
       *cmd, "-o,--output", [a](const std::string &o) { a->output = o; },

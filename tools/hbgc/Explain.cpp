@@ -19,17 +19,10 @@ Runner declareExplain(CLI::App &hbgc, Common &common) {
   };
   auto a = std::make_shared<Args>();
   addModelArguments(*cmd, a->file, common);
-  addValue(
-      *cmd, "--mode",
-      [a](const std::string &m) {
-        if (m.empty())
-          throw UsageError{"`--mode` needs JUNCTION=on|off,..."};
-        a->mode = m;
-      },
-      "the mode to explain: each named switched junction ON or OFF (e.g. `--mode "
-      "contact=on,valve=off`), or in one of its states (`--mode valve1=open`); junctions not "
-      "named stay in their initial state",
-      "J=on|off,...");
+  addModeOption(*cmd, a->mode,
+                "the mode to explain: each named switched junction ON or OFF (e.g. `--mode "
+                "contact=on,valve=off`), or in one of its states (`--mode valve1=open`); "
+                "junctions not named stay in their initial state");
   return [a, &common] {
     if (a->file.empty())
       throw UsageError{"no input file"};
