@@ -20,19 +20,30 @@ std::string csvField(const std::string &field) {
   return field.find_first_of(",\"\r\n") == std::string::npos ? field : csvQuoted(field);
 }
 
-void writeCsv(std::ostream &os, const std::vector<std::string> &names,
-              const std::vector<std::vector<double>> &columns) {
+void writeCsvHeader(std::ostream &os, const std::vector<std::string> &names) {
   for (std::size_t i = 0; i < names.size(); ++i)
     os << (i ? "," : "") << csvField(names[i]);
   os << "\n";
-  std::size_t rows = columns.empty() ? 0 : columns[0].size();
+}
+
+void writeCsvRow(std::ostream &os, const double *row, std::size_t n) {
   char buf[32];
+  for (std::size_t i = 0; i < n; ++i) {
+    std::snprintf(buf, sizeof buf, "%.17g", row[i]);
+    os << (i ? "," : "") << buf;
+  }
+  os << "\n";
+}
+
+void writeCsv(std::ostream &os, const std::vector<std::string> &names,
+              const std::vector<std::vector<double>> &columns) {
+  writeCsvHeader(os, names);
+  std::size_t rows = columns.empty() ? 0 : columns[0].size();
+  std::vector<double> row(columns.size());
   for (std::size_t r = 0; r < rows; ++r) {
-    for (std::size_t i = 0; i < columns.size(); ++i) {
-      std::snprintf(buf, sizeof buf, "%.17g", columns[i][r]);
-      os << (i ? "," : "") << buf;
-    }
-    os << "\n";
+    for (std::size_t i = 0; i < columns.size(); ++i)
+      row[i] = columns[i][r];
+    writeCsvRow(os, row.data(), row.size());
   }
 }
 
@@ -83,17 +94,16 @@ void writeEventsCsv(std::ostream &os, const std::vector<Event> &events,
   }
 }
 
-void writeTable(std::ostream &os, const std::vector<std::string> &names,
-                const std::vector<std::vector<double>> &columns) {
+void writeTableHeader(std::ostream &os, const std::vector<std::string> &names) {
   for (const std::string &n : names)
     os << std::setw(16) << n;
   os << "\n";
-  std::size_t rows = columns.empty() ? 0 : columns[0].size();
-  for (std::size_t row = 0; row < rows; ++row) {
-    for (const auto &c : columns)
-      os << std::setw(16) << std::setprecision(8) << c[row];
-    os << "\n";
-  }
+}
+
+void writeTableRow(std::ostream &os, const double *row, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i)
+    os << std::setw(16) << std::setprecision(8) << row[i];
+  os << "\n";
 }
 
 } // namespace hbg::runtime

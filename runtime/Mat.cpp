@@ -55,48 +55,93 @@ void doubles(std::ostream &os, const std::vector<double> &v) {
 
 } // namespace
 
+MatWriter::MatWriter(std::ostream &os, std::vector<std::string> names,
+                     std::vector<std::string> parameterNames, std::vector<double> parameterValues)
+    : os_(os), names_(std::move(names)), parameterNames_(std::move(parameterNames)),
+      parameterValues_(std::move(parameterValues)) {
+  parameterValues_.resize(parameterNames_.size());
+  std::streampos at = os_.tellp();
+  seekable_ = at != std::streampos(-1);
+  if (seekable_)
+    writeHead(0, 0, 0); // the end time and the count are written by finish()
+}
+
+void MatWriter::writeHead(double t0, double t1, std::size_t samples) {
+  text(os_, "Aclass", {"Atrajectory", "1.1", "", "binTrans"}, false);
+  std::vector<std::string> all = names_, descriptions(names_.size());
+  if (!descriptions.empty())
+    descriptions[0] = "Time in [s]";
+  all.insert(all.end(), parameterNames_.begin(), parameterNames_.end());
+  descriptions.resize(all.size(), "parameter");
+  text(os_, "name", all, true);
+  text(os_, "description", descriptions, true);
+
+  std::size_t outputs = names_.size(), params = parameterNames_.size();
+  std::vector<std::int32_t> info;
+  for (std::size_t i = 0; i < outputs; ++i)
+    info.insert(info.end(), {i == 0 ? 0 : 2, static_cast<std::int32_t>(i + 1), 0, -1});
+  for (std::size_t k = 0; k < params; ++k)
+    info.insert(info.end(), {1, static_cast<std::int32_t>(k + 2), 0, 0});
+  header(os_, kInt32, 4, all.size(), "dataInfo");
+  os_.write(reinterpret_cast<const char *>(info.data()),
+            static_cast<std::streamsize>(info.size() * sizeof(std::int32_t)));
+
+  header(os_, kDouble, params + 1, 2, "data_1");
+  if (seekable_)
+    data1_ = os_.tellp();
+  for (double t : {t0, t1}) {
+    std::vector<double> column{t};
+    column.insert(column.end(), parameterValues_.begin(), parameterValues_.end());
+    doubles(os_, column);
+  }
+  if (seekable_) // the header's third field: the number of columns (samples)
+    data2Columns_ = os_.tellp() + static_cast<std::streamoff>(2 * sizeof(std::int32_t));
+  header(os_, kDouble, outputs, samples, "data_2");
+}
+
+void MatWriter::row(const double *values) {
+  if (samples_++ == 0)
+    t0_ = values[0];
+  t1_ = values[0];
+  if (seekable_)
+    os_.write(reinterpret_cast<const char *>(values),
+              static_cast<std::streamsize>(names_.size() * sizeof(double)));
+  else
+    held_.insert(held_.end(), values, values + names_.size());
+}
+
+void MatWriter::finish() {
+  if (!seekable_) {
+    writeHead(t0_, t1_, samples_);
+    doubles(os_, held_);
+    held_.clear();
+    return;
+  }
+  std::streampos end = os_.tellp();
+  std::size_t params = parameterNames_.size();
+  os_.seekp(data1_);
+  os_.write(reinterpret_cast<const char *>(&t0_), sizeof t0_);
+  os_.seekp(data1_ + static_cast<std::streamoff>((params + 1) * sizeof(double))); // end
+  os_.write(reinterpret_cast<const char *>(&t1_), sizeof t1_);
+  std::int32_t columns = static_cast<std::int32_t>(samples_);
+  os_.seekp(data2Columns_);
+  os_.write(reinterpret_cast<const char *>(&columns), sizeof columns);
+  os_.seekp(end);
+}
+
 void writeMat(std::ostream &os, const std::vector<std::string> &names,
               const std::vector<std::vector<double>> &columns,
               const std::vector<std::string> &parameterNames,
               const std::vector<double> &parameterValues) {
-  text(os, "Aclass", {"Atrajectory", "1.1", "", "binTrans"}, false);
-  std::vector<std::string> all = names, descriptions(names.size());
-  if (!descriptions.empty())
-    descriptions[0] = "Time in [s]";
-  all.insert(all.end(), parameterNames.begin(), parameterNames.end());
-  descriptions.resize(all.size(), "parameter");
-  text(os, "name", all, true);
-  text(os, "description", descriptions, true);
-
-  std::size_t outputs = names.size(), params = parameterNames.size();
-  std::vector<std::int32_t> info;
-  for (std::size_t i = 0; i < outputs; ++i) {
-    std::int32_t column = static_cast<std::int32_t>(i + 1);
-    info.insert(info.end(), {i == 0 ? 0 : 2, column, 0, -1});
-  }
-  for (std::size_t k = 0; k < params; ++k)
-    info.insert(info.end(), {1, static_cast<std::int32_t>(k + 2), 0, 0});
-  header(os, kInt32, 4, all.size(), "dataInfo");
-  os.write(reinterpret_cast<const char *>(info.data()),
-           static_cast<std::streamsize>(info.size() * sizeof(std::int32_t)));
-
+  MatWriter w(os, names, parameterNames, parameterValues);
   std::size_t rows = columns.empty() ? 0 : columns[0].size();
-  double t0 = rows ? columns[0].front() : 0, t1 = rows ? columns[0].back() : 0;
-  header(os, kDouble, params + 1, 2, "data_1");
-  for (double t : {t0, t1}) {
-    std::vector<double> column{t};
-    column.insert(column.end(), parameterValues.begin(), parameterValues.begin() +
-                                                            static_cast<std::ptrdiff_t>(params));
-    doubles(os, column);
-  }
-
-  header(os, kDouble, outputs, rows, "data_2");
-  std::vector<double> sample(outputs);
+  std::vector<double> sample(names.size());
   for (std::size_t r = 0; r < rows; ++r) {
-    for (std::size_t i = 0; i < outputs; ++i)
+    for (std::size_t i = 0; i < names.size(); ++i)
       sample[i] = columns[i][r];
-    doubles(os, sample);
+    w.row(sample.data());
   }
+  w.finish();
 }
 
 } // namespace hbg::runtime

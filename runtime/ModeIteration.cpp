@@ -137,7 +137,7 @@ bool Run::iterateModes() {
     ev.real.push_back(true);
     ev.states.push_back(X_);
   }
-  if (r_.columns[0].empty()) {
+  if (r_.rows == 0) {
     // An event at the start: the row before it, in the mode before it
     // (after it, X holds the remapped state).
     std::vector<double> after = X_;

@@ -128,6 +128,8 @@ private:
   /// The step size last reached: after an event the next step starts
   /// from it, and kinks take their direction over a fraction of it.
   double lastStep_ = 0;
+  /// The time of the last output row (NaN before the first).
+  double lastRowTime_ = std::numeric_limits<double>::quiet_NaN();
   /// The last located event and how many in a row came within rounding
   /// noise of the one before.
   double lastEventTime_ = -std::numeric_limits<double>::infinity();
@@ -145,7 +147,7 @@ private:
   /// Buffers kept between events: the loop's, and those of the steps
   /// above (one each, as they call each other).
   struct Buffers {
-    std::vector<double> x, sidesA, sidesB, xEvent, dense, y, held, heldX, guardX, dependent,
+    std::vector<double> x, sidesA, sidesB, xEvent, dense, y, row, held, heldX, guardX, dependent,
         minus, plus, impulseX, impulseCoef, impulseD, impulseJump, nominal, remapX, remapD;
     std::vector<std::uint32_t> timed, cur, next, qBefore;
     std::vector<std::vector<std::uint32_t>> path;

@@ -186,9 +186,19 @@ void Run::sample(Mode &m, double t, const double *x) {
     if (!std::isfinite(y[i]))
       throw RunError{"output `" + sys_.outputNames()[i] + "` is not finite at t = " + timeText(t) +
                      (m.name().empty() ? "" : " in mode " + m.name())};
-  r_.columns[0].push_back(t);
-  for (std::size_t i = 0; i < ny; ++i)
-    r_.columns[i + 1].push_back(y[i]);
+  if (o_.onRow) {
+    std::vector<double> &row = buf_.row;
+    row.resize(ny + 1);
+    row[0] = t;
+    std::copy(y.begin(), y.end(), row.begin() + 1);
+    o_.onRow(row.data());
+  } else {
+    r_.columns[0].push_back(t);
+    for (std::size_t i = 0; i < ny; ++i)
+      r_.columns[i + 1].push_back(y[i]);
+  }
+  ++r_.rows;
+  lastRowTime_ = t;
   const std::vector<std::uint32_t> &slots = m.stateSlots();
   for (std::size_t k = 0; k < slots.size(); ++k)
     peak_[slots[k]] = std::max(peak_[slots[k]], std::abs(x[k]));
@@ -522,6 +532,16 @@ void Run::advance(double tStop) {
         next = next == o_.tEnd ? std::numeric_limits<double>::infinity() : grid_->at(++k);
       }
       t_ = tEnd;
+      if (o_.onStep) {
+        Progress p{t_, o_.tStart, o_.tEnd, r_.steps + stepper->acceptedSteps(),
+                   r_.events.size() + r_.eventsDropped};
+        if (!o_.onStep(p)) {
+          tally(*stepper);
+          r_.stopped = true;
+          throw RunError{"stopped at t = " + timeText(t_) +
+                         (m.name().empty() ? "" : " in mode " + modeText(q_))};
+        }
+      }
       if (event) {
         complete(m, xEvent.data());
       } else {
@@ -541,7 +561,7 @@ void Run::advance(double tStop) {
     // The event: the state before it (sampled unless a grid point fell on
     // it), then mode iteration and remapping; the row after is sampled in
     // the new mode at the top of the loop.
-    if (grid_ && (r_.columns[0].empty() || r_.columns[0].back() != t_))
+    if (grid_ && (r_.rows == 0 || lastRowTime_ != t_))
       sample(m, t_, xEvent.data());
     checkCrawl(m, xEvent);
     eventRow = iterateModes();

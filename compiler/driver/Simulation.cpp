@@ -35,6 +35,9 @@ runtime::SimulateOptions runtimeOptions(const SimulationOptions &opts, std::vect
   o.maxEvents = opts.maxEvents;
   o.zenoEvents = opts.zenoEvents;
   o.zenoSpan = opts.zenoSpan;
+  o.keepEvents = opts.keepEvents;
+  o.onRow = opts.onRow;
+  o.onStep = opts.onStep;
   return o;
 }
 
@@ -204,6 +207,9 @@ Result Simulation::run() const {
   runtime::RunRecord record;
   runtime::simulate(system, x0, o, record);
   r.columns = std::move(record.columns);
+  r.rows = record.rows;
+  r.stopped = record.stopped;
+  r.eventsDropped = record.eventsDropped;
   r.events = std::move(record.events);
   r.warnings = std::move(record.warnings);
   r.finalState = std::move(record.finalState);

@@ -16,6 +16,7 @@
 #include "hbg/runtime/Setup.h"
 #include "hbg/runtime/Simulate.h"
 
+#include <functional>
 #include <iosfwd>
 #include <limits>
 #include <map>
@@ -211,6 +212,18 @@ struct SimulationOptions {
   std::size_t maxEvents = 1'000'000;
   std::size_t zenoEvents = 200;
   double zenoSpan = 1e-8;
+  /// Switched models: only the last `keepEvents` events are kept in
+  /// Result::events (the others are counted in Result::eventsDropped).
+  std::size_t keepEvents = SIZE_MAX;
+  /// Called with each output row (time, then the outputs, as Result::names
+  /// orders them) as it is computed. When set, Result::columns hold no
+  /// rows: the caller writes or reduces the rows, and a run of any
+  /// length needs no memory for them.
+  std::function<void(const double *row)> onRow;
+  /// Called after every accepted step with how far the run has come;
+  /// returning false stops it there: Result::stopped, and Result::error
+  /// says when (a progress bar, Ctrl-C, a time budget).
+  std::function<bool(const runtime::Progress &)> onStep;
 };
 
 /// What a model's `experiment { ... }` block sets (docs/language.md):
@@ -233,6 +246,13 @@ public:
   /// Column names: "time" first, then the outputs in model order.
   std::vector<std::string> names;
   std::vector<std::vector<double>> columns;
+  /// Output rows computed (in `columns`, or handed to
+  /// SimulationOptions::onRow).
+  std::size_t rows = 0;
+  /// The run was stopped by SimulationOptions::onStep.
+  bool stopped = false;
+  /// Events left out of `events` (SimulationOptions::keepEvents).
+  std::size_t eventsDropped = 0;
   /// Empty on success; otherwise what failed, where and when. The
   /// trajectory up to the failure is kept.
   std::string error;

@@ -49,6 +49,53 @@ TEST_CASE("compileString, run and read named trajectories") {
   }
 }
 
+TEST_CASE("a row callback receives the rows a run would keep, and a step callback stops it") {
+  hbg::Model model = hbg::Compiler().compileString(kDecay, "decay.hbg");
+  hbg::Simulation kept(model);
+  hbg::Result all = runDecay(kept);
+  REQUIRE(all.ok());
+
+  hbg::Simulation streamed(model);
+  std::vector<std::vector<double>> rows;
+  std::size_t steps = 0;
+  streamed.options().onRow = [&rows](const double *row) { rows.emplace_back(row, row + 3); };
+  streamed.options().onStep = [&steps](const hbg::runtime::Progress &p) {
+    CHECK(p.tStart == 0);
+    CHECK(p.tEnd == 2);
+    CHECK(p.steps > steps);
+    steps = p.steps;
+    return true;
+  };
+  hbg::Result r = runDecay(streamed);
+  REQUIRE(r.ok());
+  for (const std::vector<double> &c : r.columns)
+    CHECK(c.empty());
+  CHECK(r.rows == rows.size());
+  REQUIRE(rows.size() == all.rows);
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    for (std::size_t j = 0; j < 3; ++j)
+      CHECK(rows[i][j] == all.columns[j][i]); // bit for bit
+
+  // Stopped once past t = 1: the rows up to there, and why it ended.
+  hbg::Simulation stopped(model);
+  rows.clear();
+  double last = 0;
+  stopped.options().onRow = [&rows](const double *row) { rows.emplace_back(row, row + 3); };
+  stopped.options().onStep = [&last](const hbg::runtime::Progress &p) {
+    last = p.t;
+    return p.t <= 1;
+  };
+  hbg::Result s = runDecay(stopped);
+  CHECK(s.stopped);
+  CHECK(!s.ok());
+  CHECK(s.error.find("stopped at t = ") != std::string::npos);
+  CHECK(last > 1);
+  CHECK(s.rows == rows.size());
+  REQUIRE(!rows.empty());
+  CHECK(rows.back()[0] <= last);
+  CHECK(rows.size() < all.rows);
+}
+
 TEST_CASE("parameters change without recompiling; dependent defaults follow") {
   hbg::Model model = hbg::Compiler().compileString(kDecay);
   hbg::Simulation sim(model);

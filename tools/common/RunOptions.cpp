@@ -2,8 +2,6 @@
 
 #include "RunOptions.h"
 
-#include "hbg/runtime/Csv.h"
-#include "hbg/runtime/Mat.h"
 
 namespace hbg::tools {
 
@@ -95,27 +93,11 @@ void addRunOptions(CLI::App &app, RunOptions &r) {
       "result file of Modelica tools (Dymola, OpenModelica), with the parameters' values "
       "(docs/results.md)",
       "F");
+  app.add_flag("--quiet,-q", r.quiet,
+               "no progress bar (drawn on standard error when it is a terminal)");
   app.add_flag("--stats", r.stats,
                "print steps, right-hand-side calls, the methods and the spans they ran over, "
                "events and times to stderr");
-}
-
-void writeResults(std::ostream &os, RunOptions::Format format,
-                  const std::vector<std::string> &names,
-                  const std::vector<std::vector<double>> &columns,
-                  const std::vector<std::string> &parameterNames,
-                  const std::vector<double> &parameterValues) {
-  switch (format) {
-  case RunOptions::Format::Csv:
-    runtime::writeCsv(os, names, columns);
-    return;
-  case RunOptions::Format::Table:
-    runtime::writeTable(os, names, columns);
-    return;
-  case RunOptions::Format::Mat:
-    runtime::writeMat(os, names, columns, parameterNames, parameterValues);
-    return;
-  }
 }
 
 void checkRunOptions(const RunOptions &r) {

@@ -12,7 +12,6 @@
 #include "hbg/runtime/Setup.h"
 #include "hbg/runtime/Simulate.h"
 
-#include <iosfwd>
 #include <map>
 #include <string>
 
@@ -29,20 +28,14 @@ struct RunOptions {
   /// `-o`, `--events` ("" when not given; `-` is standard output).
   std::string output, events;
   bool stats = false;
+  /// `--quiet`: no progress bar.
+  bool quiet = false;
   /// `--format`: how the trajectory is written.
   enum class Format { Csv, Table, Mat } format = Format::Csv;
 };
 
 /// Declares RunOptions' options on `app`, parsed into `out`.
 void addRunOptions(CLI::App &app, RunOptions &out);
-
-/// Writes the trajectory (`names`: time, then the outputs) in `format`;
-/// the MATLAB result file also holds the parameters' values.
-void writeResults(std::ostream &os, RunOptions::Format format,
-                  const std::vector<std::string> &names,
-                  const std::vector<std::vector<double>> &columns,
-                  const std::vector<std::string> &parameterNames,
-                  const std::vector<double> &parameterValues);
 
 /// Checks what no single option can: --t-end after --t-start.
 void checkRunOptions(const RunOptions &r);

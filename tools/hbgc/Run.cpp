@@ -2,6 +2,7 @@
 
 #include "Command.h"
 
+#include "../common/Results.h"
 #include "../common/RunOptions.h"
 
 #include <chrono>
@@ -49,7 +50,7 @@ void printStats(const Model &model, const Result &r, double compileMs, double ru
   if (!model.switched() && r.compileSeconds > 0)
     std::cerr << "Jacobian compile time during the run: " << 1e3 * r.compileSeconds << " ms\n";
   if (model.switched())
-    std::cerr << "events: " << r.events.size() << "\n"
+    std::cerr << "events: " << r.events.size() + r.eventsDropped << "\n"
               << "mode-iteration steps: " << r.modeIterations << "\n"
               << "modes analysed: " << model.modesCompiled() << " (" << r.modesCompiled
               << " during the run)\n"
@@ -148,15 +149,26 @@ int run(RunArgs &a, const Common &common) {
       return 1;
     }
   }
+  // Rows are written as they are computed; the event log (when asked
+  // for) at the end.
+  std::vector<std::string> names{"time"};
+  names.insert(names.end(), model.outputNames().begin(), model.outputNames().end());
+  ResultWriter writer(csv.stream(), ro.format, names, model.parameterNames(),
+                      model.parameterValues(params));
+  RunMonitor monitor(!ro.quiet && stderrIsTerminal());
+  sim.options().onRow = [&writer](const double *row) { writer.row(row); };
+  sim.options().onStep = [&monitor](const runtime::Progress &p) { return monitor.step(p); };
+  if (ro.events.empty())
+    sim.options().keepEvents = 0; // counted, not kept
   Result r = sim.run();
+  monitor.finish();
   auto t2 = std::chrono::steady_clock::now();
   for (const std::string &w : r.warnings)
     std::cerr << "hbgc: warning: model `" << model.name() << "`: " << w << "\n";
 
-  // A failed run still writes its trajectory up to the failure; a failed
-  // write is reported and the run's own error after it.
-  writeResults(csv.stream(), ro.format, r.names, r.columns, model.parameterNames(),
-               model.parameterValues(params));
+  // A failed or interrupted run has written its trajectory up to where it
+  // stopped; a failed write is reported and the run's own error after it.
+  writer.finish();
   bool written = csv.finish();
   if (!ro.events.empty()) {
     r.writeEventsCsv(events.stream());
@@ -165,6 +177,11 @@ int run(RunArgs &a, const Common &common) {
   if (ro.stats) {
     using ms = std::chrono::duration<double, std::milli>;
     printStats(model, r, ms(t1 - t0).count(), ms(t2 - t1).count());
+  }
+  if (r.stopped) {
+    std::cerr << "hbgc: interrupted: " << r.error << "; the " << r.rows
+              << " rows computed up to there are written\n";
+    exitKeepingModel(130);
   }
   if (!r.ok()) {
     std::cerr << "hbgc: error: " << r.error << "\n";

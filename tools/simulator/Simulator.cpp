@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "../common/Output.h"
+#include "../common/Results.h"
 #include "../common/RunOptions.h"
 
 #include "hbg/runtime/Csv.h"
@@ -132,15 +133,23 @@ int run(int argc, char **argv, const runtime::ModelImage &image) {
     system.reset(hbg_fallback_system(image, &p));
   else
     system = std::make_unique<runtime::ImageSystem>(image, p);
+  // Rows are written as they are computed (as hbgc run writes them).
+  std::vector<std::string> names{"time"};
+  names.insert(names.end(), image.outputNames.begin(), image.outputNames.end());
+  tools::ResultWriter writer(csv.stream(), ro.format, names, setup.names, params);
+  tools::RunMonitor monitor(!ro.quiet && tools::stderrIsTerminal());
+  o.onRow = [&writer](const double *row) { writer.row(row); };
+  o.onStep = [&monitor](const runtime::Progress &pr) { return monitor.step(pr); };
+  if (ro.events.empty())
+    o.keepEvents = 0; // counted, not kept
   runtime::RunRecord r;
   runtime::simulate(*system, x0, o, r);
+  monitor.finish();
   auto end = std::chrono::steady_clock::now();
   for (const std::string &w : r.warnings)
     std::cerr << tools::programName() << ": warning: model `" << image.name << "`: " << w << "\n";
 
-  std::vector<std::string> names{"time"};
-  names.insert(names.end(), image.outputNames.begin(), image.outputNames.end());
-  tools::writeResults(csv.stream(), ro.format, names, r.columns, setup.names, params);
+  writer.finish();
   bool written = csv.finish();
   if (!ro.events.empty()) {
     runtime::writeEventsCsv(events.stream(), r.events,
@@ -159,11 +168,16 @@ int run(int argc, char **argv, const runtime::ModelImage &image) {
       std::cerr << "stiff method: " << r.jacobianCalls << " Jacobians, " << r.factorisations
                 << " LU factorisations\n";
     if (image.switched)
-      std::cerr << "events: " << r.events.size() << "\n"
+      std::cerr << "events: " << r.events.size() + r.eventsDropped << "\n"
                 << "mode-iteration steps: " << r.modeIterations << "\n"
                 << "modes compiled in: " << image.programs.size() << "\n"
                 << "modes compiled during the run: " << system->modesCompiled << " ("
                 << 1e3 * system->compileSeconds << " ms)\n";
+  }
+  if (r.stopped) {
+    std::cerr << tools::programName() << ": interrupted: model `" << image.name << "`: " << r.error
+              << "; the " << r.rows << " rows computed up to there are written\n";
+    return 130;
   }
   if (!r.error.empty()) {
     std::cerr << tools::programName() << ": error: model `" << image.name << "`: " << r.error

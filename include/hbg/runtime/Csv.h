@@ -21,6 +21,11 @@ std::string csvField(const std::string &field);
 /// A CSV field in double quotes whatever it holds, each quote doubled.
 std::string csvQuoted(const std::string &field);
 
+/// The CSV header: `names` (`time`, then the outputs), quoted as needed.
+void writeCsvHeader(std::ostream &os, const std::vector<std::string> &names);
+/// One CSV row of `n` values, each in full double precision (%.17g).
+void writeCsvRow(std::ostream &os, const double *row, std::size_t n);
+
 /// CSV with header `names` (`time`, then the outputs) and a row per
 /// sample, every value in full double precision (%.17g).
 void writeCsv(std::ostream &os, const std::vector<std::string> &names,
@@ -34,7 +39,7 @@ void writeEventsCsv(std::ostream &os, const std::vector<Event> &events,
                     const std::vector<std::string> &stateNames);
 
 /// The same as a table for people: columns 16 wide, 8 significant digits.
-void writeTable(std::ostream &os, const std::vector<std::string> &names,
-                const std::vector<std::vector<double>> &columns);
+void writeTableHeader(std::ostream &os, const std::vector<std::string> &names);
+void writeTableRow(std::ostream &os, const double *row, std::size_t n);
 
 } // namespace hbg::runtime

@@ -19,14 +19,40 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include <iosfwd>
+#include <ostream>
 #include <string>
 #include <vector>
 
 namespace hbg::runtime {
 
-/// Writes the result file: `names` are `time` and the outputs, `columns`
-/// their samples; the parameters are stored as constants.
+/// Writes the result file sample by sample: `names` are `time` and the
+/// outputs; the parameters are stored as constants. To a stream that can
+/// seek (a file), each sample is written as it comes and finish() writes
+/// the count and the end time into the headers; to one that cannot (a
+/// pipe), the samples are held until finish().
+class MatWriter {
+public:
+  MatWriter(std::ostream &os, std::vector<std::string> names,
+            std::vector<std::string> parameterNames, std::vector<double> parameterValues);
+  /// One sample: time, then each output.
+  void row(const double *values);
+  /// Completes the file after the last sample.
+  void finish();
+
+private:
+  void writeHead(double t0, double t1, std::size_t samples);
+  std::ostream &os_;
+  std::vector<std::string> names_, parameterNames_;
+  std::vector<double> parameterValues_;
+  bool seekable_ = false;
+  /// Where data_1's values and data_2's column count are (seekable).
+  std::streampos data1_ = 0, data2Columns_ = 0;
+  std::size_t samples_ = 0;
+  double t0_ = 0, t1_ = 0;
+  std::vector<double> held_; ///< the samples, to a stream that cannot seek
+};
+
+/// The whole file at once, from `columns` (time, then each output).
 void writeMat(std::ostream &os, const std::vector<std::string> &names,
               const std::vector<std::vector<double>> &columns,
               const std::vector<std::string> &parameterNames,

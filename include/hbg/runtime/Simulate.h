@@ -14,11 +14,18 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 namespace hbg::runtime {
+
+/// How far a run has come (SimulateOptions::onStep).
+struct Progress {
+  double t = 0, tStart = 0, tEnd = 0;
+  std::size_t steps = 0, events = 0;
+};
 
 /// Settings of one run.
 struct SimulateOptions {
@@ -49,6 +56,13 @@ struct SimulateOptions {
   /// and RunRecord::eventsDropped counts the others (a co-simulated model
   /// that runs for as long as its importer says).
   std::size_t keepEvents = SIZE_MAX;
+  /// Called with each output row (time, then the outputs) as it is
+  /// computed. When set, rows are handed over instead of kept in
+  /// RunRecord::columns, so a long run needs no memory for them.
+  std::function<void(const double *row)> onRow;
+  /// Called after every accepted step (and event) with the progress so
+  /// far; returning false stops the run there (RunRecord::stopped).
+  std::function<bool(const Progress &)> onStep;
 };
 
 /// One event of a switched model: a guard became true, junctions switched
@@ -84,8 +98,12 @@ struct Event {
 
 /// What a run produced, kept up to a failure.
 struct RunRecord {
-  /// `time`, then one column per output.
+  /// `time`, then one column per output (empty with SimulateOptions::onRow).
   std::vector<std::vector<double>> columns;
+  /// Output rows computed (kept or handed to onRow).
+  std::size_t rows = 0;
+  /// The run was stopped by SimulateOptions::onStep (`error` says when).
+  bool stopped = false;
   std::vector<Event> events;
   /// Events dropped from the front of `events` (SimulateOptions::keepEvents).
   std::size_t eventsDropped = 0;

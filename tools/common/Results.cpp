@@ -1,0 +1,129 @@
+//===- tools/common/Results.cpp - Streaming results, progress and Ctrl-C --===//
+
+#include "Results.h"
+
+#include "hbg/runtime/Csv.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+#include <unistd.h>
+
+namespace hbg::tools {
+
+ResultWriter::ResultWriter(std::ostream &os, RunOptions::Format format,
+                           std::vector<std::string> names, std::vector<std::string> parameterNames,
+                           std::vector<double> parameterValues)
+    : os_(os), format_(format), width_(names.size()) {
+  switch (format_) {
+  case RunOptions::Format::Csv:
+    runtime::writeCsvHeader(os_, names);
+    break;
+  case RunOptions::Format::Table:
+    runtime::writeTableHeader(os_, names);
+    break;
+  case RunOptions::Format::Mat:
+    mat_ = std::make_unique<runtime::MatWriter>(os_, std::move(names), std::move(parameterNames),
+                                                std::move(parameterValues));
+    break;
+  }
+}
+
+void ResultWriter::row(const double *values) {
+  switch (format_) {
+  case RunOptions::Format::Csv:
+    runtime::writeCsvRow(os_, values, width_);
+    return;
+  case RunOptions::Format::Table:
+    runtime::writeTableRow(os_, values, width_);
+    return;
+  case RunOptions::Format::Mat:
+    mat_->row(values);
+    return;
+  }
+}
+
+void ResultWriter::finish() {
+  if (mat_)
+    mat_->finish();
+}
+
+namespace {
+
+volatile std::sig_atomic_t gInterrupted = 0;
+
+extern "C" void onInterrupt(int) {
+  gInterrupted = 1;
+  // A second Ctrl-C ends the program at once (a step that never returns).
+  std::signal(SIGINT, SIG_DFL);
+}
+
+std::string seconds(double s) {
+  char buf[32];
+  if (s < 60)
+    std::snprintf(buf, sizeof buf, "%.0f s", s);
+  else if (s < 3600)
+    std::snprintf(buf, sizeof buf, "%.0f min %02.0f s", std::floor(s / 60), std::fmod(s, 60));
+  else
+    std::snprintf(buf, sizeof buf, "%.0f h %02.0f min", std::floor(s / 3600),
+                  std::floor(std::fmod(s, 3600) / 60));
+  return buf;
+}
+
+} // namespace
+
+bool stderrIsTerminal() { return ::isatty(2) == 1; }
+
+RunMonitor::RunMonitor(bool show) : show_(show) {
+  gInterrupted = 0;
+  std::signal(SIGINT, onInterrupt);
+  start_ = last_ = std::chrono::steady_clock::now();
+}
+
+RunMonitor::~RunMonitor() {
+  finish();
+  std::signal(SIGINT, SIG_DFL);
+}
+
+bool RunMonitor::interrupted() { return gInterrupted != 0; }
+
+std::string RunMonitor::line(const runtime::Progress &p, double elapsed) {
+  double span = p.tEnd - p.tStart;
+  double done = span > 0 ? std::clamp((p.t - p.tStart) / span, 0.0, 1.0) : 1.0;
+  constexpr int kBar = 20;
+  int filled = static_cast<int>(done * kBar);
+  std::string bar(static_cast<std::size_t>(filled), '#');
+  bar += std::string(static_cast<std::size_t>(kBar - filled), '.');
+  char buf[256];
+  double rate = elapsed > 0 ? static_cast<double>(p.steps) / elapsed : 0;
+  std::snprintf(buf, sizeof buf, "t = %.6g of %.6g [%s] %3.0f%%  %zu steps (%.3g/s)  %zu events",
+                p.t, p.tEnd, bar.c_str(), 100 * done, p.steps, rate, p.events);
+  std::string out = buf;
+  if (done > 0 && done < 1 && elapsed > 0.5)
+    out += "  " + seconds(elapsed * (1 - done) / done) + " left";
+  return out;
+}
+
+bool RunMonitor::step(const runtime::Progress &p) {
+  if (show_) {
+    auto now = std::chrono::steady_clock::now();
+    if (now - last_ >= std::chrono::milliseconds(100)) {
+      last_ = now;
+      std::string text = line(p, std::chrono::duration<double>(now - start_).count());
+      std::cerr << "\r\033[K" << text << std::flush;
+      drawn_ = true;
+    }
+  }
+  return gInterrupted == 0;
+}
+
+void RunMonitor::finish() {
+  if (drawn_)
+    std::cerr << "\r\033[K" << std::flush;
+  drawn_ = false;
+}
+
+} // namespace hbg::tools
