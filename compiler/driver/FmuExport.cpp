@@ -19,6 +19,8 @@
 
 #include "hbg/runtime/System.h"
 
+#include "hbg/support/Xml.h"
+
 #include <array>
 #include <cmath>
 #include <cstdio>
@@ -29,20 +31,6 @@
 namespace hbg::driver {
 
 namespace {
-
-std::string escape(const std::string &s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-    case '&': out += "&amp;"; break;
-    case '<': out += "&lt;"; break;
-    case '>': out += "&gt;"; break;
-    case '"': out += "&quot;"; break;
-    default: out += c;
-    }
-  }
-  return out;
-}
 
 std::string number(double v) {
   char buf[32];
@@ -66,7 +54,7 @@ std::string modelDescription(const runtime::ModelImage &image, const std::string
   const runtime::SetupProgram &s = image.setup;
   std::vector<double> p = s.parameters({});
   std::ostringstream x;
-  const std::string id = escape(image.name);
+  const std::string id = xmlEscaped(image.name);
   x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
     << "<fmiModelDescription fmiVersion=\"3.0\" modelName=\"" << id << "\" instantiationToken=\""
     << token << "\" generationTool=\"hbg\" variableNamingConvention=\"flat\" description=\""
@@ -98,7 +86,7 @@ std::string modelDescription(const runtime::ModelImage &image, const std::string
   x << "  <ModelVariables>\n";
   auto variable = [&](Kind kind, std::size_t i, const std::string &attributes) {
     std::uint32_t vr = L.vr(kind, i);
-    x << "    <Float64 name=\"" << escape(L.name(vr)) << "\" valueReference=\"" << vr << "\" "
+    x << "    <Float64 name=\"" << xmlEscaped(L.name(vr)) << "\" valueReference=\"" << vr << "\" "
       << attributes << "/>\n";
   };
   variable(Kind::Time, 0, "causality=\"independent\" variability=\"continuous\"");

@@ -75,6 +75,12 @@ std::string seconds(double s) {
 
 } // namespace
 
+void plotEvents(Plot &plot, const std::vector<runtime::Event> &events) {
+  for (const runtime::Event &e : events)
+    plot.event(e.time, e.modes.empty() ? "" : e.modes.front(),
+               e.modes.empty() ? "" : e.modes.back());
+}
+
 bool stderrIsTerminal() { return ::isatty(2) == 1; }
 
 RunMonitor::RunMonitor(bool show) : show_(show) {

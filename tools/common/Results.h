@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "Plot.h"
 #include "RunOptions.h"
 
 #include "hbg/runtime/Mat.h"
@@ -66,6 +67,9 @@ private:
   bool drawn_ = false;
   std::chrono::steady_clock::time_point start_, last_;
 };
+
+/// The events of a run into `plot`: each one's time and the mode after it.
+void plotEvents(Plot &plot, const std::vector<runtime::Event> &events);
 
 /// Whether standard error is a terminal (the progress bar's default).
 bool stderrIsTerminal();

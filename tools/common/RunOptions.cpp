@@ -93,6 +93,12 @@ void addRunOptions(CLI::App &app, RunOptions &r) {
       "result file of Modelica tools (Dymola, OpenModelica), with the parameters' values "
       "(docs/results.md)",
       "F");
+  addValue(
+      app, "--plot", [&r](const std::string &f) { r.plot = f; },
+      "also draw the outputs as SVG in FILE: a panel per output, events as vertical lines, the "
+      "modes of a switched model as shaded bands",
+      "FILE");
+  app.add_flag("--plot-together", r.plotTogether, "with --plot: all outputs in one panel");
   app.add_flag("--quiet,-q", r.quiet,
                "no progress bar (drawn on standard error when it is a terminal)");
   app.add_flag("--stats", r.stats,

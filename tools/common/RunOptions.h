@@ -30,6 +30,10 @@ struct RunOptions {
   bool stats = false;
   /// `--quiet`: no progress bar.
   bool quiet = false;
+  /// `--plot FILE`: the trajectories drawn as SVG; `--plot-together`: in
+  /// one panel.
+  std::string plot;
+  bool plotTogether = false;
   /// `--format`: how the trajectory is written.
   enum class Format { Csv, Table, Mat } format = Format::Csv;
 };

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 
 namespace hbg::tools {
 
@@ -92,6 +93,9 @@ int run(RunArgs &a, const Common &common) {
     return 1;
   if (!ro.events.empty() && ro.events != "-" && !eventsFile.open(ro.events))
     return 1;
+  Output plotFile;
+  if (!ro.plot.empty() && ro.plot != "-" && !plotFile.open(ro.plot))
+    return 1;
   Output &csv = ro.output.empty() || ro.output == "-" ? stdOut : csvFile;
   Output &events = ro.events == "-" ? stdOut : eventsFile;
   Experiment cli = Experiment::of(ro.cli);
@@ -156,9 +160,16 @@ int run(RunArgs &a, const Common &common) {
   ResultWriter writer(csv.stream(), ro.format, names, model.parameterNames(),
                       model.parameterValues(params));
   RunMonitor monitor(!ro.quiet && stderrIsTerminal());
-  sim.options().onRow = [&writer](const double *row) { writer.row(row); };
+  std::optional<Plot> plot;
+  if (!ro.plot.empty())
+    plot.emplace(names, options.tStart, options.tEnd);
+  sim.options().onRow = [&writer, &plot](const double *row) {
+    writer.row(row);
+    if (plot)
+      plot->row(row);
+  };
   sim.options().onStep = [&monitor](const runtime::Progress &p) { return monitor.step(p); };
-  if (ro.events.empty())
+  if (ro.events.empty() && !plot)
     sim.options().keepEvents = 0; // counted, not kept
   Result r = sim.run();
   monitor.finish();
@@ -173,6 +184,12 @@ int run(RunArgs &a, const Common &common) {
   if (!ro.events.empty()) {
     r.writeEventsCsv(events.stream());
     written &= events.finish();
+  }
+  if (plot) {
+    plotEvents(*plot, r.events);
+    Output &out = ro.plot == "-" ? stdOut : plotFile;
+    out.stream() << plot->svg({"model " + model.name() + " (" + a.file + ")", ro.plotTogether});
+    written &= out.finish();
   }
   if (ro.stats) {
     using ms = std::chrono::duration<double, std::milli>;

@@ -29,7 +29,8 @@ int main(int argc, char **argv) {
   tools::Common common;
   std::vector<std::pair<CLI::App *, tools::Runner>> commands;
   for (auto declare : {tools::declareCheck, tools::declareExplain, tools::declareRun,
-                       tools::declareBuild, tools::declareLinearize, tools::declareDot}) {
+                       tools::declareBuild, tools::declareLinearize, tools::declareDot,
+                       tools::declarePlot}) {
     tools::Runner run = declare(hbgc, common);
     commands.emplace_back(hbgc.get_subcommands({}).back(), std::move(run));
   }

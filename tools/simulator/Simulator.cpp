@@ -22,6 +22,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 // Defined by the object file `hbgc build` writes (CodeGenerator::emitObject).
 extern "C" {
@@ -107,6 +108,9 @@ int run(int argc, char **argv, const runtime::ModelImage &image) {
     return 1;
   if (!ro.events.empty() && ro.events != "-" && !eventsFile.open(ro.events))
     return 1;
+  tools::Output plotFile;
+  if (!ro.plot.empty() && ro.plot != "-" && !plotFile.open(ro.plot))
+    return 1;
   tools::Output &csv = ro.output.empty() || ro.output == "-" ? stdOut : csvFile;
   tools::Output &events = ro.events == "-" ? stdOut : eventsFile;
 
@@ -138,9 +142,16 @@ int run(int argc, char **argv, const runtime::ModelImage &image) {
   names.insert(names.end(), image.outputNames.begin(), image.outputNames.end());
   tools::ResultWriter writer(csv.stream(), ro.format, names, setup.names, params);
   tools::RunMonitor monitor(!ro.quiet && tools::stderrIsTerminal());
-  o.onRow = [&writer](const double *row) { writer.row(row); };
+  std::optional<tools::Plot> plot;
+  if (!ro.plot.empty())
+    plot.emplace(names, o.tStart, o.tEnd);
+  o.onRow = [&writer, &plot](const double *row) {
+    writer.row(row);
+    if (plot)
+      plot->row(row);
+  };
   o.onStep = [&monitor](const runtime::Progress &pr) { return monitor.step(pr); };
-  if (ro.events.empty())
+  if (ro.events.empty() && !plot)
     o.keepEvents = 0; // counted, not kept
   runtime::RunRecord r;
   runtime::simulate(*system, x0, o, r);
@@ -155,6 +166,12 @@ int run(int argc, char **argv, const runtime::ModelImage &image) {
     runtime::writeEventsCsv(events.stream(), r.events,
                             image.switched ? image.stateNames : std::vector<std::string>{});
     written &= events.finish();
+  }
+  if (plot) {
+    tools::plotEvents(*plot, r.events);
+    tools::Output &out = ro.plot == "-" ? stdOut : plotFile;
+    out.stream() << plot->svg({"model " + image.name, ro.plotTogether});
+    written &= out.finish();
   }
   if (ro.stats) {
     std::cerr << "steps: " << r.steps << " accepted, " << r.rejectedSteps << " rejected\n"
