@@ -8,6 +8,7 @@ packages=(
   antlr4 default-jre-headless libantlr4-runtime-dev
   llvm-19-dev llvm-19-tools
   libeigen3-dev doctest-dev libsuitesparse-dev libcli11-dev
+  libopenmpi-dev openmpi-bin
   libsundials-dev
   python3 python3-scipy graphviz
 )

@@ -4,6 +4,7 @@
 
 #include "hbg/support/Diagnostics.h"
 
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -18,6 +19,14 @@ double parseNumber(const std::string &flag, const std::string &text) {
   if (text.empty() || *end != '\0')
     throw UsageError{"`" + flag + "` needs a number, got `" + text + "`"};
   return v;
+}
+
+double parseWhole(const std::string &flag, const std::string &text, double lo, double hi,
+                  const std::string &must) {
+  double n = parseNumber(flag, text);
+  if (!(n >= lo && n == std::floor(n) && n <= hi))
+    throw UsageError{"`" + flag + "` must be " + must};
+  return n;
 }
 
 void parseParameter(const std::string &kv, std::map<std::string, double> &params) {

@@ -27,6 +27,11 @@ struct UsageError {
 /// `text` as a number; `flag` names the option in the error.
 double parseNumber(const std::string &flag, const std::string &text);
 
+/// `text` as a whole number from `lo` to `hi`; the error names `flag` and
+/// says what it must be (`must` completes "`--jobs` must be ...").
+double parseWhole(const std::string &flag, const std::string &text, double lo, double hi,
+                  const std::string &must);
+
 /// `NAME=VALUE` (of `-p`) into `params`.
 void parseParameter(const std::string &kv, std::map<std::string, double> &params);
 

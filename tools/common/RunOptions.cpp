@@ -5,7 +5,7 @@
 
 namespace hbg::tools {
 
-void addRunOptions(CLI::App &app, RunOptions &r) {
+void addSimulationSettings(CLI::App &app, RunOptions &r) {
   using runtime::Setting;
   auto number = [&r](Setting s, const char *flag, bool positive) {
     return [&r, s, flag, positive](const std::string &text) {
@@ -44,18 +44,6 @@ void addRunOptions(CLI::App &app, RunOptions &r) {
            "upper bound on every step (default none)", "H");
   addValue(app, "--dt-out", number(Setting::DtOut, "--dt-out", true),
            "output interval (default (t-end - t-start) / 100)", "D");
-  addRepeated(
-      app, "-p,--parameter", [&r](const std::string &kv) { parseParameter(kv, r.params); },
-      "override a parameter, or set an input (`input u;`) for the whole run (repeatable)",
-      "NAME=VALUE");
-  addValue(
-      app, "-o,--output", [&r](const std::string &v) { r.output = v; },
-      "write the results to FILE (`-`: standard output, the default)", "FILE");
-  addValue(
-      app, "--events", [&r](const std::string &v) { r.events = v; },
-      "write the event log (switched models) as CSV to FILE (`-`: standard output, after the "
-      "trajectory)",
-      "FILE");
   addValue(
       app, "--remap",
       [&r](const std::string &m) {
@@ -77,6 +65,22 @@ void addRunOptions(CLI::App &app, RunOptions &r) {
           throw UsageError{"`--remap-factor` must be in (0, 1]"};
       },
       "fraction moved per iterative remap step (default 0.4)", "F");
+}
+
+void addRunOptions(CLI::App &app, RunOptions &r) {
+  addSimulationSettings(app, r);
+  addRepeated(
+      app, "-p,--parameter", [&r](const std::string &kv) { parseParameter(kv, r.params); },
+      "override a parameter, or set an input (`input u;`) for the whole run (repeatable)",
+      "NAME=VALUE");
+  addValue(
+      app, "-o,--output", [&r](const std::string &v) { r.output = v; },
+      "write the results to FILE (`-`: standard output, the default)", "FILE");
+  addValue(
+      app, "--events", [&r](const std::string &v) { r.events = v; },
+      "write the event log (switched models) as CSV to FILE (`-`: standard output, after the "
+      "trajectory)",
+      "FILE");
   addValue(
       app, "--format",
       [&r](const std::string &f) {

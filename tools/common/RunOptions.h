@@ -38,8 +38,12 @@ struct RunOptions {
   enum class Format { Csv, Table, Mat } format = Format::Csv;
 };
 
-/// Declares RunOptions' options on `app`, parsed into `out`.
+/// Declares RunOptions' options on `app`, parsed into `out`: the
+/// simulation settings, then what a single run writes.
 void addRunOptions(CLI::App &app, RunOptions &out);
+/// The simulation settings alone (times, method, tolerances, remapping):
+/// what every run of a sweep shares.
+void addSimulationSettings(CLI::App &app, RunOptions &out);
 
 /// Checks what no single option can: --t-end after --t-start.
 void checkRunOptions(const RunOptions &r);

@@ -121,10 +121,8 @@ Runner declareBuild(CLI::App &hbgc, Common &common) {
   addValue(
       *cmd, "--max-modes",
       [a](const std::string &text) {
-        double n = parseNumber("--max-modes", text);
-        if (!(n >= 1 && n == std::floor(n) && n <= 1e9))
-          throw UsageError{"`--max-modes` must be a whole number of 1 or more"};
-        a->opts.maxModes = static_cast<std::size_t>(n);
+        a->opts.maxModes = static_cast<std::size_t>(
+            parseWhole("--max-modes", text, 1, 1e9, "a whole number of 1 or more"));
       },
       "switched models: compile in every mode the junctions can reach when there are at most N "
       "(default 256)",

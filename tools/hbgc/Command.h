@@ -34,6 +34,7 @@ Runner declareBuild(CLI::App &hbgc, Common &common);
 Runner declareLinearize(CLI::App &hbgc, Common &common);
 Runner declareDot(CLI::App &hbgc, Common &common);
 Runner declarePlot(CLI::App &hbgc, Common &common);
+Runner declareSweep(CLI::App &hbgc, Common &common);
 
 /// Declares the model argument FILE (`-`: standard input) and the options
 /// every command takes.

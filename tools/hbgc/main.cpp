@@ -30,7 +30,7 @@ int main(int argc, char **argv) {
   std::vector<std::pair<CLI::App *, tools::Runner>> commands;
   for (auto declare : {tools::declareCheck, tools::declareExplain, tools::declareRun,
                        tools::declareBuild, tools::declareLinearize, tools::declareDot,
-                       tools::declarePlot}) {
+                       tools::declarePlot, tools::declareSweep}) {
     tools::Runner run = declare(hbgc, common);
     commands.emplace_back(hbgc.get_subcommands({}).back(), std::move(run));
   }

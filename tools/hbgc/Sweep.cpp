@@ -1,0 +1,525 @@
+//===- tools/hbgc/Sweep.cpp - hbgc sweep ----------------------------------===//
+//
+// A model over many parameter sets: compiled once, each set run on its own
+// Simulation, on all cores (--jobs) and, under mpirun, on every MPI rank
+// (rank r runs the sets k with k mod ranks = r; rank 0 writes them in
+// order). Each run is reduced as its rows come to a summary line, so the
+// sweep's memory does not grow with the runs' length.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Command.h"
+
+#include "../common/RunOptions.h"
+#include "../mpi/MpiPlugin.h"
+
+#include "hbg/runtime/Csv.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <dlfcn.h>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <limits>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+namespace hbg::tools {
+
+namespace {
+
+/// `-p NAME=SPEC`: a grid (`a:step:b`, `a,b,c`, `a`) or, with --samples, a
+/// range (`lo:hi`).
+struct Spec {
+  std::string name, text;
+  std::vector<double> values; ///< grid points (lists and single values too)
+  bool range = false;         ///< `lo:hi`
+  double lo = 0, hi = 0;
+};
+
+struct SweepArgs {
+  std::string file, output, trajectories, sampling = "lhs";
+  std::vector<Spec> specs;
+  std::vector<std::string> outputs;
+  RunOptions run;
+  std::size_t samples = 0, jobs = 0;
+  std::uint64_t seed = 1;
+};
+
+std::vector<std::string> split(const std::string &s, char sep) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  for (std::size_t at = s.find(sep); at != std::string::npos; at = s.find(sep, start)) {
+    out.push_back(s.substr(start, at - start));
+    start = at + 1;
+  }
+  out.push_back(s.substr(start));
+  return out;
+}
+
+Spec parseSpec(const std::string &text) {
+  auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw UsageError{"`-p` needs NAME=VALUES (a:step:b, a,b,c or lo:hi with --samples), got `" +
+                     text + "`"};
+  Spec s;
+  s.name = text.substr(0, eq);
+  s.text = text;
+  std::string flag = "-p " + s.name;
+  std::string values = text.substr(eq + 1);
+  if (values.find(':') != std::string::npos) {
+    std::vector<std::string> parts = split(values, ':');
+    if (parts.size() == 2) {
+      s.range = true;
+      s.lo = parseNumber(flag, parts[0]);
+      s.hi = parseNumber(flag, parts[1]);
+      if (!(s.hi >= s.lo))
+        throw UsageError{"`" + flag + "`: the range " + values + " ends before it begins"};
+      return s;
+    }
+    if (parts.size() != 3)
+      throw UsageError{"`" + flag + "`: a grid is a:step:b, got `" + values + "`"};
+    double a = parseNumber(flag, parts[0]), step = parseNumber(flag, parts[1]),
+           b = parseNumber(flag, parts[2]);
+    if (!(step > 0) || !(b >= a) || !std::isfinite(a) || !std::isfinite(b))
+      throw UsageError{"`" + flag + "`: a grid a:step:b needs step > 0 and b >= a, got `" +
+                       values + "`"};
+    double count = std::floor((b - a) / step * (1 + 1e-12) + 1e-9);
+    if (count > 1e6)
+      throw UsageError{"`" + flag + "`: " + values + " has more than 1000000 points"};
+    for (double k = 0; k <= count; ++k)
+      s.values.push_back(a + k * step);
+    return s;
+  }
+  for (const std::string &v : split(values, ','))
+    s.values.push_back(parseNumber(flag, v));
+  return s;
+}
+
+/// splitmix64: the same numbers on every machine and every rank.
+struct Random {
+  std::uint64_t state;
+  std::uint64_t next() {
+    std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+  /// Uniform in [0, 1).
+  double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+  std::size_t below(std::size_t n) { return static_cast<std::size_t>(next() % n); }
+};
+
+/// The parameter sets: the grid's points (the first parameter varying
+/// slowest), or `samples` points over the ranges, by Latin hypercube (each
+/// range cut into `samples` strata, each stratum used once) or Monte Carlo.
+std::vector<std::vector<double>> parameterSets(const SweepArgs &a) {
+  std::vector<std::vector<double>> sets;
+  if (a.samples == 0) {
+    for (const Spec &s : a.specs)
+      if (s.range)
+        throw UsageError{"`-p " + s.text +
+                         "`: a range is sampled with --samples N; a grid needs a step "
+                         "(lo:step:hi)"};
+    double total = 1;
+    for (const Spec &s : a.specs)
+      total *= static_cast<double>(s.values.size());
+    if (total > 1e7)
+      throw UsageError{"the grid has " + num(total) + " points; at most 10000000"};
+    sets.push_back({});
+    for (const Spec &s : a.specs) {
+      std::vector<std::vector<double>> next;
+      for (const std::vector<double> &base : sets)
+        for (double v : s.values) {
+          next.push_back(base);
+          next.back().push_back(v);
+        }
+      sets = std::move(next);
+    }
+    return sets;
+  }
+  Random rng{a.seed};
+  std::size_t n = a.samples;
+  sets.assign(n, std::vector<double>(a.specs.size()));
+  for (std::size_t j = 0; j < a.specs.size(); ++j) {
+    const Spec &s = a.specs[j];
+    if (!s.range && s.values.size() != 1)
+      throw UsageError{"with --samples, `-p " + s.name +
+                       "` takes a range lo:hi (or one value), not a grid or a list"};
+    std::vector<std::size_t> strata(n);
+    for (std::size_t i = 0; i < n; ++i)
+      strata[i] = i;
+    for (std::size_t i = n; i > 1; --i) // Fisher-Yates
+      std::swap(strata[i - 1], strata[rng.below(i)]);
+    for (std::size_t i = 0; i < n; ++i) {
+      double u = a.sampling == "lhs"
+                     ? (static_cast<double>(strata[i]) + rng.uniform()) / static_cast<double>(n)
+                     : rng.uniform();
+      sets[i][j] = s.range ? s.lo + u * (s.hi - s.lo) : s.values[0];
+    }
+  }
+  return sets;
+}
+
+std::string number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+/// One run reduced to its summary: final value, minimum and maximum of
+/// each chosen output.
+struct Summary {
+  std::vector<double> final, low, high;
+};
+
+/// The MPI ranks, when hbgc runs under mpirun (libhbg_mpi.so loaded).
+const HbgMpi *startMpi() {
+  const char *size = std::getenv("OMPI_COMM_WORLD_SIZE");
+  if (!size)
+    size = std::getenv("PMI_SIZE");
+  if (!size)
+    return nullptr;
+  std::vector<std::string> candidates;
+  if (const char *env = std::getenv("HBG_MPI_PLUGIN"); env && *env)
+    candidates.push_back(env);
+  std::error_code ec;
+  std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec)
+    candidates.push_back((exe.parent_path() / ".." / "lib" / "hbg" / "libhbg_mpi.so").string());
+#ifdef HBG_MPI_PLUGIN_BUILD_PATH
+  candidates.push_back(HBG_MPI_PLUGIN_BUILD_PATH);
+#endif
+#ifdef HBG_MPI_PLUGIN_INSTALL_PATH
+  candidates.push_back(HBG_MPI_PLUGIN_INSTALL_PATH);
+#endif
+  std::string why;
+  for (const std::string &path : candidates) {
+    void *handle = dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL);
+    if (!handle) {
+      const char *e = dlerror();
+      why += "\n  " + (e ? std::string(e) : path);
+      continue;
+    }
+    auto init = reinterpret_cast<HbgMpiInit>(dlsym(handle, "hbg_mpi_init"));
+    if (!init) {
+      why += "\n  " + path + ": no symbol hbg_mpi_init";
+      continue;
+    }
+    const HbgMpi *mpi = init(nullptr, nullptr);
+    if (!mpi)
+      throw std::runtime_error("MPI_Init failed");
+    return mpi;
+  }
+  throw std::runtime_error("running under mpirun, but MPI (libhbg_mpi.so) cannot be loaded; "
+                           "tried:" + why);
+}
+
+/// A stream that discards (the diagnostics of ranks other than 0).
+struct NullStream : std::ostream {
+  NullStream() : std::ostream(nullptr) {}
+};
+
+int sweep(SweepArgs &a, const Common &common) {
+  if (a.file.empty())
+    throw UsageError{"no input file"};
+  if (a.specs.empty())
+    throw UsageError{"`sweep` needs at least one `-p NAME=VALUES`"};
+  checkRunOptions(a.run);
+  std::vector<std::vector<double>> sets = parameterSets(a);
+  const HbgMpi *mpi = startMpi();
+  int rank = mpi ? mpi->rank : 0, ranks = mpi ? mpi->size : 1;
+  struct Finalize {
+    const HbgMpi *mpi;
+    ~Finalize() {
+      if (mpi)
+        mpi->finalize();
+    }
+  } finalize{mpi};
+  NullStream quiet;
+  std::ostream &err = rank == 0 ? std::cerr : quiet;
+
+  // A structural parameter given one value is compiled in.
+  std::map<std::string, double> fixed;
+  for (const Spec &sp : a.specs)
+    if (!sp.range && sp.values.size() == 1)
+      fixed[sp.name] = sp.values[0];
+  driver::Session session(sessionOptions(common, fixed), err);
+  if (!session.load(a.file))
+    return 1;
+  const bg::Experiment &defaults = session.frontend().graph->experiment;
+  Experiment cli = Experiment::of(a.run.cli);
+  if (!cli.tEnd && !defaults.tEnd.valid())
+    throw UsageError{"`sweep` needs `--t-end`, or `t_end` in the model's `experiment` block"};
+  std::optional<Model> compiled = session.compile(Compiler());
+  if (!compiled)
+    return 1;
+  Model &model = *compiled;
+  // Names: each swept one a parameter or an input, none structural.
+  const std::vector<std::string> &params = model.parameterNames(), &inputs = model.inputNames();
+  std::vector<bool> isInput, isStructural;
+  for (const Spec &s : a.specs) {
+    bool input = std::find(inputs.begin(), inputs.end(), s.name) != inputs.end();
+    if (!input && std::find(params.begin(), params.end(), s.name) == params.end()) {
+      std::vector<std::string> all = params;
+      all.insert(all.end(), inputs.begin(), inputs.end());
+      std::string best = closestName(s.name, all);
+      err << "hbgc: error: model `" << model.name() << "` has no parameter `" << s.name << "`"
+          << (best.empty() ? "" : "; did you mean `" + best + "`?") << "\n";
+      return 1;
+    }
+    bool structural = !input && model.structural(s.name);
+    if (structural && (s.range || s.values.size() != 1)) {
+      err << "hbgc: error: parameter `" << s.name
+          << "` is structural (`for` loops or indices are computed from it): a sweep runs one "
+             "compiled model, so it takes one value of it; run a sweep per value (`-p "
+          << s.name << "=5`)\n";
+      return 1;
+    }
+    isInput.push_back(input);
+    isStructural.push_back(structural);
+  }
+  std::vector<std::size_t> chosen;
+  const std::vector<std::string> &outputNames = model.outputNames();
+  if (a.outputs.empty())
+    for (std::size_t i = 0; i < outputNames.size(); ++i)
+      chosen.push_back(i);
+  for (const std::string &o : a.outputs) {
+    auto it = std::find(outputNames.begin(), outputNames.end(), o);
+    if (it == outputNames.end()) {
+      std::string best = closestName(o, outputNames);
+      err << "hbgc: error: model `" << model.name() << "` has no output `" << o << "`"
+          << (best.empty() ? "" : "; did you mean `" + best + "`?") << "\n";
+      return 1;
+    }
+    chosen.push_back(static_cast<std::size_t>(it - outputNames.begin()));
+  }
+  SimulationOptions base;
+  base.remap = a.run.remap == runtime::SimulateOptions::Remap::Iterative
+                   ? SimulationOptions::Remap::Iterative
+                   : SimulationOptions::Remap::Exact;
+  base.remapFactor = a.run.remapFactor;
+  if (!a.trajectories.empty() && rank == 0) {
+    std::error_code ec;
+    std::filesystem::create_directories(a.trajectories, ec);
+    if (ec) {
+      err << "hbgc: error: cannot make the directory `" << a.trajectories
+          << "`: " << ec.message() << "\n";
+      return 1;
+    }
+  }
+  Output file;
+  if (rank == 0 && !a.output.empty() && a.output != "-" && !file.open(a.output))
+    return 1;
+
+  // This rank's sets, run on `jobs` threads; each summary line is kept by
+  // its set's index.
+  std::vector<std::size_t> mine;
+  for (std::size_t k = static_cast<std::size_t>(rank); k < sets.size();
+       k += static_cast<std::size_t>(ranks))
+    mine.push_back(k);
+  std::vector<std::string> lines(sets.size());
+  std::atomic<std::size_t> nextRun{0}, failed{0};
+  std::mutex errMutex;
+  auto worker = [&] {
+    for (std::size_t i = nextRun++; i < mine.size(); i = nextRun++) {
+      std::size_t k = mine[i];
+      const std::vector<double> &set = sets[k];
+      std::map<std::string, double> overrides;
+      for (std::size_t j = 0; j < set.size(); ++j)
+        if (!isInput[j] && !isStructural[j])
+          overrides[a.specs[j].name] = set[j];
+      std::string status = "ok";
+      Summary sum;
+      Result r;
+      try {
+        SimulationOptions options = cli.apply(model.experiment(overrides).apply(base));
+        Simulation sim(model, options);
+        for (std::size_t j = 0; j < set.size(); ++j) {
+          if (isInput[j])
+            sim.setInput(a.specs[j].name, set[j]);
+          else if (!isStructural[j]) // compiled in
+            sim.setParameter(a.specs[j].name, set[j]);
+        }
+        std::size_t n = chosen.size();
+        sum.final.assign(n, std::numeric_limits<double>::quiet_NaN());
+        sum.low.assign(n, std::numeric_limits<double>::infinity());
+        sum.high.assign(n, -std::numeric_limits<double>::infinity());
+        std::ofstream trajectory;
+        if (!a.trajectories.empty()) {
+          trajectory.open(a.trajectories + "/run_" + std::to_string(k) + ".csv");
+          std::vector<std::string> names{"time"};
+          names.insert(names.end(), outputNames.begin(), outputNames.end());
+          runtime::writeCsvHeader(trajectory, names);
+        }
+        std::size_t width = outputNames.size() + 1;
+        sim.options().onRow = [&](const double *row) {
+          for (std::size_t c = 0; c < n; ++c) {
+            double v = row[chosen[c] + 1];
+            sum.final[c] = v;
+            sum.low[c] = std::min(sum.low[c], v);
+            sum.high[c] = std::max(sum.high[c], v);
+          }
+          if (trajectory.is_open())
+            runtime::writeCsvRow(trajectory, row, width);
+        };
+        sim.options().keepEvents = 0;
+        r = sim.run();
+        if (trajectory.is_open()) {
+          trajectory.close();
+          if (!trajectory)
+            r.error = "cannot write its trajectory into `" + a.trajectories + "`";
+        }
+        if (!r.ok())
+          status = r.error;
+      } catch (const std::exception &e) {
+        status = e.what();
+      }
+      if (status != "ok") {
+        ++failed;
+        std::replace(status.begin(), status.end(), '\n', ' ');
+      }
+      std::string line = std::to_string(k);
+      for (double v : set)
+        line += "," + number(v);
+      line += "," + runtime::csvField(status);
+      for (std::size_t c = 0; c < chosen.size(); ++c)
+        line += status == "ok" ? "," + number(sum.final[c]) + "," + number(sum.low[c]) + "," +
+                                     number(sum.high[c])
+                               : std::string(",,,");
+      line += "," + std::to_string(r.events.size() + r.eventsDropped) + "," +
+              std::to_string(r.steps) + "\n";
+      lines[k] = std::move(line);
+    }
+  };
+  std::size_t jobs = a.jobs ? a.jobs
+                            : (mpi ? 1 : std::max(1u, std::thread::hardware_concurrency()));
+  jobs = std::min(jobs, std::max<std::size_t>(mine.size(), 1));
+  std::vector<std::thread> threads;
+  for (std::size_t j = 1; j < jobs; ++j)
+    threads.emplace_back(worker);
+  worker();
+  for (std::thread &t : threads)
+    t.join();
+
+  // Rank 0 writes every set's line, in order.
+  if (mpi) {
+    std::string mineText;
+    for (std::size_t k : mine)
+      mineText += lines[k];
+    char *all = nullptr;
+    unsigned long size = 0;
+    if (mpi->gather(mineText.data(), mineText.size(), &all, &size) != 0)
+      throw std::runtime_error("MPI could not gather the runs' summaries");
+    if (rank == 0) {
+      std::istringstream in(std::string(all, size));
+      std::free(all);
+      std::string line;
+      while (std::getline(in, line)) {
+        std::size_t k = std::stoul(line.substr(0, line.find(',')));
+        lines.at(k) = line + "\n";
+      }
+    }
+  }
+  if (rank != 0)
+    return 0;
+  // Failed runs, from their lines (the status follows the index and the
+  // values, which hold no commas).
+  failed = 0;
+  for (const std::string &l : lines) {
+    std::size_t at = 0;
+    for (std::size_t c = 0; c <= a.specs.size(); ++c)
+      at = l.find(',', at) + 1;
+    if (l.compare(at, 3, "ok,") != 0)
+      ++failed;
+  }
+  std::ostream &os = a.output.empty() || a.output == "-" ? std::cout : file.stream();
+  os << "run";
+  for (const Spec &s : a.specs)
+    os << "," << runtime::csvField(s.name);
+  os << ",status";
+  for (std::size_t c : chosen)
+    for (const char *what : {".final", ".min", ".max"})
+      os << "," << runtime::csvField(outputNames[c] + what);
+  os << ",events,steps\n";
+  for (const std::string &l : lines)
+    os << l;
+  bool written = a.output.empty() || a.output == "-" ? Output().finish() : file.finish();
+  if (failed > 0) {
+    std::cerr << "hbgc: error: " << failed << " of " << sets.size()
+              << " runs failed; their status column says why\n";
+    return 1;
+  }
+  return written ? 0 : 1;
+}
+
+} // namespace
+
+Runner declareSweep(CLI::App &hbgc, Common &common) {
+  CLI::App *cmd = hbgc.add_subcommand(
+      "sweep", "run a model over a grid or a sample of parameter values, on all cores");
+  cmd->footer(
+      "Compiles FILE once and runs it for every parameter set: the grid of the `-p` values "
+      "(a:step:b, a,b,c or a; the first parameter varies slowest), or --samples N sets over the "
+      "ranges lo:hi by Latin hypercube (default) or Monte Carlo. The runs share the cores "
+      "(--jobs); under `mpirun -n K hbgc sweep ...` they are spread over the K ranks too, and "
+      "rank 0 writes the same file a run on one machine writes. One CSV line per run: its "
+      "index, parameter values and status (`ok`, or why it failed), then each chosen output's "
+      "final value, minimum and maximum, its event count and its steps (docs/cli.md).");
+  auto a = std::make_shared<SweepArgs>();
+  addModelArguments(*cmd, a->file, common);
+  addRepeated(
+      *cmd, "-p,--parameter", [a](const std::string &spec) { a->specs.push_back(parseSpec(spec)); },
+      "the values of a parameter or input: a:step:b, a,b,c, one value, or with --samples a range "
+      "lo:hi (repeatable)",
+      "NAME=VALUES");
+  addValue(
+      *cmd, "--samples",
+      [a](const std::string &text) {
+        a->samples = static_cast<std::size_t>(
+            parseWhole("--samples", text, 1, 1e7, "a whole number from 1 to 10000000"));
+      },
+      "sample N parameter sets over the ranges instead of a grid", "N");
+  addValue(
+      *cmd, "--sampling",
+      [a](const std::string &m) {
+        if (m != "lhs" && m != "mc")
+          throw UsageError{"unknown sampling `" + m + "`; expected lhs or mc"};
+        a->sampling = m;
+      },
+      "lhs (Latin hypercube, default) or mc (Monte Carlo)", "M");
+  addValue(
+      *cmd, "--seed",
+      [a](const std::string &text) {
+        a->seed = static_cast<std::uint64_t>(
+            parseWhole("--seed", text, 0, 1.8e19, "a whole number of 0 or more"));
+      },
+      "the sampling's seed (default 1): the same seed, the same sets", "S");
+  addValue(
+      *cmd, "--jobs,-j",
+      [a](const std::string &text) {
+        a->jobs = static_cast<std::size_t>(
+            parseWhole("--jobs", text, 1, 4096, "a whole number from 1 to 4096"));
+      },
+      "runs at once (default: the cores; 1 per rank under mpirun)", "N");
+  addValue(
+      *cmd, "--outputs",
+      [a](const std::string &list) { a->outputs = split(list, ','); },
+      "the outputs summarised, comma-separated (default: all)", "A,B");
+  addValue(
+      *cmd, "-o,--output", [a](const std::string &o) { a->output = o; },
+      "write the summary to FILE (`-`: standard output, the default)", "FILE");
+  addValue(
+      *cmd, "--trajectories", [a](const std::string &d) { a->trajectories = d; },
+      "also write each run's trajectory as CSV to DIR/run_<index>.csv", "DIR");
+  addSimulationSettings(*cmd, a->run);
+  return [a, &common] { return sweep(*a, common); };
+}
+
+} // namespace hbg::tools
