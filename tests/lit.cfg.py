@@ -1,12 +1,12 @@
 # -*- Python -*-
-# lit configuration shared by the lit suites under tests/ (diagnostics,
-# golden). Each suite's CMakeLists.txt writes a lit.site.cfg.py into its
-# build directory that sets `config.hbgc` and the suite's roots and then
+# lit configuration shared by the lit suites under tests/ (one per stage,
+# the command line's, and the diagnostics registry's). Each suite's
+# CMakeLists.txt writes a lit.site.cfg.py into its build directory that sets `config.hbgc` and the suite's roots and then
 # loads this file; ctest runs `lit.py -sv <build>/tests/<suite>`.
 #
 # Without CMake:
 #   python3 /usr/lib/llvm-19/build/utils/lit/lit.py -sv \
-#       --param hbgc=build/bin/hbgc tests/diagnostics
+#       --param hbgc=build/bin/hbgc tests/sema
 
 import os
 import tempfile
@@ -16,7 +16,7 @@ import lit.formats
 config.name = config.name or "hbg"
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".hbg", ".test"]
-config.excludes = ["tools", "Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+config.excludes = ["tools", "Inputs", "models", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
 
 tests_dir = os.path.dirname(os.path.abspath(__file__))
 source_root = os.path.dirname(tests_dir)
@@ -39,7 +39,7 @@ config.environment["PATH"] = os.pathsep.join([llvm_bin, config.environment.get("
 config.environment["LC_ALL"] = "C"
 
 python = "/usr/bin/python3"
-tools = os.path.join(tests_dir, "diagnostics", "tools")
+tools = os.path.join(tests_dir, "tools")
 
 # `%{file}`: the test file's name without its directory, so that messages
 # (`fail_x.hbg:3:5: error: ...`) do not depend on where the tree lives. It
@@ -47,6 +47,8 @@ tools = os.path.join(tests_dir, "diagnostics", "tools")
 config.substitutions.append(("%{file}", "%basename_t"))
 config.substitutions.append(("%{root}", source_root))
 config.substitutions.append(("%{examples}", os.path.join(source_root, "examples")))
+# `%{models}`: the small models the tests of several stages share.
+config.substitutions.append(("%{models}", os.path.join(tests_dir, "models")))
 # `%status CMD...` prints `$ CMD...`, runs it, then prints its exit status:
 # expected output then pins the whole output and the status.
 config.substitutions.append(("%status", "%s %s" % (python, os.path.join(tools, "status.py"))))

@@ -106,8 +106,8 @@ if not all(0.5 <= float(r["R"]) <= 2 and 0.1 <= float(r["L"]) <= 0.9 for r in mc
 print("samples: a Latin hypercube stratum each, reproducible by seed; Monte Carlo in range")
 
 # --- A failed run: its line says why, the sweep exits 1.
-golden = os.path.join(os.path.dirname(examples), "tests", "golden", "Inputs")
-p = subprocess.run([hbgc, "sweep", "rc_experiment.hbg", "-p", "tau=-1,1"], cwd=golden,
+models = os.path.join(os.path.dirname(examples), "tests", "models")
+p = subprocess.run([hbgc, "sweep", "rc_experiment.hbg", "-p", "tau=-1,1"], cwd=models,
                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 lines = table(p.stdout)
 if p.returncode != 1 or lines[0]["status"] == "ok" or lines[1]["status"] != "ok" or \
