@@ -11,6 +11,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <limits>
+#include <stdexcept>
 #include <ostream>
 
 namespace hbg::runtime {
@@ -56,12 +58,12 @@ void doubles(std::ostream &os, const std::vector<double> &v) {
 } // namespace
 
 MatWriter::MatWriter(std::ostream &os, std::vector<std::string> names,
-                     std::vector<std::string> parameterNames, std::vector<double> parameterValues)
+                     std::vector<std::string> parameterNames, std::vector<double> parameterValues,
+                     bool seekable)
     : os_(os), names_(std::move(names)), parameterNames_(std::move(parameterNames)),
       parameterValues_(std::move(parameterValues)) {
   parameterValues_.resize(parameterNames_.size());
-  std::streampos at = os_.tellp();
-  seekable_ = at != std::streampos(-1);
+  seekable_ = seekable && os_.tellp() != std::streampos(-1);
   if (seekable_)
     writeHead(0, 0, 0); // the end time and the count are written by finish()
 }
@@ -100,6 +102,8 @@ void MatWriter::writeHead(double t0, double t1, std::size_t samples) {
 }
 
 void MatWriter::row(const double *values) {
+  if (samples_ >= static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()))
+    return; // finish() says the file cannot hold them
   if (samples_++ == 0)
     t0_ = values[0];
   t1_ = values[0];
@@ -110,12 +114,13 @@ void MatWriter::row(const double *values) {
     held_.insert(held_.end(), values, values + names_.size());
 }
 
-void MatWriter::finish() {
+bool MatWriter::finish() {
+  bool fits = samples_ < static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max());
   if (!seekable_) {
     writeHead(t0_, t1_, samples_);
     doubles(os_, held_);
     held_.clear();
-    return;
+    return fits;
   }
   std::streampos end = os_.tellp();
   std::size_t params = parameterNames_.size();
@@ -127,13 +132,14 @@ void MatWriter::finish() {
   os_.seekp(data2Columns_);
   os_.write(reinterpret_cast<const char *>(&columns), sizeof columns);
   os_.seekp(end);
+  return fits;
 }
 
 void writeMat(std::ostream &os, const std::vector<std::string> &names,
               const std::vector<std::vector<double>> &columns,
               const std::vector<std::string> &parameterNames,
               const std::vector<double> &parameterValues) {
-  MatWriter w(os, names, parameterNames, parameterValues);
+  MatWriter w(os, names, parameterNames, parameterValues, false);
   std::size_t rows = columns.empty() ? 0 : columns[0].size();
   std::vector<double> sample(names.size());
   for (std::size_t r = 0; r < rows; ++r) {
@@ -141,7 +147,8 @@ void writeMat(std::ostream &os, const std::vector<std::string> &names,
       sample[i] = columns[i][r];
     w.row(sample.data());
   }
-  w.finish();
+  if (!w.finish())
+    throw std::length_error("a MATLAB v4 result file holds at most 2^31 - 1 samples");
 }
 
 } // namespace hbg::runtime

@@ -152,6 +152,8 @@ bool Run::iterateModes() {
   }
   ev.after = X_;
   auditEnergy(ev);
+  if (o_.onEvent)
+    o_.onEvent(ev);
   r_.events.push_back(std::move(ev));
   checkZeno();
   std::size_t keep = std::max(o_.keepEvents, o_.zenoEvents + 12);

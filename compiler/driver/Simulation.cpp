@@ -38,6 +38,7 @@ runtime::SimulateOptions runtimeOptions(const SimulationOptions &opts, std::vect
   o.keepEvents = opts.keepEvents;
   o.onRow = opts.onRow;
   o.onStep = opts.onStep;
+  o.onEvent = opts.onEvent;
   return o;
 }
 

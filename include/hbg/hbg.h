@@ -224,6 +224,9 @@ struct SimulationOptions {
   /// returning false stops it there: Result::stopped, and Result::error
   /// says when (a progress bar, Ctrl-C, a time budget).
   std::function<bool(const runtime::Progress &)> onStep;
+  /// Switched models: called with each event once it is complete, whether
+  /// or not `keepEvents` keeps it.
+  std::function<void(const runtime::Event &)> onEvent;
 };
 
 /// What a model's `experiment { ... }` block sets (docs/language.md):

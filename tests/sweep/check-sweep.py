@@ -85,6 +85,20 @@ if mpirun:
         if f.read() != one:
             fail("mpirun -n 2 wrote another summary than one process")
     print("threads and ranks: --jobs 1, --jobs 2 and mpirun -n 2 write the same bytes")
+    # A failure on rank 0 alone (its output file) stops every rank: no hang.
+    p = subprocess.run([mpirun, "-n", "2", hbgc, *grid, "-o", "/nonexistent/dir/x.csv"],
+                       cwd=examples, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       text=True, timeout=120)
+    if p.returncode == 0 or "cannot write `/nonexistent/dir/x.csv`" not in p.stderr:
+        fail("mpirun -n 2 with an unwritable -o: exit %d, %r" % (p.returncode, p.stderr))
+    # The model from standard input reaches rank 0 only: refused by all.
+    with open(os.path.join(examples, "rlc.hbg")) as model:
+        p = subprocess.run([mpirun, "-n", "2", hbgc, "sweep", "-", "-p", "R=1,2", "--t-end", "1"],
+                           cwd=examples, env=env, stdin=model, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True, timeout=120)
+    if p.returncode == 0 or "standard input" not in p.stderr:
+        fail("mpirun -n 2 with the model on stdin: exit %d, %r" % (p.returncode, p.stderr))
+    print("MPI failures: an unwritable -o and a model on stdin end every rank, no hang")
 else:
     print("threads: --jobs 1 and --jobs 2 write the same bytes (no MPI here)")
 

@@ -57,8 +57,15 @@ std::vector<double> niceTicks(double lo, double hi, int n) {
     }
   }
   std::vector<double> ticks;
-  for (double k = std::ceil(lo / step - 1e-9); k * step <= hi + 1e-9 * step; k += 1)
-    ticks.push_back(std::abs(k * step) < 1e-12 * step ? 0.0 : k * step);
+  double first = std::ceil(lo / step - 1e-9);
+  // Counted, and at most 100: far from 0 a step may be below the spacing
+  // of doubles.
+  for (int i = 0; i < 100; ++i) {
+    double t = (first + i) * step;
+    if (t > hi + 1e-9 * step || (!ticks.empty() && t <= ticks.back()))
+      break;
+    ticks.push_back(std::abs(t) < 1e-12 * step ? 0.0 : t);
+  }
   return ticks;
 }
 
@@ -93,10 +100,13 @@ void Plot::event(double t, const std::string &before, const std::string &mode) {
   ++eventsSeen_;
   if (modes_.empty())
     modes_.push_back(before);
-  // Bounded: past 10,000 events the lines would fill the panel anyway.
-  if (events_.size() < 10000) {
+  // Bounded: past 10,000 events the lines would fill the panel anyway;
+  // the mode from the last one drawn on is the latest mode seen.
+  if (events_.size() < kMaxEvents) {
     events_.push_back(t);
     modes_.push_back(mode);
+  } else {
+    modes_.back() = mode;
   }
 }
 

@@ -56,6 +56,7 @@ private:
   std::vector<double> events_;
   std::vector<std::string> modes_;
   std::size_t eventsSeen_ = 0;
+  static constexpr std::size_t kMaxEvents = 10000;
   std::vector<Point> points(std::size_t output) const;
 };
 

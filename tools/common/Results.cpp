@@ -2,6 +2,8 @@
 
 #include "Results.h"
 
+#include "Output.h"
+
 #include "hbg/runtime/Csv.h"
 
 #include <algorithm>
@@ -16,7 +18,7 @@ namespace hbg::tools {
 
 ResultWriter::ResultWriter(std::ostream &os, RunOptions::Format format,
                            std::vector<std::string> names, std::vector<std::string> parameterNames,
-                           std::vector<double> parameterValues)
+                           std::vector<double> parameterValues, bool file)
     : os_(os), format_(format), width_(names.size()) {
   switch (format_) {
   case RunOptions::Format::Csv:
@@ -27,7 +29,7 @@ ResultWriter::ResultWriter(std::ostream &os, RunOptions::Format format,
     break;
   case RunOptions::Format::Mat:
     mat_ = std::make_unique<runtime::MatWriter>(os_, std::move(names), std::move(parameterNames),
-                                                std::move(parameterValues));
+                                                std::move(parameterValues), file);
     break;
   }
 }
@@ -46,19 +48,30 @@ void ResultWriter::row(const double *values) {
   }
 }
 
-void ResultWriter::finish() {
-  if (mat_)
-    mat_->finish();
+bool ResultWriter::finish() {
+  if (mat_ && !mat_->finish()) {
+    std::cerr << programName()
+              << ": error: the run has more samples than a MATLAB v4 file holds (2^31 - 1); "
+                 "write CSV, or a larger --dt-out\n";
+    return false;
+  }
+  return true;
 }
 
 namespace {
 
-volatile std::sig_atomic_t gInterrupted = 0;
+// Lock-free, so that the handler may set it on whichever thread the
+// signal lands on (the tiered compiler's included).
+std::atomic<int> gInterrupted{0};
+static_assert(std::atomic<int>::is_always_lock_free);
+struct sigaction gPrevious {};
 
 extern "C" void onInterrupt(int) {
-  gInterrupted = 1;
+  gInterrupted.store(1);
   // A second Ctrl-C ends the program at once (a step that never returns).
-  std::signal(SIGINT, SIG_DFL);
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  sigaction(SIGINT, &dfl, nullptr);
 }
 
 std::string seconds(double s) {
@@ -75,26 +88,32 @@ std::string seconds(double s) {
 
 } // namespace
 
-void plotEvents(Plot &plot, const std::vector<runtime::Event> &events) {
-  for (const runtime::Event &e : events)
-    plot.event(e.time, e.modes.empty() ? "" : e.modes.front(),
-               e.modes.empty() ? "" : e.modes.back());
+void plotEvent(Plot &plot, const runtime::Event &e) {
+  plot.event(e.time, e.modes.empty() ? "" : e.modes.front(), e.modes.empty() ? "" : e.modes.back());
 }
 
 bool stderrIsTerminal() { return ::isatty(2) == 1; }
 
 RunMonitor::RunMonitor(bool show) : show_(show) {
-  gInterrupted = 0;
-  std::signal(SIGINT, onInterrupt);
+  gInterrupted.store(0);
+  // A program started with SIGINT ignored (in the background of a
+  // script) keeps ignoring it.
+  sigaction(SIGINT, nullptr, &gPrevious);
+  if (gPrevious.sa_handler != SIG_IGN) {
+    struct sigaction on {};
+    on.sa_handler = onInterrupt;
+    sigemptyset(&on.sa_mask);
+    sigaction(SIGINT, &on, nullptr);
+  }
   start_ = last_ = std::chrono::steady_clock::now();
 }
 
 RunMonitor::~RunMonitor() {
   finish();
-  std::signal(SIGINT, SIG_DFL);
+  sigaction(SIGINT, &gPrevious, nullptr);
 }
 
-bool RunMonitor::interrupted() { return gInterrupted != 0; }
+bool RunMonitor::interrupted() { return gInterrupted.load() != 0; }
 
 std::string RunMonitor::line(const runtime::Progress &p, double elapsed) {
   double span = p.tEnd - p.tStart;
@@ -123,7 +142,7 @@ bool RunMonitor::step(const runtime::Progress &p) {
       drawn_ = true;
     }
   }
-  return gInterrupted == 0;
+  return gInterrupted.load() == 0;
 }
 
 void RunMonitor::finish() {

@@ -26,11 +26,15 @@ class ResultWriter {
 public:
   /// `names`: time, then the outputs. The MATLAB file also holds the
   /// parameters. Writes the header now.
+  /// `file`: `os` is a file opened for the results (the MATLAB file is
+  /// then written as the rows come), not standard output.
   ResultWriter(std::ostream &os, RunOptions::Format format, std::vector<std::string> names,
-               std::vector<std::string> parameterNames, std::vector<double> parameterValues);
+               std::vector<std::string> parameterNames, std::vector<double> parameterValues,
+               bool file);
   void row(const double *values);
-  /// After the last row (the MATLAB file's counts).
-  void finish();
+  /// After the last row (the MATLAB file's counts). False, with the
+  /// error printed, when the format cannot hold what was written.
+  bool finish();
 
 private:
   std::ostream &os_;
@@ -68,8 +72,8 @@ private:
   std::chrono::steady_clock::time_point start_, last_;
 };
 
-/// The events of a run into `plot`: each one's time and the mode after it.
-void plotEvents(Plot &plot, const std::vector<runtime::Event> &events);
+/// An event of a run into `plot`: its time and the modes before and after.
+void plotEvent(Plot &plot, const runtime::Event &event);
 
 /// Whether standard error is a terminal (the progress bar's default).
 bool stderrIsTerminal();

@@ -111,6 +111,16 @@ void addRunOptions(CLI::App &app, RunOptions &r) {
 }
 
 void checkRunOptions(const RunOptions &r) {
+  // Standard output holds the trajectory (unless -o names a file), and
+  // may also hold the CSV event log after it; a drawing, or text after a
+  // MATLAB file, would make either unreadable.
+  bool trajectory = r.output.empty() || r.output == "-";
+  if (r.plot == "-" && (trajectory || r.events == "-"))
+    throw UsageError{"`--plot -` writes the drawing to standard output, which the results "
+                     "already use; give `-o FILE` (and `--events FILE`), or `--plot FILE`"};
+  if (trajectory && r.format == RunOptions::Format::Mat && r.events == "-")
+    throw UsageError{"`--events -` would follow the MATLAB file on standard output; give "
+                     "`--events FILE`"};
   const auto &t0 = r.cli[runtime::Setting::TStart], &t1 = r.cli[runtime::Setting::TEnd];
   if (t1 && !(*t1 > t0.value_or(0.0)))
     throw UsageError{"`--t-end` must be after `--t-start`"};

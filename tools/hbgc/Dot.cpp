@@ -73,7 +73,13 @@ bool renderSvg(const std::string &text, const std::string &output) {
   ::close(fds[1]);
   sigaction(SIGPIPE, &old, nullptr);
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  pid_t waited;
+  while ((waited = ::waitpid(pid, &status, 0)) < 0 && errno == EINTR) {
+  }
+  if (waited != pid) {
+    std::cerr << "hbgc: error: cannot learn whether Graphviz's `dot` rendered the drawing: "
+              << std::strerror(errno) << "\n";
+    return false;
   }
   if (!wrote || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     std::cerr << "hbgc: error: Graphviz's `dot` could not render the drawing"

@@ -158,7 +158,7 @@ int run(RunArgs &a, const Common &common) {
   std::vector<std::string> names{"time"};
   names.insert(names.end(), model.outputNames().begin(), model.outputNames().end());
   ResultWriter writer(csv.stream(), ro.format, names, model.parameterNames(),
-                      model.parameterValues(params));
+                      model.parameterValues(params), &csv == &csvFile);
   RunMonitor monitor(!ro.quiet && stderrIsTerminal());
   std::optional<Plot> plot;
   if (!ro.plot.empty())
@@ -169,7 +169,9 @@ int run(RunArgs &a, const Common &common) {
       plot->row(row);
   };
   sim.options().onStep = [&monitor](const runtime::Progress &p) { return monitor.step(p); };
-  if (ro.events.empty() && !plot)
+  if (plot)
+    sim.options().onEvent = [&plot](const runtime::Event &e) { plotEvent(*plot, e); };
+  if (ro.events.empty())
     sim.options().keepEvents = 0; // counted, not kept
   Result r = sim.run();
   monitor.finish();
@@ -179,14 +181,13 @@ int run(RunArgs &a, const Common &common) {
 
   // A failed or interrupted run has written its trajectory up to where it
   // stopped; a failed write is reported and the run's own error after it.
-  writer.finish();
-  bool written = csv.finish();
+  bool written = writer.finish();
+  written &= csv.finish();
   if (!ro.events.empty()) {
     r.writeEventsCsv(events.stream());
     written &= events.finish();
   }
   if (plot) {
-    plotEvents(*plot, r.events);
     Output &out = ro.plot == "-" ? stdOut : plotFile;
     out.stream() << plot->svg({"model " + model.name() + " (" + a.file + ")", ro.plotTogether});
     written &= out.finish();

@@ -233,8 +233,15 @@ int sweep(SweepArgs &a, const Common &common) {
     throw UsageError{"`sweep` needs at least one `-p NAME=VALUES`"};
   checkRunOptions(a.run);
   std::vector<std::vector<double>> sets = parameterSets(a);
+  for (std::size_t i = 0; i < a.specs.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (a.specs[i].name == a.specs[j].name)
+        throw UsageError{"`-p " + a.specs[i].name + "` given twice; give its values once"};
   const HbgMpi *mpi = startMpi();
   int rank = mpi ? mpi->rank : 0, ranks = mpi ? mpi->size : 1;
+  if (mpi && a.file == "-")
+    throw UsageError{"under mpirun the model cannot come from standard input (only rank 0 "
+                     "reads it); name its file"};
   struct Finalize {
     const HbgMpi *mpi;
     ~Finalize() {
@@ -290,7 +297,16 @@ int sweep(SweepArgs &a, const Common &common) {
   if (a.outputs.empty())
     for (std::size_t i = 0; i < outputNames.size(); ++i)
       chosen.push_back(i);
-  for (const std::string &o : a.outputs) {
+  // Each --outputs value is an output's name, or names separated by commas.
+  std::vector<std::string> wanted;
+  for (const std::string &value : a.outputs) {
+    if (std::find(outputNames.begin(), outputNames.end(), value) != outputNames.end())
+      wanted.push_back(value);
+    else
+      for (const std::string &o : split(value, ','))
+        wanted.push_back(o);
+  }
+  for (const std::string &o : wanted) {
     auto it = std::find(outputNames.begin(), outputNames.end(), o);
     if (it == outputNames.end()) {
       std::string best = closestName(o, outputNames);
@@ -305,7 +321,7 @@ int sweep(SweepArgs &a, const Common &common) {
                    ? SimulationOptions::Remap::Iterative
                    : SimulationOptions::Remap::Exact;
   base.remapFactor = a.run.remapFactor;
-  if (!a.trajectories.empty() && rank == 0) {
+  if (!a.trajectories.empty()) { // on every rank: each writes its own runs
     std::error_code ec;
     std::filesystem::create_directories(a.trajectories, ec);
     if (ec) {
@@ -315,7 +331,8 @@ int sweep(SweepArgs &a, const Common &common) {
     }
   }
   Output file;
-  if (rank == 0 && !a.output.empty() && a.output != "-" && !file.open(a.output))
+  bool opened = rank != 0 || a.output.empty() || a.output == "-" || file.open(a.output);
+  if (mpi ? !mpi->allOk(opened) : !opened)
     return 1;
 
   // This rank's sets, run on `jobs` threads; each summary line is kept by
@@ -353,7 +370,10 @@ int sweep(SweepArgs &a, const Common &common) {
         sum.high.assign(n, -std::numeric_limits<double>::infinity());
         std::ofstream trajectory;
         if (!a.trajectories.empty()) {
-          trajectory.open(a.trajectories + "/run_" + std::to_string(k) + ".csv");
+          std::string path = a.trajectories + "/run_" + std::to_string(k) + ".csv";
+          trajectory.open(path);
+          if (!trajectory)
+            throw std::runtime_error("cannot write its trajectory `" + path + "`");
           std::vector<std::string> names{"time"};
           names.insert(names.end(), outputNames.begin(), outputNames.end());
           runtime::writeCsvHeader(trajectory, names);
@@ -415,7 +435,11 @@ int sweep(SweepArgs &a, const Common &common) {
       mineText += lines[k];
     char *all = nullptr;
     unsigned long size = 0;
-    if (mpi->gather(mineText.data(), mineText.size(), &all, &size) != 0)
+    int gathered = mpi->gather(mineText.data(), mineText.size(), &all, &size);
+    if (gathered == 2)
+      throw std::runtime_error("the summaries exceed the 2 GB MPI gathers at once; sweep "
+                               "fewer sets per call");
+    if (gathered != 0)
       throw std::runtime_error("MPI could not gather the runs' summaries");
     if (rank == 0) {
       std::istringstream in(std::string(all, size));
@@ -508,10 +532,11 @@ Runner declareSweep(CLI::App &hbgc, Common &common) {
             parseWhole("--jobs", text, 1, 4096, "a whole number from 1 to 4096"));
       },
       "runs at once (default: the cores; 1 per rank under mpirun)", "N");
-  addValue(
-      *cmd, "--outputs",
-      [a](const std::string &list) { a->outputs = split(list, ','); },
-      "the outputs summarised, comma-separated (default: all)", "A,B");
+  addRepeated(
+      *cmd, "--outputs", [a](const std::string &list) { a->outputs.push_back(list); },
+      "the outputs summarised: names separated by commas, or one name each time given (a name "
+      "with a comma, `max(a, b)`) (default: all)",
+      "A,B");
   addValue(
       *cmd, "-o,--output", [a](const std::string &o) { a->output = o; },
       "write the summary to FILE (`-`: standard output, the default)", "FILE");

@@ -4,6 +4,7 @@
 
 #include <mpi.h>
 
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
@@ -14,6 +15,13 @@ int gather(const char *data, unsigned long n, char **out, unsigned long *outN) {
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
+  // MPI's counts are ints: every rank learns the total first, so that all
+  // refuse together rather than some waiting for the others.
+  long long n64 = static_cast<long long>(n), total64 = 0;
+  if (MPI_Allreduce(&n64, &total64, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD) != MPI_SUCCESS)
+    return 1;
+  if (total64 > INT_MAX)
+    return 2;
   int mine = static_cast<int>(n);
   std::vector<int> counts(static_cast<std::size_t>(size)), offsets(static_cast<std::size_t>(size));
   if (MPI_Gather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
@@ -35,9 +43,15 @@ int gather(const char *data, unsigned long n, char **out, unsigned long *outN) {
   return rc == MPI_SUCCESS ? 0 : 1;
 }
 
+int allOk(int ok) {
+  int all = ok ? 1 : 0, mine = all;
+  MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  return all;
+}
+
 void finalize() { MPI_Finalize(); }
 
-HbgMpi gMpi{0, 1, gather, finalize};
+HbgMpi gMpi{0, 1, gather, allOk, finalize};
 
 } // namespace
 

@@ -15,8 +15,11 @@ struct HbgMpi {
   int size;
   /// Gathers each rank's `n` bytes at rank 0, concatenated in rank order,
   /// into `*out` (malloc'ed; rank 0 frees it) of `*outN` bytes. 0 on
-  /// success.
+  /// success; 2 on every rank when the total exceeds 2^31 - 1 bytes.
   int (*gather)(const char *data, unsigned long n, char **out, unsigned long *outN);
+  /// Whether every rank's `ok` is nonzero (all ranks get the answer): a
+  /// failure on one rank stops all, where waiting for it would hang.
+  int (*allOk)(int ok);
   void (*finalize)();
 };
 

@@ -140,7 +140,8 @@ int run(int argc, char **argv, const runtime::ModelImage &image) {
   // Rows are written as they are computed (as hbgc run writes them).
   std::vector<std::string> names{"time"};
   names.insert(names.end(), image.outputNames.begin(), image.outputNames.end());
-  tools::ResultWriter writer(csv.stream(), ro.format, names, setup.names, params);
+  tools::ResultWriter writer(csv.stream(), ro.format, names, setup.names, params,
+                             &csv == &csvFile);
   tools::RunMonitor monitor(!ro.quiet && tools::stderrIsTerminal());
   std::optional<tools::Plot> plot;
   if (!ro.plot.empty())
@@ -151,7 +152,9 @@ int run(int argc, char **argv, const runtime::ModelImage &image) {
       plot->row(row);
   };
   o.onStep = [&monitor](const runtime::Progress &pr) { return monitor.step(pr); };
-  if (ro.events.empty() && !plot)
+  if (plot)
+    o.onEvent = [&plot](const runtime::Event &e) { tools::plotEvent(*plot, e); };
+  if (ro.events.empty())
     o.keepEvents = 0; // counted, not kept
   runtime::RunRecord r;
   runtime::simulate(*system, x0, o, r);
@@ -160,15 +163,14 @@ int run(int argc, char **argv, const runtime::ModelImage &image) {
   for (const std::string &w : r.warnings)
     std::cerr << tools::programName() << ": warning: model `" << image.name << "`: " << w << "\n";
 
-  writer.finish();
-  bool written = csv.finish();
+  bool written = writer.finish();
+  written &= csv.finish();
   if (!ro.events.empty()) {
     runtime::writeEventsCsv(events.stream(), r.events,
                             image.switched ? image.stateNames : std::vector<std::string>{});
     written &= events.finish();
   }
   if (plot) {
-    tools::plotEvents(*plot, r.events);
     tools::Output &out = ro.plot == "-" ? stdOut : plotFile;
     out.stream() << plot->svg({"model " + image.name, ro.plotTogether});
     written &= out.finish();

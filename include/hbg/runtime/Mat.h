@@ -26,18 +26,21 @@
 namespace hbg::runtime {
 
 /// Writes the result file sample by sample: `names` are `time` and the
-/// outputs; the parameters are stored as constants. To a stream that can
-/// seek (a file), each sample is written as it comes and finish() writes
-/// the count and the end time into the headers; to one that cannot (a
-/// pipe), the samples are held until finish().
+/// outputs; the parameters are stored as constants. To a file opened for
+/// it (`seekable`), each sample is written as it comes and finish() writes
+/// the count and the end time into the headers; to anything else (a pipe,
+/// standard output, which may be a file opened for appending), the
+/// samples are held until finish().
 class MatWriter {
 public:
   MatWriter(std::ostream &os, std::vector<std::string> names,
-            std::vector<std::string> parameterNames, std::vector<double> parameterValues);
+            std::vector<std::string> parameterNames, std::vector<double> parameterValues,
+            bool seekable);
   /// One sample: time, then each output.
   void row(const double *values);
-  /// Completes the file after the last sample.
-  void finish();
+  /// Completes the file after the last sample. False when the file cannot
+  /// hold the samples (more than 2^31 - 1 of them, its format's limit).
+  bool finish();
 
 private:
   void writeHead(double t0, double t1, std::size_t samples);

@@ -21,6 +21,8 @@
 
 namespace hbg::runtime {
 
+struct Event;
+
 /// How far a run has come (SimulateOptions::onStep).
 struct Progress {
   double t = 0, tStart = 0, tEnd = 0;
@@ -63,6 +65,9 @@ struct SimulateOptions {
   /// Called after every accepted step (and event) with the progress so
   /// far; returning false stops the run there (RunRecord::stopped).
   std::function<bool(const Progress &)> onStep;
+  /// Called with each event once it is complete (before keepEvents may
+  /// drop it): a log or a plot of any number of events.
+  std::function<void(const Event &)> onEvent;
 };
 
 /// One event of a switched model: a guard became true, junctions switched
