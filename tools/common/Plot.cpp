@@ -93,7 +93,6 @@ void Plot::row(const double *values) {
       s.high = p;
     s.last = p;
   }
-  ++rows_;
 }
 
 void Plot::event(double t, const std::string &before, const std::string &mode) {

@@ -50,7 +50,6 @@ private:
   std::size_t slices_;
   /// Per output, per slice.
   std::vector<std::vector<Slice>> data_;
-  std::size_t rows_ = 0;
   /// Event times, and the mode from each on (`modes_[0]`: before the
   /// first event).
   std::vector<double> events_;
