@@ -101,22 +101,24 @@ void Run::auditEnergy(Event &ev) {
   if (fresh) {
     f.index = r_.warnings.size();
     f.first = ev.time;
-    r_.warnings.emplace_back();
-    f.text = "at t = " + timeText(ev.time) + ", the event into mode `" + mode + "` removed " +
-             joules(ev.removed) + " of the " + joules(ev.storedBefore) + " stored (" + lost +
-             ") with no dissipative junction switching" +
-             (junctions.empty() ? std::string() : " (" + junctions + ")") +
-             ": an ideal switching element may leave no path for what the storage holds; "
-             "if the loss is physical (a plastic impact), declare the junction `switched "
-             "dissipative`";
+    f.before = ev.modes.front();
+    f.into = mode;
+    f.removed = joules(ev.removed);
+    f.stored = joules(ev.storedBefore);
+    f.lost = lost;
+    f.junctions = junctions.empty() ? std::string() : " (" + junctions + ")";
+    r_.warnings.push_back(
+        runDiagnostic(DiagKind::RunEnergyVanished, f.first, f.before,
+                      {DiagArg::mode(f.into), f.removed, f.stored, f.lost, f.junctions}));
   }
   ++f.count;
   f.last = ev.time;
-  std::string &w = r_.warnings[f.index];
-  w = f.text;
   if (f.count > 1)
-    w += " (" + std::to_string(f.count - 1) + " more event" + (f.count > 2 ? "s" : "") +
-         " alike, the last at t = " + timeText(f.last) + ")";
+    r_.warnings[f.index] =
+        runDiagnostic(DiagKind::RunEnergyVanishedAgain, f.first, f.before,
+                      {DiagArg::mode(f.into), f.removed, f.stored, f.lost, f.junctions,
+                       std::to_string(f.count - 1) + (f.count > 2 ? " more events" : " more event"),
+                       DiagArg::time(f.last)});
 }
 
 } // namespace hbg::runtime

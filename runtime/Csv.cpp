@@ -1,6 +1,7 @@
 //===- runtime/Csv.cpp - Trajectories and event logs as CSV ---------------===//
 
 #include "hbg/runtime/Csv.h"
+#include "hbg/support/Diagnostics.h"
 
 #include <cmath>
 #include <cstdio>
@@ -53,31 +54,27 @@ void writeEventsCsv(std::ostream &os, const std::vector<Event> &events,
   for (const std::string &n : stateNames)
     os << "," << csvField(n);
   os << "\n";
-  char buf[32];
+  // Times and values as timeText() writes them: the shortest decimal
+  // that reads back as the same double, as in every message.
   // The energy of the rows whose state is the one before the jump
   // (mythical modes and the first remap iteration keep it) or after it;
   // empty on the other remap iterations and where the audit cannot say.
   auto number = [&](double v) {
-    if (!std::isnan(v)) {
-      std::snprintf(buf, sizeof buf, "%.17g", v);
-      os << buf;
-    }
+    if (!std::isnan(v))
+      os << timeText(v);
   };
   auto row = [&](std::size_t k, const Event &ev, const char *phase, const std::string &mode,
                  const std::string &transitions, const std::vector<double> &x) {
-    std::snprintf(buf, sizeof buf, "%.17g", ev.time);
-    os << k << "," << buf << "," << phase << "," << csvQuoted(mode) << "," << csvQuoted(transitions)
-       << ",";
+    os << k << "," << timeText(ev.time) << "," << phase << "," << csvQuoted(mode) << ","
+       << csvQuoted(transitions) << ",";
     bool after = &x == &ev.after;
     if (after || x == ev.before)
       number(after ? ev.storedAfter : ev.storedBefore);
     os << ",";
     if (after)
       number(ev.removed);
-    for (double v : x) {
-      std::snprintf(buf, sizeof buf, "%.17g", v);
-      os << "," << buf;
-    }
+    for (double v : x)
+      os << "," << timeText(v);
     os << "\n";
   };
   for (std::size_t k = 0; k < events.size(); ++k) {

@@ -61,8 +61,7 @@ void EventLocator::sidesAt(const Stepper &s, Mode &mode, double tau, std::vector
   x_.resize(s.x().size());
   out.resize(2 * numComparisons_);
   s.interpolate(tau, x_.data());
-  if (!mode.guards(tau, x_.data(), out.data()))
-    throw RunError{mode.failure() + " (guards, mode " + mode.name() + ")"};
+  call(mode.guards(tau, x_.data(), out.data()), mode, "guards");
 }
 
 double EventLocator::refine(const Stepper &s, Mode &mode,
@@ -392,8 +391,7 @@ double EventLocator::nextTimeEvent(Mode &mode, const Switching &sw,
   if (!enclose(ta, b0, slopes))
     return kNaN;
   auto sides = [&](double tau, std::vector<double> &out) {
-    if (!mode.guards(tau, x.data(), out.data()))
-      throw RunError{mode.failure() + " (guards, mode " + mode.name() + ")"};
+    call(mode.guards(tau, x.data(), out.data()), mode, "guards");
   };
   sides(ta, atA);
   // Whether comparison k has changed, at a point, from its value at ta:
@@ -530,8 +528,7 @@ double EventLocator::locateBySampling(const Stepper &s, Mode &mode,
   buffer.resize(sidesA.size());
   auto sidesAt = [&](double tau) -> const std::vector<double> & {
     s.interpolate(tau, x.data());
-    if (!mode.guards(tau, x.data(), buffer.data()))
-      throw RunError{mode.failure() + " (guards, mode " + mode.name() + ")"};
+    call(mode.guards(tau, x.data(), buffer.data()), mode, "guards");
     return buffer;
   };
   // The guards at a few points inside the step as well, so that a

@@ -1,6 +1,7 @@
 //===- runtime/Integrate.cpp - Integration with sampled output -------------===//
 
 #include "hbg/runtime/Integrator.h"
+#include "hbg/support/Diagnostics.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,20 +10,15 @@
 namespace hbg::runtime {
 namespace {
 
-std::string formatTime(double t) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.12g", t);
-  return buf;
-}
-
 std::string describe(const NonFiniteInfo &bad) {
   if (bad.jacobian && bad.index == static_cast<std::size_t>(-1))
     return std::string(bad.derivative ? "the implicit linear system is singular"
                                       : "the Jacobian could not be evaluated") +
-           " at t = " + formatTime(bad.t);
-  return std::string(bad.jacobian ? "the Jacobian of the derivative of state "
-                                   : bad.derivative ? "derivative of state " : "state ") +
-         std::to_string(bad.index) + " is not finite at t = " + formatTime(bad.t);
+           " at t = " + timeText(bad.t);
+  return std::string(bad.jacobian     ? "the Jacobian of the derivative of state "
+                     : bad.derivative ? "derivative of state "
+                                      : "state ") +
+         std::to_string(bad.index) + " is not finite at t = " + timeText(bad.t);
 }
 
 } // namespace
@@ -52,8 +48,7 @@ IntegrationStatus integrate(OdeSystem &sys, double t0, const std::vector<double>
     return fail(StepStatus::Ok, "expected " + std::to_string(n) + " initial values, got " +
                                     std::to_string(x0.size()));
   if (!std::isfinite(t0) || !std::isfinite(tEnd) || tEnd < t0)
-    return fail(StepStatus::Ok,
-                "invalid time span [" + formatTime(t0) + ", " + formatTime(tEnd) + "]");
+    return fail(StepStatus::Ok, "invalid time span [" + timeText(t0) + ", " + timeText(tEnd) + "]");
   if (!(dtOut > 0))
     return fail(StepStatus::Ok, "output interval must be positive");
   bool adaptive = isAdaptive(opts.method);
@@ -92,13 +87,13 @@ IntegrationStatus integrate(OdeSystem &sys, double t0, const std::vector<double>
     result.t = stepper->t();
     if (stepper->acceptedSteps() + stepper->rejectedSteps() >= opts.maxSteps)
       return fail(StepStatus::Ok, "too many steps (" + std::to_string(opts.maxSteps) +
-                                      ") at t = " + formatTime(result.t));
+                                      ") at t = " + timeText(result.t));
 
     // Fixed steps stop at every sample time; adaptive ones sample by dense
     // output, so output does not shorten their steps.
     StepStatus status = stepper->step(adaptive ? tEnd : next);
     if (status == StepStatus::StepSizeUnderflow)
-      return fail(status, "step size underflow at t = " + formatTime(stepper->t()));
+      return fail(status, "step size underflow at t = " + timeText(stepper->t()));
     if (status == StepStatus::NonFinite) {
       result.nonFinite = stepper->nonFinite();
       return fail(status, describe(result.nonFinite));

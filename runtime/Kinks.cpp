@@ -140,10 +140,7 @@ void Run::chooseBranchesOnce(Mode &m) {
       back[side] = b * trial[k] < 0;
     }
     if (back[0] && back[1])
-      throw RunError{"the argument of `" + m.kinkText(k) + "` is driven back to zero from both sides at t = " +
-                     timeText(t_) + (m.name().empty() ? "" : " in mode " + m.name()) +
-                     ": a sliding mode (Coulomb friction that sticks, a relay that chatters), "
-                     "which a kink cannot hold; model the sticking phase with a switched junction"};
+      throw RunError(DiagKind::RunKinkSliding, t_, m.name(), {DiagArg::element(m.kinkText(k))});
     double b = consistent[0] && consistent[1] ? (c[k] != 0 ? signOf(c[k]) : 1.0)
                : consistent[0]               ? 1.0
                : consistent[1]               ? -1.0

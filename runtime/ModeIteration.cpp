@@ -59,8 +59,7 @@ bool Run::iterateModes() {
     if (again || round == 1000) {
       // ev.modes ends with this round's start, which closes the cycle.
       std::vector<std::string> modes(ev.modes.begin(), ev.modes.end() - 1);
-      throw RunError{"the modes do not settle at t = " + timeText(t_) + ": " +
-                     cycleText(ev, modes, modeText(q_))};
+      throw cycleError(ev, modes, modeText(q_));
     }
     if (roundStarts.size() == rounds)
       roundStarts.emplace_back();
@@ -95,8 +94,7 @@ bool Run::iterateModes() {
         break;
       std::swap(cur, next);
       if (std::find(path.begin(), path.begin() + steps, cur) != path.begin() + steps)
-        throw RunError{"the modes do not settle at t = " + timeText(t_) + ": " +
-                       cycleText(ev, texts(0), modeText(cur))};
+        throw cycleError(ev, texts(0), modeText(cur));
       visit(cur);
       ev.modes.push_back(modeText(cur));
       ev.real.push_back(false);
@@ -110,9 +108,8 @@ bool Run::iterateModes() {
     ev.real.back() = true;
     Mode &to = mode(cur);
     if (!to.shortCircuit().empty())
-      throw RunError{"entering mode " + modeText(cur) + " at t = " + timeText(t_) +
-                     ", in which sources short-circuit each other, and no junction's guard "
-                     "leaves it on the short circuit's impulse:\n" + to.shortCircuit()};
+      throw RunError(DiagKind::RunModeShortCircuit, t_, modeText(q_),
+                     {DiagArg::mode(modeText(cur)), to.shortCircuit()});
     q_ = cur;
     chooseBranches(to);
     if (!to.dependentSlots().empty())
@@ -267,8 +264,8 @@ void Run::remap(Mode &to, Event &ev) {
   r_.remapSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-std::string Run::cycleText(const Event &ev, const std::vector<std::string> &modes,
-                           const std::string &again) const {
+RunError Run::cycleError(const Event &ev, const std::vector<std::string> &modes,
+                         const std::string &again) const {
   // The junctions that switched, then the cycle from the first occurrence
   // of the repeated mode.
   std::vector<std::string> junctions;
@@ -281,11 +278,12 @@ std::string Run::cycleText(const Event &ev, const std::vector<std::string> &mode
   for (std::size_t i = 0; i < junctions.size(); ++i)
     out += (i ? ", " : "") + junctions[i];
   auto first = std::find(modes.begin(), modes.end(), again);
-  out += junctions.size() == 1 ? " switches in a cycle through " : " switch in a cycle through ";
+  out += junctions.size() == 1 ? " switches" : " switch";
+  std::string cycle;
   for (auto it = first; it != modes.end(); ++it)
-    out += "(" + *it + ") -> ";
-  out += "(" + again + ")";
-  return out;
+    cycle += "`" + *it + "` -> ";
+  cycle += "`" + again + "`";
+  return RunError(DiagKind::RunModesDoNotSettle, t_, ev.modes.front(), {out, cycle});
 }
 
 } // namespace hbg::runtime

@@ -43,10 +43,7 @@ bool Evaluator::solve(double t, const double *x) {
     r = loops_->solve(residual, jacobian, start_.data(), newton_);
   }
   if (!r.ok()) {
-    char when[32];
-    std::snprintf(when, sizeof when, "%.9g", t);
-    failure_ = describe(r) + " in the algebraic loop " + m_.nonlinearLoops +
-               " at t = " + when;
+    failure_ = {describe(r), m_.nonlinearLoops, t};
     return false;
   }
   std::copy(start_.begin(), start_.end(), warm_.begin());
@@ -108,8 +105,7 @@ bool Evaluator::jacobian(double t, const double *x, double *values, double *dfdt
   if (regular)
     loops_->solveInPlace(dz_.data(), nc + 1);
   if (!regular || !std::all_of(dz_.begin(), dz_.end(), [](double v) { return std::isfinite(v); })) {
-    failure_ = "the algebraic loop " + m_.nonlinearLoops +
-               " has a singular Jacobian at t = " + timeText(t);
+    failure_ = {"the loop's Jacobian is singular", m_.nonlinearLoops, t};
     return false;
   }
   auto dz = [&](std::size_t k, std::size_t c) { return dz_[c * u_ + k]; };

@@ -9,13 +9,6 @@
 
 namespace hbg::runtime {
 
-namespace {
-void call(bool ok, Mode &mode, const char *what) {
-  if (!ok)
-    throw RunError{mode.failure() + " (" + what + ", mode " + mode.name() + ")"};
-}
-} // namespace
-
 struct RemapWorkspace::Impl {
   Eigen::MatrixXd B, A, BA, J;
   Eigen::VectorXd x, d, F, dd, Bdd, step;
@@ -60,8 +53,7 @@ void remapExact(Mode &mode, const std::string &modeText, double t, std::vector<d
     if (n == 0 || F.cwiseAbs().maxCoeff() <= 1e-15 * scale)
       break;
     if (it == 20)
-      throw RunError{"state remapping into mode " + modeText + " did not converge at t = " +
-                     timeText(t)};
+      throw RunError(DiagKind::RunRemapNotConverged, t, modeText, {DiagArg::mode(modeText)});
     call(mode.dependentJacobian(t, x.data(), buf.data()), mode, "dependent storage");
     for (std::size_t k = 0; k < nd; ++k)
       for (std::size_t i = 0; i < n; ++i)
@@ -73,13 +65,11 @@ void remapExact(Mode &mode, const std::string &modeText, double t, std::vector<d
     Eigen::FullPivLU<Eigen::MatrixXd> &lu = w.lu;
     lu.compute(J);
     if (!lu.isInvertible())
-      throw RunError{"state remapping into mode " + modeText + " is singular at t = " +
-                     timeText(t) + ": the storage elements' impulses do not determine the state"};
+      throw RunError(DiagKind::RunRemapSingular, t, modeText, {DiagArg::mode(modeText)});
     step = lu.solve(F);
     x -= step;
     if (!x.allFinite())
-      throw RunError{"state remapping into mode " + modeText + " is not finite at t = " +
-                     timeText(t)};
+      throw RunError(DiagKind::RunRemapNotFinite, t, modeText, {DiagArg::mode(modeText)});
     // Dependent storage defined through loops solved by Newton's method is
     // accurate to their tolerance only: a negligible step ends the
     // iteration too.
@@ -115,8 +105,8 @@ void remapIterative(Mode &mode, const std::string &modeText, double t, double fa
     if (gap <= tolerance * scale)
       break;
     if (it == maxIterations)
-      throw RunError{"iterative state remapping into mode " + modeText + " did not converge in " +
-                     std::to_string(maxIterations) + " iterations at t = " + timeText(t)};
+      throw RunError(DiagKind::RunRemapIterative, t, modeText,
+                     {DiagArg::mode(modeText), maxIterations});
     for (std::size_t k = 0; k < nd; ++k) {
       double delta = factor * (target[k] - d[k]);
       d[k] += delta;

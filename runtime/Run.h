@@ -20,10 +20,6 @@
 
 namespace hbg::runtime {
 
-/// Throws the RunError for a call of one of `m`'s functions (`what`:
-/// "guards", "outputs", ...) that returned false (Simulate.cpp).
-void call(bool ok, Mode &m, const char *what);
-
 class Run {
 public:
   Run(System &system, const std::vector<double> &x0, const SimulateOptions &opts,
@@ -104,8 +100,8 @@ private:
   /// switched (Audit.cpp).
   void energyBefore(Event &ev);
   void auditEnergy(Event &ev);
-  std::string cycleText(const Event &ev, const std::vector<std::string> &modes,
-                        const std::string &again) const;
+  RunError cycleError(const Event &ev, const std::vector<std::string> &modes,
+                      const std::string &again) const;
   /// Stops the run on too many events or Zeno behaviour (Zeno.cpp).
   void checkZeno();
   /// Stops the run when located events, recorded or not, keep following
@@ -159,7 +155,8 @@ private:
   struct Finding {
     std::size_t index = 0, count = 0;
     double first = 0, last = 0;
-    std::string text;
+    /// Where the first event was, and RunEnergyVanished's arguments.
+    std::string before, into, removed, stored, lost, junctions;
   };
   std::map<std::string, Finding> findings_;
   /// The largest magnitude each slot of the full state has had at output

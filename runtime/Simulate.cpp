@@ -22,15 +22,15 @@
 
 namespace hbg::runtime {
 
-std::string timeText(double t) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.12g", t);
-  return buf;
-}
-
 namespace {
 double secondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+/// The state whose error estimate stopped the step size (`?` before any
+/// estimate, which a collapsed step cannot be).
+std::string leaderName(const Mode &m, std::size_t i) {
+  return i < m.stateSlots().size() ? m.stateName(i) : "?";
 }
 } // namespace
 
@@ -44,27 +44,29 @@ public:
   void rhs(double t, const double *x, double *xdot) override {
     if (!m_.rhs(t, x, xdot)) {
       std::fill(xdot, xdot + n_, std::numeric_limits<double>::quiet_NaN());
-      if (failure_.empty())
-        failure_ = m_.failure();
+      if (!failed_)
+        failure_ = m_.failure(), failed_ = true;
     }
   }
   const SparsePattern *jacobianPattern() override { return m_.jacobianPattern(); }
   bool jacobian(double t, const double *x, double *values, double *dfdt) override {
     if (m_.jacobian(t, x, values, dfdt))
       return true;
-    if (failure_.empty())
-      failure_ = m_.failure();
+    if (!failed_)
+      failure_ = m_.failure(), failed_ = true;
     return false;
   }
-  const std::string &failure() const { return failure_; }
+  bool failed() const { return failed_; }
+  const LoopFailure &failure() const { return failure_; }
   /// Forgets a failure that the integrator recovered from (a trial step
   /// retried shorter): called after each accepted step that met one.
-  void clearFailure() { failure_.clear(); }
+  void clearFailure() { failed_ = false; }
 
 private:
   Mode &m_;
   std::size_t n_;
-  std::string failure_;
+  LoopFailure failure_;
+  bool failed_ = false;
 };
 
 struct Run::Integration {
@@ -105,7 +107,7 @@ Mode &Run::mode(const std::vector<std::uint32_t> &q) {
   if (!m) {
     while (!why.empty() && why.back() == '\n')
       why.pop_back();
-    throw RunError{"entering mode " + e.text + " at t = " + timeText(t_) + ", which " + why};
+    throw RunError(DiagKind::RunModeUnavailable, t_, modeText(q_), {DiagArg::mode(e.text), why});
   }
   e.mode = m;
   return *m;
@@ -141,10 +143,14 @@ void Run::tally(const Stepper &s) {
   r_.factorisations += s.factorisations();
 }
 
+RunError loopError(const LoopFailure &f, const Mode &m, const char *what) {
+  return RunError(DiagKind::RunLoopFailed, f.time, m.name(),
+                  {f.reason, DiagArg::loop(f.loops), what});
+}
+
 void call(bool ok, Mode &m, const char *what) {
   if (!ok)
-    throw RunError{m.failure() + " (" + what + (m.name().empty() ? "" : ", mode " + m.name()) +
-                   ")"};
+    throw loopError(m.failure(), m, what);
 }
 
 void Run::complete(Mode &m, const double *x) {
@@ -184,8 +190,8 @@ void Run::sample(Mode &m, double t, const double *x) {
   call(m.outputs(t, x, y.data()), m, "outputs");
   for (std::size_t i = 0; i < ny; ++i)
     if (!std::isfinite(y[i]))
-      throw RunError{"output `" + sys_.outputNames()[i] + "` is not finite at t = " + timeText(t) +
-                     (m.name().empty() ? "" : " in mode " + m.name())};
+      throw RunError(DiagKind::RunOutputNotFinite, t, m.name(),
+                     {DiagArg::element(sys_.outputNames()[i])});
   if (o_.onRow) {
     std::vector<double> &row = buf_.row;
     row.resize(ny + 1);
@@ -240,18 +246,15 @@ void Run::checkCrawl(Mode &m, const std::vector<double> &x) {
     if (comparisonReached(CompareOp::LessEqual, sides[2 * c], sides[2 * c + 1]))
       what += (what.empty() ? "`" : ", `") + m.kinkText(k) + "`";
   }
-  throw RunError{"the time step collapsed at t = " + timeText(t_) +
-                 (m.name().empty() ? "" : " in mode " + m.name()) + ": " +
-                 std::to_string(kCrawl) + " events in a row less than 1e-12 of t apart, driven by " +
-                 (what.empty() ? "guards that hold again right after their event" : what) +
-                 " (a guard that an event does not make false moves time forward by rounding "
-                 "noise only)"};
+  throw RunError(DiagKind::RunEventCrawl, t_, m.name(),
+                 {kCrawl, what.empty() ? "guards that hold again right after their event" : what});
 }
 
 void Run::simulate() {
   double span = o_.tEnd - o_.tStart;
   if (!(span >= 0))
-    throw RunError{"end time is before start time"};
+    throw RunError(DiagKind::RunEndBeforeStart, kNoTime, "",
+                   {DiagArg::time(o_.tEnd), DiagArg::time(o_.tStart)});
   double dtOut = o_.dtOut > 0 ? o_.dtOut : (span > 0 ? span / 100 : 1);
   grid_.emplace(o_.tStart, o_.tEnd, dtOut);
   next_ = grid_->at(0);
@@ -263,7 +266,7 @@ void Run::start() {
   const std::vector<std::string> &names = sys_.stateNames();
   for (std::size_t i = 0; i < X_.size(); ++i)
     if (!std::isfinite(X_[i]))
-      throw RunError{"initial value of state `" + names[i] + "` is not finite"};
+      throw RunError(DiagKind::RunInitialNotFinite, kNoTime, "", {DiagArg::element(names[i])});
   t_ = o_.tStart;
   {
     // Dependent storage follows the initial mode; iterateModes() holds the
@@ -279,7 +282,7 @@ void Run::start() {
   const IntegratorOptions &io = o_.integrator;
   bool adaptive = isAdaptive(io.method);
   if (!(io.maxStep > 0) || (!adaptive && !(io.step > 0 && std::isfinite(io.step))))
-    throw RunError{"step sizes must be positive"};
+    throw RunError(DiagKind::RunStepNotPositive, kNoTime, "");
 }
 
 void Run::refresh() {
@@ -354,8 +357,7 @@ void Run::outputs(double *y) {
 
 void Run::advance(double tStop) {
   if (!(tStop >= t_))
-    throw RunError{"cannot advance to t = " + timeText(tStop) + ", before the run's time t = " +
-                   timeText(t_)};
+    throw RunError(DiagKind::RunAdvanceBackwards, t_, modeText(q_), {DiagArg::time(tStop)});
   const IntegratorOptions &io = o_.integrator;
   bool adaptive = isAdaptive(io.method);
   double span = std::max(o_.tEnd - o_.tStart, tStop - o_.tStart);
@@ -432,8 +434,7 @@ void Run::advance(double tStop) {
     while (!event) {
       if (r_.steps + r_.rejectedSteps + stepper->acceptedSteps() + stepper->rejectedSteps() >=
           io.maxSteps)
-        throw RunError{"too many steps (" + std::to_string(io.maxSteps) + ") at t = " +
-                       timeText(stepper->t())};
+        throw RunError(DiagKind::RunTooManySteps, stepper->t(), m.name(), {io.maxSteps});
       double limit = adaptive ? tStop : std::min(next, tStop);
       if (adaptive && !timed.empty()) {
         // Look a little beyond the step the integrator proposes, and end
@@ -460,36 +461,26 @@ void Run::advance(double tStop) {
           limit = std::min(limit, timeEvent);
       }
       StepStatus st = stepper->step(limit);
-      if (st == StepStatus::Ok && !ode.failure().empty())
+      if (st == StepStatus::Ok && ode.failed())
         ode.clearFailure(); // a trial failed, a shorter one succeeded
       if (st != StepStatus::Ok) {
         tally(*stepper);
-        std::string inMode = m.name().empty() ? "" : " in mode " + modeText(q_);
-        if (!ode.failure().empty())
-          throw RunError{ode.failure() + (m.name().empty() ? "" : " (mode " + m.name() + ")")};
-        if (st == StepStatus::StepSizeUnderflow) {
-          std::size_t i = stepper->errorLeader();
-          throw RunError{"the time step collapsed below 1e-14 of t at t = " +
-                         timeText(stepper->t()) + inMode +
-                         (i < x.size() ? ", driven by the error of state `" + m.stateName(i) + "`"
-                                       : std::string()) +
-                         " (a right-hand side that is discontinuous or too stiff for the "
-                         "method there)"};
-        }
+        if (ode.failed())
+          throw loopError(ode.failure(), m, "state derivatives");
+        if (st == StepStatus::StepSizeUnderflow)
+          throw RunError(DiagKind::RunStepUnderflow, stepper->t(), m.name(),
+                         {DiagArg::element(leaderName(m, stepper->errorLeader()))});
         const NonFiniteInfo &bad = stepper->nonFinite();
         if (bad.jacobian && bad.index < x.size())
-          throw RunError{"the Jacobian of the derivative of state `" + m.stateName(bad.index) +
-                         "` is not finite at t = " + timeText(bad.t) + inMode +
-                         " (the stiff method needs it; --method dopri5 does not)"};
+          throw RunError(DiagKind::RunJacobianNotFinite, bad.t, m.name(),
+                         {DiagArg::element(m.stateName(bad.index))});
+        // A Jacobian that could not be evaluated failed a loop (ode.failed()
+        // above): what is left is the stiff method's matrix.
         if (bad.jacobian || bad.index >= x.size())
-          throw RunError{std::string(bad.derivative
-                                         ? "the stiff method's linear system is singular at "
-                                           "every step size"
-                                         : "the Jacobian could not be evaluated") +
-                         " at t = " + timeText(bad.t) + inMode};
-        throw RunError{std::string(bad.derivative ? "the derivative of " : "") + "state `" +
-                       m.stateName(bad.index) + "` is not finite at t = " + timeText(bad.t) +
-                       inMode};
+          throw RunError(DiagKind::RunStiffSingular, bad.t, m.name());
+        throw RunError(bad.derivative ? DiagKind::RunDerivativeNotFinite
+                                      : DiagKind::RunStateNotFinite,
+                       bad.t, m.name(), {DiagArg::element(m.stateName(bad.index))});
       }
       double tEnd = stepper->t();
       // Steps that stay below 1e-12 of t, many in a row: the integrator
@@ -499,12 +490,8 @@ void Run::advance(double tStop) {
                       ? tinySteps + 1
                       : 0;
       if (tinySteps >= kTinySteps) {
-        std::size_t i = stepper->errorLeader();
-        throw RunError{"the time step collapsed at t = " + timeText(tEnd) +
-                       (m.name().empty() ? "" : " in mode " + modeText(q_)) + ": " +
-                       std::to_string(kTinySteps) + " steps in a row shorter than 1e-12 of t" +
-                       (i < x.size() ? ", driven by the error of state `" + m.stateName(i) + "`"
-                                     : std::string())};
+        throw RunError(DiagKind::RunTinySteps, tEnd, m.name(),
+                       {kTinySteps, DiagArg::element(leaderName(m, stepper->errorLeader()))});
       }
       double tEvent = std::numeric_limits<double>::quiet_NaN();
       const std::vector<std::uint32_t> &enabled = enabledComparisons(m);
@@ -538,8 +525,7 @@ void Run::advance(double tStop) {
         if (!o_.onStep(p)) {
           tally(*stepper);
           r_.stopped = true;
-          throw RunError{"stopped at t = " + timeText(t_) +
-                         (m.name().empty() ? "" : " in mode " + modeText(q_))};
+          throw RunError(DiagKind::RunStopped, t_, m.name());
         }
       }
       if (event) {
@@ -574,7 +560,7 @@ void simulate(System &system, const std::vector<double> &x0, const SimulateOptio
   try {
     Run(system, x0, opts, record).simulate();
   } catch (const RunError &e) {
-    record.error = e.message;
+    record.fail(e.diagnostic);
   }
 }
 
@@ -593,7 +579,7 @@ template <class F> bool SteppedRun::guarded(F &&f) {
     f();
     return true;
   } catch (const RunError &e) {
-    record_.error = e.message;
+    record_.fail(e.diagnostic);
   } catch (const std::exception &e) {
     record_.error = std::string("internal error: ") + e.what();
   } catch (...) {

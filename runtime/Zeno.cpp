@@ -10,8 +10,7 @@ namespace hbg::runtime {
 void Run::checkZeno() {
   std::size_t n = r_.events.size();
   if (n + r_.eventsDropped > o_.maxEvents)
-    throw RunError{"more than " + std::to_string(o_.maxEvents) + " events by t = " +
-                   timeText(t_)};
+    throw RunError(DiagKind::RunTooManyEvents, t_, modeText(q_), {o_.maxEvents});
   // Zeno behaviour: many events within a tiny span, or events whose
   // spacing shrinks geometrically towards an accumulation point that is
   // closer than that span.
@@ -44,9 +43,7 @@ void Run::checkZeno() {
   std::string names;
   for (const std::string &j : junctions)
     names += (names.empty() ? "`" : ", `") + j + "`";
-  throw RunError{"Zeno behaviour: events of " + names + " accumulate at t = " + timeText(last) +
-                 " (" + std::to_string(window) + " events since t = " + timeText(first) +
-                 "); the model needs a resting mode"};
+  throw RunError(DiagKind::RunZeno, last, modeText(q_), {names, window, DiagArg::time(first)});
 }
 
 } // namespace hbg::runtime

@@ -9,11 +9,13 @@ std::string pathText(const BondGraph &g, const std::vector<ElementId> &path) {
   for (std::size_t k = 0; k < path.size(); ++k) {
     const Element &e = g.element(path[k]);
     if (k) {
+      std::string via = ", ";
       for (BondId b : e.bonds)
         if (g.otherEnd(b, path[k]) == path[k - 1]) {
-          out += " [" + g.bond(b).name + "] ";
+          via = " [" + g.bond(b).name + "] ";
           break;
         }
+      out += via;
     }
     out += isJunction(e.kind) ? std::string(kindName(e.kind)) + ":" + e.name : e.name;
   }

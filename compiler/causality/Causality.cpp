@@ -1,6 +1,7 @@
 //===- compiler/causality/Causality.cpp - SCAP ----------------------------===//
 
 #include "hbg/causality/Causality.h"
+#include "hbg/bondgraph/Path.h"
 
 #include <algorithm>
 #include <cmath>
@@ -729,16 +730,6 @@ std::optional<CausalAssignment> Scap::run() {
 }
 
 /// A causal path as text: `a -> 0:j -> b`.
-std::string names(const BondGraph &g, const std::vector<ElementId> &path) {
-  std::string out;
-  for (std::size_t k = 0; k < path.size(); ++k) {
-    const Element &e = g.element(path[k]);
-    out += (k ? " -> " : "");
-    out += isJunction(e.kind) ? std::string(kindName(e.kind)) + ":" + e.name : e.name;
-  }
-  return out;
-}
-
 } // namespace
 
 std::string CausalAssignment::verify(const BondGraph &g) const {
@@ -806,7 +797,7 @@ std::string CausalAssignment::dump(const BondGraph &g) const {
   }
   for (const Choice &c : choices)
     os << "  choice: " << (c.element.valid() ? g.element(c.element).name : g.bond(c.bond).name)
-       << " (loop " << names(g, c.path) << ")\n";
+       << " (loop " << pathText(g, c.path) << ")\n";
   return os.str();
 }
 

@@ -3,6 +3,7 @@
 #include "hbg/driver/Dot.h"
 
 #include "hbg/bondgraph/Mode.h"
+#include "hbg/bondgraph/Path.h"
 
 #include <algorithm>
 #include <functional>
@@ -62,14 +63,11 @@ std::string dot(const bg::BondGraph &g, const causality::CausalAssignment &ca,
   for (const causality::Choice &c : ca.choices) {
     const char *colour = kLoopColours[loop % std::size(kLoopColours)];
     ++loop;
-    std::string path;
     for (std::size_t i = 0; i < c.path.size(); ++i) {
       bg::ElementId e = c.path[i];
       if (elementColour[e.index].empty())
         elementColour[e.index] = colour;
       const bg::Element &el = g.element(e);
-      path += (i ? " -> " : "") +
-              (bg::isJunction(el.kind) ? std::string(bg::kindName(el.kind)) + ":" : "") + el.name;
       if (i + 1 < c.path.size())
         for (bg::BondId b : el.bonds)
           if (g.otherEnd(b, e) == c.path[i + 1] && bondColour[b.index].empty())
@@ -78,7 +76,7 @@ std::string dot(const bg::BondGraph &g, const causality::CausalAssignment &ca,
     if (c.bond.valid() && bondColour[c.bond.index].empty())
       bondColour[c.bond.index] = colour;
     legend.push_back(std::string(colour) + ": algebraic loop " + std::to_string(loop) + " (" +
-                     path + ")");
+                     bg::pathText(g, c.path) + ")");
   }
 
   // Clusters: the instance paths that prefix element names.

@@ -136,7 +136,7 @@ std::shared_ptr<ModeCode> compileMode(eq::EquationSystem equations,
     code.add(m->jacobian.fn, "jacobian", gather(m->jacobian, equations.jacobian));
     for (const eq::AlgebraicLoop &l : equations.loops)
       if (!l.unknowns.empty())
-        m->nonlinearLoops += (m->nonlinearLoops.empty() ? "`" : "; `") + l.path + "`";
+        m->nonlinearLoops += (m->nonlinearLoops.empty() ? "" : "; ") + l.path;
   }
   if (switched || !equations.heldValues.empty())
     code.add(m->held, "held", equations.heldValues);

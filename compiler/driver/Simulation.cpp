@@ -65,7 +65,7 @@ struct Simulation::Stepping {
   runtime::RunRecord record;
   runtime::SteppedRun run;
   /// The error a failed call threw, prefixed with the model's name.
-  std::string error() const { return "model `" + model.name() + "`: " + record.error; }
+  std::string error() const { return record.errorText(model.name()); }
 };
 
 Simulation::Simulation(Model model) : model_(std::move(model)), opts_(model_.experiment().apply()) {}
@@ -128,7 +128,7 @@ void Simulation::setInput(const std::string &name, double value) {
   Stepping &s = *stepping_;
   s.system.setParameter(model_.impl()->inputSlots[k], value);
   if (!s.run.refresh())
-    throw SimulationError(s.error());
+    throw SimulationError(s.error(), s.record.failure);
 }
 
 double Simulation::input(const std::string &name) const {
@@ -145,7 +145,7 @@ void Simulation::start() {
   runtime::SimulateOptions o = runtimeOptions(opts_, model_.nominalState(p));
   stepping_ = std::make_unique<Stepping>(model_, std::move(p), x0, std::move(o));
   if (!stepping_->run.start())
-    throw SimulationError(stepping_->error());
+    throw SimulationError(stepping_->error(), stepping_->record.failure);
 }
 
 Simulation::Stepping &Simulation::stepping() const {
@@ -159,11 +159,11 @@ void Simulation::advance(double t) {
   // A time before the run's is the caller's mistake: refused, and the run
   // goes on.
   if (!(t >= s.run.time()) || !std::isfinite(t))
-    throw std::invalid_argument("model `" + model_.name() + "`: cannot advance to t = " +
-                                runtime::timeText(t) + ", before the run's time t = " +
-                                runtime::timeText(s.run.time()));
+    throw std::invalid_argument(
+        runDiagnostic(DiagKind::RunAdvanceBackwards, s.run.time(), s.run.mode(), {DiagArg::time(t)})
+            .text(model_.name()));
   if (!s.run.advance(t))
-    throw SimulationError(s.error());
+    throw SimulationError(s.error(), s.record.failure);
 }
 
 bool Simulation::started() const { return stepping_ != nullptr; }
@@ -178,7 +178,7 @@ std::vector<double> Simulation::outputs() const {
   Stepping &s = stepping();
   std::vector<double> y(model_.outputNames().size());
   if (!s.run.outputs(y.data()))
-    throw SimulationError(s.error());
+    throw SimulationError(s.error(), s.record.failure);
   return y;
 }
 
@@ -216,7 +216,8 @@ Result Simulation::run() const {
   r.finalState = std::move(record.finalState);
   r.finalMode = std::move(record.finalMode);
   if (!record.error.empty())
-    r.error = "model `" + model_.name() + "`: " + record.error;
+    r.error = record.errorText(model_.name());
+  r.failure = std::move(record.failure);
   r.steps = record.steps;
   r.rejectedSteps = record.rejectedSteps;
   r.rhsCalls = record.rhsCalls;

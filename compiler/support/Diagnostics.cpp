@@ -3,6 +3,8 @@
 #include "hbg/support/Diagnostics.h"
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <sstream>
 
 namespace hbg {
@@ -37,6 +39,59 @@ DiagArg::DiagArg(double v) {
   os.precision(12);
   os << v;
   text_ = os.str();
+}
+
+std::string timeText(double t) {
+  char buf[32];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, t);
+  if (ec != std::errc())
+    return "?";
+  return std::string(buf, end);
+}
+
+DiagArg DiagArg::loop(std::string paths) {
+  std::string text = loopsText(paths);
+  return {ArgRole::Loop, std::move(text), std::move(paths)};
+}
+
+std::string RunDiagnostic::where() const {
+  std::string out;
+  if (!std::isnan(time))
+    out = "at t = " + timeText(time);
+  if (!mode.empty())
+    out += (out.empty() ? "in mode `" : " in mode `") + mode + "`";
+  return out;
+}
+
+std::string RunDiagnostic::text(const std::string &model) const {
+  std::string at = where();
+  return "model `" + model + "`" + (at.empty() ? "" : " " + at) + ": " + message;
+}
+
+RunDiagnostic runDiagnostic(DiagKind kind, double t, std::string mode,
+                            std::initializer_list<DiagArg> args) {
+  const KindInfo &info = kKinds[static_cast<int>(kind)];
+  RunDiagnostic d{
+      kind, info.severity, t, std::move(mode), {}, {}, formatMessage(info.format, args)};
+  for (const DiagArg &a : args) {
+    if (a.role() == ArgRole::Element && d.element.empty())
+      d.element = a.value();
+    if (a.role() == ArgRole::Loop && d.loop.empty())
+      d.loop = a.value();
+  }
+  return d;
+}
+
+std::string loopsText(const std::string &paths) {
+  std::vector<std::string> each;
+  for (std::size_t from = 0;;) {
+    std::size_t to = paths.find("; ", from);
+    each.push_back(paths.substr(from, to == std::string::npos ? std::string::npos : to - from));
+    if (to == std::string::npos)
+      break;
+    from = to + 2;
+  }
+  return (each.size() == 1 ? "the algebraic loop " : "the algebraic loops ") + quoteList(each);
 }
 
 std::string formatMessage(const char *format, std::initializer_list<DiagArg> args) {

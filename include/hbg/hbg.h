@@ -256,9 +256,13 @@ public:
   bool stopped = false;
   /// Events left out of `events` (SimulationOptions::keepEvents).
   std::size_t eventsDropped = 0;
-  /// Empty on success; otherwise what failed, where and when. The
-  /// trajectory up to the failure is kept.
+  /// Empty on success; otherwise what failed, where and when (`model
+  /// `M` at t = 0.5 in mode `sw=on`: ...`). The trajectory up to the
+  /// failure is kept.
   std::string error;
+  /// The failure as a diagnostic: its kind, time, mode, and the element
+  /// and loop it names.
+  std::optional<RunDiagnostic> failure;
   std::size_t steps = 0, rejectedSteps = 0, rhsCalls = 0;
   /// The stiff method's Jacobian evaluations and LU factorisations.
   std::size_t jacobianCalls = 0, factorisations = 0;
@@ -274,8 +278,9 @@ public:
   std::string finalMode;
   /// What the run found suspicious without stopping (the energy audit:
   /// stored energy that vanished at events where no junction that switched
-  /// is declared dissipative), each naming the elements, mode and time.
-  std::vector<std::string> warnings;
+  /// is declared dissipative), each naming the elements, mode and time
+  /// (RunDiagnostic::text renders one).
+  std::vector<RunDiagnostic> warnings;
   /// Mode-iteration steps (junction switches evaluated) over all events,
   /// modes compiled during the run, and the time spent compiling modes
   /// and Jacobians (for the stiff method) versus the rest of the run.
@@ -298,10 +303,17 @@ public:
 };
 
 /// A run driven step by step failed (Simulation::advance); what() says
-/// what failed, where and when.
+/// what failed, where and when, and diagnostic() is the failure's kind,
+/// time, mode and element.
 class SimulationError : public std::runtime_error {
 public:
   using std::runtime_error::runtime_error;
+  SimulationError(const std::string &what, std::optional<RunDiagnostic> d)
+      : std::runtime_error(what), diagnostic_(std::move(d)) {}
+  const std::optional<RunDiagnostic> &diagnostic() const { return diagnostic_; }
+
+private:
+  std::optional<RunDiagnostic> diagnostic_;
 };
 
 /// One configurable run of a model: all at once (run()), or step by step

@@ -59,7 +59,8 @@ def interrupt(cmd, out, fmt):
     _, err = p.communicate(timeout=60)
     if p.returncode != 130:
         fail("%s: exit status %s after SIGINT: %s" % (cmd[0], p.returncode, err))
-    m = re.search(r"interrupted: .*stopped at t = (\S+); the (\d+) rows computed", err)
+    m = re.search(r"interrupted: model `\w+` at t = ([^ :]+)(?: in mode `[^`]*`)?: stopped; "
+                  r"the (\d+) rows computed", err)
     if not m:
         fail("%s: no interruption message: %r" % (cmd[0], err))
     t_stop, rows = float(m.group(1)), int(m.group(2))

@@ -136,8 +136,11 @@ TEST_CASE("a Jacobian that is not finite, nor its differences, stops the stiff m
   opts.tEnd = 1;
   opts.method = hbg::runtime::Method::Rosenbrock;
   hbg::Result r = hbg::Simulation(model, opts).run();
-  CHECK(r.error == "model `Root`: the Jacobian of the derivative of state `c.q` is not finite "
-                   "at t = 0 (the stiff method needs it; --method dopri5 does not)");
+  REQUIRE(r.failure);
+  CHECK(r.failure->kind == hbg::DiagKind::RunJacobianNotFinite);
+  CHECK(r.failure->element == "c.q");
+  CHECK(r.error == "model `Root` at t = 0: the Jacobian of the derivative of state `c.q` is not "
+                   "finite (the stiff method needs it; --method dopri5 does not)");
   CHECK(r.at("time").size() == 1); // the row at t = 0, kept
   opts.method = hbg::runtime::Method::DormandPrince;
   hbg::Result ok = hbg::Simulation(model, opts).run();

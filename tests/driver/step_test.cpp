@@ -147,9 +147,10 @@ TEST_CASE("step API errors") {
   sim.start();
   sim.advance(0.5);
   // A time before the run's is refused, and the run goes on.
-  CHECK_THROWS_WITH_AS(sim.advance(0.25),
-                       "model `Driven`: cannot advance to t = 0.25, before the run's time t = 0.5",
-                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(
+      sim.advance(0.25),
+      "model `Driven` at t = 0.5: cannot advance to t = 0.25, before the run's time",
+      std::invalid_argument);
   CHECK_THROWS_AS(sim.advance(std::nan("")), std::invalid_argument);
   CHECK(sim.time() == 0.5);
   sim.advance(1);
@@ -174,13 +175,21 @@ model Root {
   fails.start();
   fails.setInput("u", -1);
   std::string what;
+  std::optional<hbg::RunDiagnostic> failure;
   try {
     fails.advance(10);
   } catch (const hbg::SimulationError &e) {
     what = e.what();
+    failure = e.diagnostic();
   }
   // q' = -1 - sqrt(q) from q = 1 empties the capacitor at t = 2 (1 - ln 2).
-  CHECK(what.find("model `Root`: the derivative of state `cap.q` is not finite at t = 0.6137") == 0);
+  REQUIRE(failure);
+  CHECK(failure->kind == hbg::DiagKind::RunDerivativeNotFinite);
+  CHECK(failure->element == "cap.q");
+  CHECK(failure->time == doctest::Approx(2 * (1 - std::log(2.0))).epsilon(1e-5));
+  CHECK(what == failure->text("Root"));
+  CHECK(what.find("model `Root` at t = 0.6137") == 0);
+  CHECK(what.find(": the derivative of state `cap.q` is not finite") != std::string::npos);
   CHECK(fails.time() == doctest::Approx(2 * (1 - std::log(2.0))).epsilon(1e-5));
   // The failure sticks: later calls throw it again, the state stays.
   CHECK_THROWS_WITH_AS(fails.advance(20), what.c_str(), hbg::SimulationError);

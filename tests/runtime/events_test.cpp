@@ -90,12 +90,13 @@ public:
   bool dependent(double, const double *, double *) override { return true; }
   bool dependentJacobian(double, const double *, double *) override { return true; }
   bool impulse(double, const double *, double *) override { return true; }
-  const std::string &failure() const override { return name_; }
+  const LoopFailure &failure() const override { return failure_; }
 
 private:
   Rhs rhs_;
   Tape tape_;
   std::string name_;
+  LoopFailure failure_;
   std::vector<std::uint32_t> slots_, none_, reads_;
   std::vector<double> values_, scratch_;
   std::vector<Interval> intervalScratch_, slopeScratch_;

@@ -142,7 +142,7 @@ public:
     return s_.guardImpulses && run(s_.guardImpulses, t, x, out);
   }
   const std::string &shortCircuit() const override { return s_.shortCircuit; }
-  const std::string &failure() const override { return failure_; }
+  const LoopFailure &failure() const override { return failure_; }
 
 private:
   static bool run(const Fn &f, double t, const double *x, double *out) {
@@ -150,7 +150,8 @@ private:
       f(t, x, out);
     return true;
   }
-  std::string name_, failure_ = "hand-written mode";
+  std::string name_;
+  LoopFailure failure_{"hand-written mode", "", 0};
   ModeSpec s_;
   std::shared_ptr<const std::vector<double>> held_;
   std::vector<std::uint32_t> reads_;
@@ -267,7 +268,9 @@ std::vector<std::size_t> rowsAt(const RunRecord &r, double t) {
 
 constexpr std::uint32_t kGap = 0, kContactEffort = 1;
 
-HandSystem collision(double m1, double m2, bool enclose, bool dissipative = false) {
+/// `adjustOn` changes the contact mode's functions (to break its remap).
+HandSystem collision(double m1, double m2, bool enclose, bool dissipative = false,
+                     const std::function<void(ModeSpec &)> &adjustOn = {}) {
   Junction contact = junction(
       "contact", {"off", "on"},
       {transition(0, 1, comparison(kGap, CompareOp::LessEqual, false), "off -> on when (x2 - x1 <= 0)+"),
@@ -338,6 +341,8 @@ HandSystem collision(double m1, double m2, bool enclose, bool dissipative = fals
     b[1] = 0;
     b[2] = 0;
   };
+  if (adjustOn)
+    adjustOn(on);
   sys.add({1}, on);
   return sys;
 }
@@ -647,8 +652,11 @@ TEST_CASE("a junction that switches back at once: the modes do not settle") {
   sys.add({1}, rampMode({xMinusHalf(), constantLhs(1)}));
   RunRecord r;
   simulate(sys, {0}, rampOptions(), r);
-  CHECK(r.error == "the modes do not settle at t = 0.5: junction `j` switches in a cycle "
-                   "through (j=off) -> (j=on) -> (j=off)");
+  REQUIRE(r.failure);
+  CHECK(r.failure->kind == DiagKind::RunModesDoNotSettle);
+  CHECK(r.failure->time == 0.5);
+  CHECK(r.error == "at t = 0.5 in mode `j=off`: the modes do not settle: junction `j` switches "
+                   "in a cycle through `j=off` -> `j=on` -> `j=off`");
   CHECK(r.events.empty());
   checkRowsUpToHalf(r);
 }
@@ -678,8 +686,9 @@ TEST_CASE("two junctions that chase each other: the modes do not settle") {
                                   constantLhs(qa)}));
   RunRecord r;
   simulate(sys, {0}, rampOptions(), r);
-  CHECK(r.error == "the modes do not settle at t = 0.5: junctions `a`, `b` switch in a cycle "
-                   "through (a=on, b=off) -> (a=on, b=on) -> (a=off, b=on) -> (a=on, b=off)");
+  CHECK(r.error == "at t = 0.5 in mode `a=off, b=off`: the modes do not settle: junctions `a`, "
+                   "`b` switch in a cycle through `a=on, b=off` -> `a=on, b=on` -> `a=off, b=on` "
+                   "-> `a=on, b=off`");
   CHECK(r.events.empty());
   checkRowsUpToHalf(r);
 }
@@ -709,8 +718,11 @@ TEST_CASE("a cycle over real modes: a round starts from a mode and state seen be
   HandSystem sys = realModeCycle();
   RunRecord r;
   simulate(sys, {0}, rampOptions(), r);
-  CHECK(r.error == "the modes do not settle at t = 0.5: junction `j` switches in a cycle "
-                   "through (j=off) -> (j=on) -> (j=off)");
+  REQUIRE(r.failure);
+  CHECK(r.failure->kind == DiagKind::RunModesDoNotSettle);
+  CHECK(r.failure->time == 0.5);
+  CHECK(r.error == "at t = 0.5 in mode `j=off`: the modes do not settle: junction `j` switches "
+                   "in a cycle through `j=off` -> `j=on` -> `j=off`");
   CHECK(r.events.empty());
   checkRowsUpToHalf(r);
 }
@@ -721,8 +733,8 @@ TEST_CASE("a cycle over real modes is reported") {
   HandSystem sys = realModeCycle();
   RunRecord r;
   simulate(sys, {0}, rampOptions(), r);
-  CHECK(r.error.rfind("the modes do not settle at t = 0.5: junction `j` switches in a cycle "
-                      "through (j=off) -> (j=on) -> (j=off)",
+  CHECK(r.error.rfind("at t = 0.5 in mode `j=off`: the modes do not settle: junction `j` "
+                      "switches in a cycle through `j=off` -> `j=on` -> `j=off`",
                       0) == 0);
   CHECK(r.events.empty());
   checkRowsUpToHalf(r);
@@ -861,16 +873,17 @@ void checkBouncingBall(bool enclose) {
   // The report: the junction, and a time inside the detector's window
   // before the accumulation point: no more than zenoSpan max(1, t) before
   // it, and (the bounce before was not reported) more than e times that.
-  const std::string head = "Zeno behaviour: events of `floor` accumulate at t = ";
   INFO("error: " << r.error);
-  REQUIRE(r.error.rfind(head, 0) == 0);
-  double reported = std::stod(r.error.substr(head.size()));
+  REQUIRE(r.failure);
+  CHECK(r.failure->kind == DiagKind::RunZeno);
+  CHECK(r.failure->message.rfind("Zeno behaviour: events of `floor` accumulate (", 0) == 0);
+  double reported = r.failure->time;
   double window = o.zenoSpan * tInf;
   CHECK(reported < tInf);
   CHECK(tInf - reported <= window * (1 + 1e-3));
   CHECK(tInf - reported > kE * window * (1 - 1e-3));
   REQUIRE_FALSE(r.events.empty());
-  CHECK(reported == doctest::Approx(r.events.back().time).epsilon(1e-11));
+  CHECK(reported == r.events.back().time);
   CHECK(r.error.find("the model needs a resting mode") != std::string::npos);
   // The output before the report is kept: the first flight is a parabola.
   REQUIRE(r.columns[0].size() > 10);
@@ -1076,8 +1089,10 @@ TEST_CASE("the energy audit records the energy before and after, and warns of a 
       continue;
     }
     REQUIRE(r.warnings.size() == 1);
-    CHECK(r.warnings[0] ==
-          "at t = 0.2, the event into mode `contact=on` removed 0.375 J of the 0.5 J stored "
+    CHECK(r.warnings[0].kind == DiagKind::RunEnergyVanished);
+    CHECK(r.warnings[0].time == doctest::Approx(0.2).epsilon(1e-14));
+    CHECK(r.warnings[0].message ==
+          "the event into mode `contact=on` removed 0.375 J of the 0.5 J stored "
           "(bullet 0.5 J -> 0.0312 J) with no dissipative junction switching (contact): an "
           "ideal switching element may leave no path for what the storage holds; if the loss "
           "is physical (a plastic impact), declare the junction `switched dissipative`");
@@ -1178,8 +1193,207 @@ TEST_CASE("a short circuit's impulse is judged before real storage's") {
     RunRecord r;
     simulate(sys, {1}, o, r);
     INFO(r.error);
-    CHECK(r.error.find("entering mode j=on, d=conducting at t = 0.5") != std::string::npos);
+    REQUIRE(r.failure);
+    CHECK(r.failure->kind == DiagKind::RunModeShortCircuit);
+    CHECK(r.error.find("at t = 0.5 in mode `j=off, d=conducting`: entering mode `j=on, "
+                       "d=conducting`, in which") != std::string::npos);
     CHECK(r.error.find("in which sources short-circuit each other") != std::string::npos);
     CHECK(r.error.find("`a` and `b` both impose the effort") != std::string::npos);
   }
+}
+
+// Run-time errors: each is a diagnostic kind with the time, the mode and
+// the element it names as fields of their own.
+
+namespace {
+/// One mode and no junctions: dx/dt = rhs(t, x), the states as outputs.
+HandSystem plain(const std::vector<std::string> &states, Fn rhs) {
+  HandSystem sys(states, states, Switching());
+  ModeSpec m;
+  for (std::uint32_t i = 0; i < states.size(); ++i)
+    m.states.push_back(i);
+  m.stateNames = states;
+  m.rhs = std::move(rhs);
+  m.outputs = [n = states.size()](double, const double *x, double *y) { std::copy(x, x + n, y); };
+  sys.add({}, m);
+  return sys;
+}
+
+RunRecord runPlain(HandSystem &sys, const std::vector<double> &x0, const SimulateOptions &o) {
+  RunRecord r;
+  simulate(sys, x0, o, r);
+  INFO(r.error);
+  REQUIRE(r.failure);
+  CHECK(r.error ==
+        r.failure->where() + (r.failure->where().empty() ? "" : ": ") + r.failure->message);
+  return r;
+}
+
+Fn constantRate(double c) {
+  return [c](double, const double *, double *xdot) { xdot[0] = c; };
+}
+} // namespace
+
+TEST_CASE("settings a run cannot start with: errors at no time") {
+  HandSystem sys = plain({"x"}, constantRate(1));
+  SimulateOptions o;
+  o.tStart = 0;
+  o.tEnd = -1;
+  RunRecord r = runPlain(sys, {0}, o);
+  CHECK(r.failure->kind == DiagKind::RunEndBeforeStart);
+  CHECK(std::isnan(r.failure->time));
+  CHECK(r.error == "the end time -1 is before the start time 0");
+
+  o.tEnd = 1;
+  o.integrator.maxStep = 0;
+  r = runPlain(sys, {0}, o);
+  CHECK(r.failure->kind == DiagKind::RunStepNotPositive);
+  CHECK(r.failure->text("M") == "model `M`: step sizes must be positive");
+
+  o.integrator.maxStep = 1;
+  r = runPlain(sys, {std::nan("")}, o);
+  CHECK(r.failure->kind == DiagKind::RunInitialNotFinite);
+  CHECK(r.failure->element == "x");
+  CHECK(r.error == "the initial value of state `x` is not finite");
+}
+
+TEST_CASE("a step limit, a state that overflows, tiny and collapsing steps: each by kind") {
+  SimulateOptions o;
+  o.tEnd = 1;
+  {
+    HandSystem sys = plain({"x"}, constantRate(1));
+    o.integrator.maxSteps = 5;
+    o.integrator.maxStep = 0.01;
+    RunRecord r = runPlain(sys, {0}, o);
+    CHECK(r.failure->kind == DiagKind::RunTooManySteps);
+    CHECK(r.failure->time > 0);
+    CHECK(r.failure->time <= 0.05);
+    CHECK(r.failure->mode.empty());
+    CHECK(r.failure->message == "more than 5 steps");
+    o.integrator = {};
+  }
+  {
+    // Euler from 0 at 1e308 per unit time: one step of 10 leaves the
+    // doubles.
+    HandSystem sys = plain({"x"}, constantRate(1e308));
+    SimulateOptions e = o;
+    e.tEnd = 100;
+    e.integrator.method = Method::Euler;
+    e.integrator.step = 10;
+    e.dtOut = 10;
+    RunRecord r = runPlain(sys, {0}, e);
+    CHECK(r.failure->kind == DiagKind::RunStateNotFinite);
+    CHECK(r.failure->element == "x");
+    CHECK(r.failure->time == 10);
+    CHECK(r.error == "at t = 10: state `x` is not finite");
+  }
+  {
+    // Steps held below 1e-12 of t by maxStep: the run says the step
+    // collapsed rather than crawl.
+    HandSystem sys = plain({"x"}, constantRate(1));
+    SimulateOptions c = o;
+    c.tStart = 1;
+    c.tEnd = 2;
+    c.integrator.maxStep = 1e-13;
+    RunRecord r = runPlain(sys, {0}, c);
+    CHECK(r.failure->kind == DiagKind::RunTinySteps);
+    CHECK(r.failure->element == "x");
+    CHECK(r.failure->time == doctest::Approx(1 + 1000e-13).epsilon(1e-12));
+  }
+  {
+    // x' = x^2 from 1 blows up at t = 1: the steps shrink towards it
+    // until they no longer move t.
+    HandSystem sys =
+        plain({"x"}, [](double, const double *x, double *xdot) { xdot[0] = x[0] * x[0]; });
+    SimulateOptions b = o;
+    b.tEnd = 2;
+    RunRecord r = runPlain(sys, {1}, b);
+    CHECK(r.failure->kind == DiagKind::RunStepUnderflow);
+    CHECK(r.failure->element == "x");
+    CHECK(r.failure->time == doctest::Approx(1).epsilon(1e-6));
+  }
+}
+
+TEST_CASE("the stiff method's matrix singular at every step size: an error by kind") {
+  // f = 1e300 (x0 + x1) (1, 1) is zero at the start, and its Jacobian
+  // (1e300 in every entry) swamps 1 / (h gamma) for every step the
+  // method could take: I / (h gamma) - J is singular in floating point.
+  HandSystem sys = plain({"a", "b"}, [](double, const double *x, double *xdot) {
+    xdot[0] = xdot[1] = 1e300 * (x[0] + x[1]);
+  });
+  SimulateOptions o;
+  o.tEnd = 1;
+  o.integrator.method = Method::Rosenbrock;
+  RunRecord r = runPlain(sys, {1, -1}, o);
+  CHECK(r.failure->kind == DiagKind::RunStiffSingular);
+  CHECK(r.failure->time == 0);
+}
+
+TEST_CASE("a stepped run asked to go back in time: an error naming both times") {
+  HandSystem sys = plain({"x"}, constantRate(1));
+  SimulateOptions o;
+  o.tEnd = 1;
+  RunRecord r;
+  SteppedRun run(sys, {0}, o, r);
+  REQUIRE(run.start());
+  REQUIRE(run.advance(0.5));
+  CHECK_FALSE(run.advance(0.25));
+  REQUIRE(r.failure);
+  CHECK(r.failure->kind == DiagKind::RunAdvanceBackwards);
+  CHECK(r.failure->time == 0.5);
+  CHECK(r.error == "at t = 0.5: cannot advance to t = 0.25, before the run's time");
+}
+
+TEST_CASE("too many events: an error at the event that passes the limit") {
+  HandSystem sys = bouncingBall(true);
+  SimulateOptions o;
+  o.tEnd = 5;
+  o.maxEvents = 3;
+  RunRecord r;
+  simulate(sys, {kH0, 0}, o, r);
+  REQUIRE(r.failure);
+  CHECK(r.failure->kind == DiagKind::RunTooManyEvents);
+  CHECK(r.events.size() == 4);
+  CHECK(r.failure->time == r.events.back().time);
+  CHECK(r.failure->mode == "floor=flying");
+  CHECK(r.failure->message == "more than 3 events");
+}
+
+namespace {
+/// The collision with its contact mode changed by `breakIt`: the run
+/// fails at the impact, keeping the rows before it.
+RunRecord brokenCollision(const std::function<void(ModeSpec &)> &breakIt) {
+  HandSystem sys = collision(1, 1, true, false, breakIt);
+  RunRecord r;
+  simulate(sys, {1, 0, -0.2, 0}, collisionOptions(), r);
+  INFO(r.error);
+  REQUIRE(r.failure);
+  CHECK(r.failure->time == doctest::Approx(0.2).epsilon(1e-12));
+  CHECK(r.failure->mode == "contact=on");
+  CHECK(r.failure->message.rfind("state remapping into mode `contact=on` ", 0) == 0);
+  CHECK(r.columns[0].back() <= r.failure->time);
+  return r;
+}
+} // namespace
+
+TEST_CASE("a remap that cannot be done: singular, not finite, not converging, each by kind") {
+  // I - B A = 1 - (1)(1): the impulse into the wood goes into the bullet
+  // as well.
+  RunRecord r = brokenCollision([](ModeSpec &on) {
+    on.impulse = [](double, const double *, double *b) { b[0] = 1, b[1] = 0, b[2] = 0; };
+  });
+  CHECK(r.failure->kind == DiagKind::RunRemapSingular);
+  r = brokenCollision([](ModeSpec &on) {
+    on.dependent = [](double, const double *, double *d) {
+      d[0] = std::numeric_limits<double>::infinity();
+    };
+  });
+  CHECK(r.failure->kind == DiagKind::RunRemapNotFinite);
+  // A Jacobian of the wrong sign: each Newton step overshoots 19-fold.
+  r = brokenCollision([](ModeSpec &on) {
+    on.dependentJacobian = [](double, const double *, double *jac) {
+      jac[0] = -0.9, jac[1] = 0, jac[2] = 0;
+    };
+  });
+  CHECK(r.failure->kind == DiagKind::RunRemapNotConverged);
 }

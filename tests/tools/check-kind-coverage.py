@@ -2,7 +2,12 @@
 """check-kind-coverage.py DEF TESTS_DIR: every diagnostic kind has a test.
 
 A test lists the kinds it shows on a line `// KIND: A, B` (`# KIND:` in .test
-files). This script fails when
+files). A C++ unit test (`*_test.cpp`) shows a kind by asserting it:
+`CHECK(r.failure->kind == hbg::DiagKind::RunZeno)` (run-time kinds that no
+model reaches through the command line: a singular remap, too many steps).
+Run-time messages are matched after where the run was (`error: model `M` at
+t = 0.5 in mode `m`: <message>`), and a message over several lines by its
+first. This script fails when
   - a kind in DEF (DiagnosticKinds.def) is listed by no test under TESTS_DIR;
   - a test lists a kind that DEF does not have;
   - a test lists a kind but none of its CHECK lines shows that kind's message
@@ -17,13 +22,21 @@ import sys
 
 DIAG = re.compile(r'^HBG_DIAG\((\w+),\s*(\w+),\s*"((?:[^"\\]|\\.)*)"\)', re.M)
 KIND = re.compile(r"^\s*(?://|#)\s*KIND:\s*(.*)$")
-CHECK = re.compile(r"^\s*(?://|#)\s*CHECK(?:-NEXT|-SAME)?:(.*)$")
+# A FileCheck line of any prefix (CHECK, MISSING, EVENTS, ...).
+CHECK = re.compile(r"^\s*(?://|#)\s*(?!RUN|KIND|REQUIRES|UNSUPPORTED|XFAIL)[A-Z][A-Z0-9_]*"
+                   r"(?:-NEXT|-SAME)?:(.*)$")
+
+
+WHERE = r"(?:model `[^`]*`(?: at t = [^ :]+)?(?: in mode `[^`]*`)?: )?"
+ASSERTED = re.compile(r"\b(?:CHECK|REQUIRE)\w*\(.*\bkind\s*==\s*(?:hbg::)?DiagKind::(\w+)")
 
 
 def message_regex(severity, fmt):
-    parts = re.split(r"\{\d\}", fmt.encode().decode("unicode_escape"))
+    text = fmt.encode().decode("unicode_escape")
+    several = "\n" in text
+    parts = re.split(r"\{\d\}", text.split("\n")[0])
     body = "(.+?)".join(re.escape(p) for p in parts)
-    return re.compile(r"(?:^|: )%s: %s$" % (severity.lower(), body))
+    return re.compile(r"(?:^|: )%s: %s%s%s" % (severity.lower(), WHERE, body, "" if several else "$"))
 
 
 def main():
@@ -42,10 +55,19 @@ def main():
     for dirpath, dirnames, filenames in os.walk(tests_dir):
         dirnames.sort()
         for fn in sorted(filenames):
-            if not fn.endswith((".hbg", ".test")):
-                continue
             path = os.path.join(dirpath, fn)
             rel = os.path.relpath(path, tests_dir)
+            if fn.endswith("_test.cpp"):
+                with open(path, encoding="utf-8") as f:
+                    for k in ASSERTED.findall(f.read()):
+                        if k not in kinds:
+                            problems.append("%s: asserts `%s`, which DiagnosticKinds.def does not have"
+                                            % (rel, k))
+                        else:
+                            listed.setdefault(k, []).append(rel)
+                continue
+            if not fn.endswith((".hbg", ".test")):
+                continue
             claimed, checks = [], []
             with open(path, encoding="utf-8") as f:
                 for line in f:

@@ -112,7 +112,8 @@ struct Instance {
   /// unusable from here on.
   fmi3Status failed() {
     state = State::Failed;
-    return error(record.error);
+    message(fmi3Error, "logStatusError", record.errorText(image->name));
+    return fmi3Error;
   }
   bool started() const { return run != nullptr; }
 };
@@ -568,11 +569,11 @@ HBG_FMI_EXPORT fmi3Status fmi3DoStep(fmi3Instance instance, fmi3Float64 current,
   if (in.state != State::Step)
     return in.error("fmi3DoStep: not in step mode");
   if (!(step >= 0) || !std::isfinite(step))
-    return in.error("fmi3DoStep: the communication step " + runtime::timeText(step) +
+    return in.error("fmi3DoStep: the communication step " + timeText(step) +
                     " is not a finite time of 0 or more");
   if (std::abs(current - in.run->time()) > 1e-12 * std::max(1.0, std::abs(current)))
-    return in.error("fmi3DoStep: the communication point " + runtime::timeText(current) +
-                    " is not the FMU's time " + runtime::timeText(in.run->time()));
+    return in.error("fmi3DoStep: the communication point " + timeText(current) +
+                    " is not the FMU's time " + timeText(in.run->time()));
   bool ok = in.run->advance(current + step);
   *lastSuccessfulTime = in.run->time();
   return ok ? fmi3OK : in.failed();

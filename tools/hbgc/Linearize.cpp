@@ -122,7 +122,7 @@ int linearize(const LinearizeArgs &a, const Common &common) {
   std::cout << "model " << model.name() << "\n";
   if (!modeText.empty())
     std::cout << "mode: " << modeText << "\n";
-  std::cout << "at t = " << num(at) << "\n";
+  std::cout << "at t = " << timeText(at) << "\n";
   auto list = [&](const char *what, const std::vector<std::string> &v) {
     std::cout << what << ":";
     for (const std::string &s : v)

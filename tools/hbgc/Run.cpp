@@ -43,8 +43,9 @@ void printStats(const Model &model, const Result &r, double compileMs, double ru
             << "compile time: " << compileMs << " ms\n"
             << "integration time: " << runMs << " ms\n";
   for (const runtime::MethodSpan &span : r.methods)
-    std::cerr << "method: " << runtime::methodName(span.method) << " from t = " << span.from
-              << " to " << span.to << ", " << span.steps << " steps\n";
+    std::cerr << "method: " << runtime::methodName(span.method)
+              << " from t = " << timeText(span.from) << " to " << timeText(span.to) << ", "
+              << span.steps << " steps\n";
   if (r.factorisations > 0)
     std::cerr << "stiff method: " << r.jacobianCalls << " Jacobians, " << r.factorisations
               << " LU factorisations\n";
@@ -132,9 +133,9 @@ int run(RunArgs &a, const Common &common) {
     auto from = [](bool cli, const char *flag, const char *setting) {
       return std::string(cli ? flag : setting);
     };
-    throw UsageError{"the end time " + runtime::timeText(options.tEnd) + " (" +
+    throw UsageError{"the end time " + timeText(options.tEnd) + " (" +
                      from(cli.tEnd.has_value(), "`--t-end`", "the model's `t_end`") +
-                     ") must be after the start time " + runtime::timeText(options.tStart) + " (" +
+                     ") must be after the start time " + timeText(options.tStart) + " (" +
                      from(cli.tStart.has_value(), "`--t-start`",
                           tStartGiven ? "the model's `t_start`" : "the default") +
                      ")"};
@@ -176,8 +177,8 @@ int run(RunArgs &a, const Common &common) {
   Result r = sim.run();
   monitor.finish();
   auto t2 = std::chrono::steady_clock::now();
-  for (const std::string &w : r.warnings)
-    std::cerr << "hbgc: warning: model `" << model.name() << "`: " << w << "\n";
+  for (const RunDiagnostic &w : r.warnings)
+    std::cerr << "hbgc: warning: " << w.text(model.name()) << "\n";
 
   // A failed or interrupted run has written its trajectory up to where it
   // stopped; a failed write is reported and the run's own error after it.

@@ -57,7 +57,7 @@ std::string checkParameters(const runtime::ModelImage &image,
     std::size_t k = static_cast<std::size_t>(it - s.names.begin());
     if (k < image.structural.size() && image.structural[k] && value != defaults[k])
       return "parameter `" + name + "` is structural (`for` loops or indices are computed from " +
-             "it): the simulator was built with " + name + " = " + runtime::timeText(defaults[k]) +
+             "it): the simulator was built with " + name + " = " + timeText(defaults[k]) +
              "; build it again with `hbgc build -p " + name + "=...`";
   }
   return "";
@@ -126,8 +126,8 @@ int run(int argc, char **argv, const runtime::ModelImage &image) {
   }
   apply(ro.cli, o);
   if (!(o.tEnd > o.tStart))
-    throw tools::UsageError{"the end time " + runtime::timeText(o.tEnd) +
-                            " must be after the start time " + runtime::timeText(o.tStart)};
+    throw tools::UsageError{"the end time " + timeText(o.tEnd) + " must be after the start time " +
+                            timeText(o.tStart)};
   o.remap = ro.remap;
   o.remapFactor = ro.remapFactor;
   o.nominal = setup.nominalState(p);
@@ -160,8 +160,8 @@ int run(int argc, char **argv, const runtime::ModelImage &image) {
   runtime::simulate(*system, x0, o, r);
   monitor.finish();
   auto end = std::chrono::steady_clock::now();
-  for (const std::string &w : r.warnings)
-    std::cerr << tools::programName() << ": warning: model `" << image.name << "`: " << w << "\n";
+  for (const RunDiagnostic &w : r.warnings)
+    std::cerr << tools::programName() << ": warning: " << w.text(image.name) << "\n";
 
   bool written = writer.finish();
   written &= csv.finish();
@@ -181,8 +181,9 @@ int run(int argc, char **argv, const runtime::ModelImage &image) {
               << "integration time: "
               << std::chrono::duration<double, std::milli>(end - start).count() << " ms\n";
     for (const runtime::MethodSpan &span : r.methods)
-      std::cerr << "method: " << runtime::methodName(span.method) << " from t = " << span.from
-                << " to " << span.to << ", " << span.steps << " steps\n";
+      std::cerr << "method: " << runtime::methodName(span.method)
+                << " from t = " << timeText(span.from) << " to " << timeText(span.to) << ", "
+                << span.steps << " steps\n";
     if (r.factorisations > 0)
       std::cerr << "stiff method: " << r.jacobianCalls << " Jacobians, " << r.factorisations
                 << " LU factorisations\n";
@@ -194,13 +195,12 @@ int run(int argc, char **argv, const runtime::ModelImage &image) {
                 << 1e3 * system->compileSeconds << " ms)\n";
   }
   if (r.stopped) {
-    std::cerr << tools::programName() << ": interrupted: model `" << image.name << "`: " << r.error
-              << "; the " << r.rows << " rows computed up to there are written\n";
+    std::cerr << tools::programName() << ": interrupted: " << r.errorText(image.name) << "; the "
+              << r.rows << " rows computed up to there are written\n";
     return 130;
   }
   if (!r.error.empty()) {
-    std::cerr << tools::programName() << ": error: model `" << image.name << "`: " << r.error
-              << "\n";
+    std::cerr << tools::programName() << ": error: " << r.errorText(image.name) << "\n";
     return 1;
   }
   return written ? 0 : 1;

@@ -142,7 +142,8 @@ struct ModeProgram {
   std::vector<std::uint32_t> guardStates;
   /// The comparisons (kinks after the guards') of time and parameters only.
   std::vector<std::uint32_t> timeComparisons;
-  /// The paths of the loops solved at run time, for run-time errors.
+  /// The paths of the loops solved at run time, joined by "; ", for
+  /// run-time errors (DiagArg::loop).
   std::string nonlinearLoops;
   /// Switched models: the mode, `contact=on, valve=off`, for run-time
   /// errors, and where its states and dependent storage sit in the full
@@ -186,7 +187,7 @@ public:
   /// Jacobian is singular.
   bool jacobian(double t, const double *x, double *values, double *dfdt);
   /// Why the last failed call failed: names the loop and the time.
-  const std::string &failure() const { return failure_; }
+  const LoopFailure &failure() const { return failure_; }
   const ModeProgram &program() const { return m_; }
   /// Evaluates with other parameters from now on (the loops' solver keeps
   /// its factorisation while their matrix does not change, and reuses it
@@ -212,7 +213,7 @@ private:
   /// The loops' Newton iteration and factorisation, kept between calls.
   std::unique_ptr<LoopSolver> loops_;
   NewtonOptions newton_;
-  std::string failure_;
+  LoopFailure failure_;
 };
 
 /// A ModeProgram as the simulation loop runs it: its evaluator, and its
@@ -260,7 +261,7 @@ public:
   bool guardImpulses(double t, const double *x, double *out) override {
     return program_->guardImpulse && e_.call(program_->guardImpulse, t, x, out);
   }
-  const std::string &failure() const override { return e_.failure(); }
+  const LoopFailure &failure() const override { return e_.failure(); }
 
   std::size_t numKinks() const override { return program_->kinkInfo.size(); }
   bool kinkFloor(std::size_t k) const override { return program_->kinkInfo[k].floor; }

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -118,11 +119,24 @@ struct RunRecord {
   std::string finalMode;
   /// What the run found suspicious without stopping: stored energy that
   /// vanished at events where no junction that switched is declared
-  /// dissipative, one message per storage set and mode, with the number
-  /// of events alike.
-  std::vector<std::string> warnings;
-  /// Empty on success; otherwise what failed, where and when.
+  /// dissipative, one per storage set and mode, with the number of
+  /// events alike.
+  std::vector<RunDiagnostic> warnings;
+  /// Empty on success; otherwise what failed, where and when:
+  /// `at t = 0.5 in mode `sw=on`: output `y` is not finite`.
   std::string error;
+  /// The failure as a diagnostic (none for an internal error).
+  std::optional<RunDiagnostic> failure;
+  /// The error as a user reads it: `model `M` at t = 0.5: ...`.
+  std::string errorText(const std::string &model) const {
+    return failure ? failure->text(model) : "model `" + model + "`: " + error;
+  }
+  /// Records `d` as the run's failure.
+  void fail(const RunDiagnostic &d) {
+    failure = d;
+    std::string at = d.where();
+    error = at.empty() ? d.message : at + ": " + d.message;
+  }
   std::size_t steps = 0, rejectedSteps = 0, rhsCalls = 0;
   /// Jacobian evaluations and LU factorisations of the stiff method.
   std::size_t jacobianCalls = 0, factorisations = 0;

@@ -17,24 +17,35 @@
 #include "hbg/runtime/Guards.h"
 #include "hbg/runtime/Integrator.h"
 #include "hbg/runtime/Interval.h"
-
-
+#include "hbg/support/Diagnostics.h"
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
 namespace hbg::runtime {
 
 /// A run-time failure of the simulation, thrown inside the runtime and
-/// caught by simulate(); the message names what failed, the mode and the
-/// time.
+/// caught by simulate(): what failed, in which mode and when.
 struct RunError {
-  std::string message;
+  RunError(DiagKind kind, double t, std::string mode, std::initializer_list<DiagArg> args = {})
+      : diagnostic(runDiagnostic(kind, t, std::move(mode), args)) {}
+  RunDiagnostic diagnostic;
 };
 
-/// `%.12g`: how run-time errors print times.
-std::string timeText(double t);
+/// Why a mode's function could not be evaluated: the loops solved at run
+/// time did not converge.
+struct LoopFailure {
+  /// `Newton's method stalled (residual 1)`.
+  std::string reason;
+  /// The loops' paths, joined by "; " (DiagArg::loop).
+  std::string loops;
+  double time = 0;
+};
+
+/// The time of a RunDiagnostic that is not at a time.
+inline constexpr double kNoTime = std::numeric_limits<double>::quiet_NaN();
 
 /// The slot of dependent storage that has no place in the full state: the
 /// stand-ins for short-circuited sources (Mode::shortCircuit()).
@@ -107,7 +118,7 @@ public:
   /// only, not the kinks'). False when none can (no dependent storage, or
   /// no side reads it): the default.
   virtual bool guardImpulses(double t, const double *x, double *out);
-  virtual const std::string &failure() const = 0;
+  virtual const LoopFailure &failure() const = 0;
 
   /// Kinks: `sign`, `abs`, `min` and `max` of values that change in time.
   /// Each has a branch b in {-1, 0, 1}, held between events, and an
@@ -150,5 +161,11 @@ public:
   /// then carry no energy audit.
   virtual bool storedEnergy(double t, const double *X, double *energy);
 };
+
+/// The error for a function of `m` that failed (returned false) while
+/// evaluating `what` (`guards`, `outputs`, ...): m.failure(), in m.
+RunError loopError(const LoopFailure &f, const Mode &m, const char *what);
+/// Throws loopError(m.failure(), m, what) unless `ok`.
+void call(bool ok, Mode &m, const char *what);
 
 } // namespace hbg::runtime

@@ -37,6 +37,29 @@ const char *diagKindName(DiagKind kind);
 /// Number of kinds.
 std::size_t numDiagKinds();
 
+/// The one way hbg writes a time, in messages and in the event log: the
+/// shortest decimal that reads back as the same double (`0.5`,
+/// `0.0035643370687123456`), so that a time from an error can be given to
+/// `--t-end` or `linearize --at` and lands on the same instant.
+std::string timeText(double t);
+
+/// What an argument of a diagnostic stands for. Run-time diagnostics keep
+/// the first element and the first loop they name as fields of their own
+/// (RunDiagnostic), so that tools need not parse messages.
+enum class ArgRole {
+  Text,
+  /// An element, junction, state, output or kink call, by name.
+  Element,
+  /// A mode of a switched model: `contact=on, valve=off`.
+  Mode,
+  /// A time, written by timeText().
+  Time,
+  /// One or more algebraic loops, as bg::pathText writes them and joined
+  /// by "; " (`r1 [b4] 1:ab [b3] 0:b [b11] r3`), shown as loopsText()
+  /// shows them.
+  Loop,
+};
+
 /// A typed argument of a diagnostic, formatted into a `{N}` placeholder.
 class DiagArg {
 public:
@@ -47,10 +70,21 @@ public:
   DiagArg(unsigned v) : text_(std::to_string(v)) {}
   DiagArg(std::size_t v) : text_(std::to_string(v)) {}
   DiagArg(double v);
+  static DiagArg element(std::string name) { return {ArgRole::Element, std::move(name)}; }
+  static DiagArg mode(std::string text) { return {ArgRole::Mode, std::move(text)}; }
+  static DiagArg time(double t) { return {ArgRole::Time, timeText(t)}; }
+  static DiagArg loop(std::string paths);
+  /// As the message shows it.
   const std::string &text() const { return text_; }
+  ArgRole role() const { return role_; }
+  /// What it stands for: the name, mode or loop paths themselves.
+  const std::string &value() const { return value_.empty() ? text_ : value_; }
 
 private:
-  std::string text_;
+  DiagArg(ArgRole role, std::string text, std::string value = {})
+      : text_(std::move(text)), value_(std::move(value)), role_(role) {}
+  std::string text_, value_;
+  ArgRole role_ = ArgRole::Text;
 };
 
 /// One emitted diagnostic with its notes.
@@ -101,6 +135,41 @@ private:
   std::size_t errors_ = 0, limit_ = 50;
   ContextFn context_;
 };
+
+/// A diagnostic of a run: where it happened is a time and a mode, not a
+/// place in the source. Rendered as
+///
+///   model `M` at t = 0.5 in mode `sw=on`: message
+///
+/// (without "at t" before the run has a time, and without the mode for a
+/// model without switched junctions).
+struct RunDiagnostic {
+  DiagKind kind;
+  Severity severity;
+  /// NaN when the diagnostic is not at a time (settings checked before
+  /// the run starts).
+  double time;
+  /// The mode the run was in; empty for a model without switched
+  /// junctions.
+  std::string mode;
+  /// The first element and the first loops the message names (ArgRole),
+  /// or empty.
+  std::string element, loop;
+  std::string message;
+
+  /// `at t = 0.5 in mode `sw=on``, or "".
+  std::string where() const;
+  /// `model `M` at t = 0.5 in mode `sw=on`: message`.
+  std::string text(const std::string &model) const;
+};
+
+/// The run-time diagnostic of `kind` at time `t` (NaN: none) in `mode`.
+RunDiagnostic runDiagnostic(DiagKind kind, double t, std::string mode,
+                            std::initializer_list<DiagArg> args = {});
+
+/// Loop paths joined by "; " for a message: "the algebraic loop `a`" or
+/// "the algebraic loops `a` and `b`".
+std::string loopsText(const std::string &paths);
 
 /// A bug in hbg itself, distinct from errors in the user's model.
 class InternalError : public std::logic_error {
