@@ -13,6 +13,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <limits>
+#include <optional>
 
 struct hbg_model {
   hbg::Model model;
@@ -22,6 +24,8 @@ struct hbg_sim {
   explicit hbg_sim(const hbg::Model &m) : sim(m) {}
   hbg::Simulation sim;
   std::string error, mode;
+  /// The last error's diagnostic when a run failed.
+  std::optional<hbg::RunDiagnostic> failure;
 };
 
 namespace {
@@ -48,9 +52,13 @@ template <class F> hbg_model *compile(char **error, F &&f) {
 template <class F> int guarded(hbg_sim *sim, F &&f) {
   if (!sim)
     return HBG_ERROR;
+  sim->failure.reset();
   try {
     f(sim->sim);
     return HBG_OK;
+  } catch (const hbg::SimulationError &e) {
+    sim->error = e.what();
+    sim->failure = e.diagnostic();
   } catch (const std::exception &e) {
     sim->error = e.what();
   }
@@ -217,5 +225,17 @@ double hbg_sim_event_time(const hbg_sim *sim, size_t i) {
 }
 
 const char *hbg_sim_error(const hbg_sim *sim) { return sim ? sim->error.c_str() : ""; }
+
+const char *hbg_sim_error_kind(const hbg_sim *sim) {
+  return sim && sim->failure ? hbg::diagKindName(sim->failure->kind) : "";
+}
+
+double hbg_sim_error_time(const hbg_sim *sim) {
+  return sim && sim->failure ? sim->failure->time : std::numeric_limits<double>::quiet_NaN();
+}
+
+const char *hbg_sim_error_element(const hbg_sim *sim) {
+  return sim && sim->failure ? sim->failure->element.c_str() : "";
+}
 
 } // extern "C"

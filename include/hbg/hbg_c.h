@@ -104,6 +104,14 @@ double hbg_sim_event_time(const hbg_sim *sim, size_t i);
 /* What the last call that returned HBG_ERROR on `sim` failed on; "" when
  * none has. */
 const char *hbg_sim_error(const hbg_sim *sim);
+/* When that call failed because the run did (a loop that did not converge,
+ * a value that is not finite, ...): the diagnostic's kind as named in
+ * DiagnosticKinds.def ("RunOutputNotFinite"), its time (NaN when it has
+ * none) and the element, state or output it names ("" when none). "" and
+ * NaN after any other error. */
+const char *hbg_sim_error_kind(const hbg_sim *sim);
+double hbg_sim_error_time(const hbg_sim *sim);
+const char *hbg_sim_error_element(const hbg_sim *sim);
 
 #ifdef __cplusplus
 }

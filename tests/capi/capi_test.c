@@ -60,6 +60,37 @@ static void compile_errors(void) {
   CHECK(hbg_compile_string("model M { R r(x); }", NULL, NULL) == NULL);
 }
 
+/* A run that fails: its kind, time and output, as fields. */
+static void run_errors(void) {
+  /* q' = -1 - sqrt(q) from q = 1 empties the capacitor at t = 2 (1 - ln 2). */
+  hbg_model *m =
+      hbg_compile_string("model Root {\n"
+                         "  Se src(-1); R res(1); C cap(e = sqrt(q)) { q0 = 1; } 1 loop;\n"
+                         "  bond src -> loop; bond loop -> res; bond loop -> cap;\n"
+                         "  output v = cap.e;\n"
+                         "}\n",
+                         "root.hbg", NULL);
+  CHECK(m != NULL);
+  if (!m)
+    return;
+  hbg_sim *sim = hbg_sim_new(m);
+  CHECK(hbg_sim_start(sim) == HBG_OK);
+  CHECK(strcmp(hbg_sim_error_kind(sim), "") == 0);
+  CHECK(isnan(hbg_sim_error_time(sim)));
+  CHECK(hbg_sim_advance(sim, 0.5) == HBG_OK);
+  CHECK(hbg_sim_advance(sim, 2) == HBG_ERROR);
+  CHECK(strcmp(hbg_sim_error_kind(sim), "RunDerivativeNotFinite") == 0);
+  CHECK(fabs(hbg_sim_error_time(sim) - 2 * (1 - log(2.0))) < 1e-5);
+  CHECK(strcmp(hbg_sim_error_element(sim), "cap.q") == 0);
+  CHECK(strstr(hbg_sim_error(sim), "model `Root` at t = ") == hbg_sim_error(sim));
+  CHECK(strstr(hbg_sim_error(sim), ": the derivative of state `cap.q` is not finite") != NULL);
+  /* Another kind of error clears the fields. */
+  CHECK(hbg_sim_set_parameter(sim, "nope", 1) == HBG_ERROR);
+  CHECK(strcmp(hbg_sim_error_kind(sim), "") == 0);
+  hbg_sim_free(sim);
+  hbg_model_free(m);
+}
+
 int main(void) {
   char *error = NULL;
   hbg_model *model = hbg_compile_string(kModel, "driven.hbg", &error);
@@ -142,6 +173,7 @@ int main(void) {
   hbg_sim_free(sim);
   hbg_model_free(model);
   compile_errors();
+  run_errors();
   if (failures)
     fprintf(stderr, "%d checks failed\n", failures);
   else

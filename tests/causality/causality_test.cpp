@@ -798,7 +798,7 @@ TEST_CASE("OFF junction against a source: a conflict naming both and the mode") 
   makeSwitched(h, j);
   std::string out = h.fail();
   CHECK(out.find("`push` and OFF junction `contact` both impose the effort on the bond between "
-                 "them in mode contact=off") != std::string::npos);
+                 "them in mode `contact=off`") != std::string::npos);
   CHECK(out.find("`contact` imposes the effort here") != std::string::npos);
 
   // ON, the source drives the mass through the junctions.
@@ -822,7 +822,7 @@ TEST_CASE("two OFF 0-junctions on one bond both impose its effort") {
   makeSwitched(h, b);
   std::string out = h.fail();
   CHECK(out.find("`b` and OFF junction `a` both impose the effort on the bond between them in "
-                 "mode a=off, b=off") != std::string::npos);
+                 "mode `a=off, b=off`") != std::string::npos);
 }
 
 TEST_CASE("parseMode: names, values and errors") {
@@ -937,8 +937,8 @@ TEST_CASE("a junction with any other neighbour than OFF junctions is not isolate
   h.bond(b, h.add(ElementKind::I, "ib"));
   makeSwitched(h, a);
   makeSwitched(h, b);
-  CHECK(h.fail().find("`b` and OFF junction `a` both impose the effort at `z` in mode a=off, "
-                      "b=off") != std::string::npos);
+  CHECK(h.fail().find("`b` and OFF junction `a` both impose the effort at `z` in mode `a=off, "
+                      "b=off`") != std::string::npos);
 }
 
 TEST_CASE("a 1-junction between OFF 0-junctions is isolated: it sets flow 0 on its bonds") {
