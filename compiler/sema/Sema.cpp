@@ -525,7 +525,8 @@ void Analyzer::checkExperiment() {
   if (x.tEnd.valid()) {
     double start = x.tStart.valid() ? value(x.tStart) : 0.0, end = value(x.tEnd);
     if (std::isfinite(start) && std::isfinite(end) && !(end > start))
-      diags_.report(DiagKind::EndBeforeStart, where("t_end"), {end, start});
+      diags_.report(DiagKind::EndBeforeStart, where("t_end"),
+                    {DiagArg::time(end), DiagArg::time(start)});
   }
 }
 
