@@ -80,10 +80,12 @@ void Run::auditEnergy(Event &ev) {
     return ev.energyBefore[i] - ev.energyAfter[i] > kLossFraction * scale &&
            std::abs(ev.after[i] - ev.before[i]) > o_.integrator.rtol * peak_[i];
   };
-  std::string lost, key;
+  std::string lost, key, first;
   for (std::size_t i = 0; i < n; ++i)
     if (loses(i)) {
       std::string name = elementOf(sys_.stateNames()[i]);
+      if (first.empty())
+        first = name;
       lost += (lost.empty() ? "" : ", ") + name + " " + joules(ev.energyBefore[i]) + " -> " +
               joules(ev.energyAfter[i]);
       key += name + ",";
@@ -107,9 +109,10 @@ void Run::auditEnergy(Event &ev) {
     f.stored = joules(ev.storedBefore);
     f.lost = lost;
     f.junctions = junctions.empty() ? std::string() : " (" + junctions + ")";
-    r_.warnings.push_back(
-        runDiagnostic(DiagKind::RunEnergyVanished, f.first, f.before,
-                      {DiagArg::mode(f.into), f.removed, f.stored, f.lost, f.junctions}));
+    f.element = first;
+    r_.warnings.push_back(runDiagnostic(DiagKind::RunEnergyVanished, f.first, f.before,
+                                        {DiagArg::mode(f.into), f.removed, f.stored, f.lost,
+                                         f.junctions, DiagArg::element(f.element)}));
   }
   ++f.count;
   f.last = ev.time;
@@ -118,7 +121,7 @@ void Run::auditEnergy(Event &ev) {
         runDiagnostic(DiagKind::RunEnergyVanishedAgain, f.first, f.before,
                       {DiagArg::mode(f.into), f.removed, f.stored, f.lost, f.junctions,
                        std::to_string(f.count - 1) + (f.count > 2 ? " more events" : " more event"),
-                       DiagArg::time(f.last)});
+                       DiagArg::time(f.last), DiagArg::element(f.element)});
 }
 
 } // namespace hbg::runtime

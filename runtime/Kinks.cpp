@@ -109,7 +109,7 @@ void Run::chooseBranchesOnce(Mode &m) {
   double delta = 1e-6 * h;
   std::vector<double> xdot(n), xp(n), cp(nk), move(nk), trial(nk);
   auto drift = [&](std::vector<double> &d) {
-    call(m.rhs(t_, x.data(), xdot.data()), m, "right-hand side");
+    call(m.rhs(t_, x.data(), xdot.data()), m, "state derivatives");
     for (std::size_t i = 0; i < n; ++i)
       xp[i] = x[i] + delta * xdot[i];
     call(m.kinkArguments(t_ + delta, xp.data(), cp.data()), m, "kinks");

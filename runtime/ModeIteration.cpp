@@ -32,6 +32,7 @@ bool Run::iterateModes() {
   ev.modes.push_back(modeText(q_));
   ev.real.push_back(true);
   ev.states.push_back(X_);
+  eventFrom_ = &modeText(q_);
   std::vector<std::uint32_t> &qBefore = buf_.qBefore;
   qBefore = q_;
   energyBefore(ev);
@@ -65,7 +66,7 @@ bool Run::iterateModes() {
       roundStarts.emplace_back();
     roundStarts[rounds].first = q_;
     roundStarts[rounds++].second = X_;
-    guardSides(mode(q_), minus);
+    guardSides(mode(q_), minus, otherMode(q_));
     plus = minus;
     cur = q_;
     auto visit = [&](const std::vector<std::uint32_t> &q) {
@@ -99,7 +100,7 @@ bool Run::iterateModes() {
       ev.modes.push_back(modeText(cur));
       ev.real.push_back(false);
       ev.states.push_back(X_);
-      guardSides(mode(cur), plus);
+      guardSides(mode(cur), plus, otherMode(cur));
       judgeImpulses(mode(cur), plus);
     }
     if (cur == q_)
@@ -126,8 +127,10 @@ bool Run::iterateModes() {
     std::vector<double> x = gather(now);
     complete(now, x.data());
   }
-  if (!switched && kinks.empty())
+  if (!switched && kinks.empty()) {
+    eventFrom_ = nullptr;
     return false;
+  }
   ev.transitions.insert(ev.transitions.end(), kinks.begin(), kinks.end());
   if (!switched) {
     ev.modes.push_back(ev.modes.back());
@@ -152,6 +155,7 @@ bool Run::iterateModes() {
   if (o_.onEvent)
     o_.onEvent(ev);
   r_.events.push_back(std::move(ev));
+  eventFrom_ = nullptr; // the event is over: the run is in its new mode
   checkZeno();
   std::size_t keep = std::max(o_.keepEvents, o_.zenoEvents + 12);
   if (o_.keepEvents != SIZE_MAX && r_.events.size() > 2 * keep) {

@@ -37,7 +37,7 @@ void remapExact(Mode &mode, const std::string &modeText, double t, std::vector<d
   B.resize(n, nd);
   A.resize(nd, n);
   buf.resize(std::max<std::size_t>(1, n * nd));
-  call(mode.impulse(t, x0.data(), buf.data()), mode, "impulse");
+  call(mode.impulse(t, x0.data(), buf.data()), mode, "impulse", &modeText);
   for (std::size_t i = 0; i < n; ++i)
     for (std::size_t k = 0; k < nd; ++k)
       B(i, k) = buf[i * nd + k];
@@ -45,7 +45,7 @@ void remapExact(Mode &mode, const std::string &modeText, double t, std::vector<d
   x = xMinus;
   d.resize(nd);
   for (int it = 0;; ++it) {
-    call(mode.dependent(t, x.data(), d.data()), mode, "dependent storage");
+    call(mode.dependent(t, x.data(), d.data()), mode, "dependent storage", &modeText);
     w.dd = d - dMinus;
     w.Bdd.noalias() = B * w.dd;
     F = x - xMinus - w.Bdd;
@@ -54,7 +54,7 @@ void remapExact(Mode &mode, const std::string &modeText, double t, std::vector<d
       break;
     if (it == 20)
       throw RunError(DiagKind::RunRemapNotConverged, t, modeText, {DiagArg::mode(modeText)});
-    call(mode.dependentJacobian(t, x.data(), buf.data()), mode, "dependent storage");
+    call(mode.dependentJacobian(t, x.data(), buf.data()), mode, "dependent storage", &modeText);
     for (std::size_t k = 0; k < nd; ++k)
       for (std::size_t i = 0; i < n; ++i)
         A(k, i) = buf[k * n + i];
@@ -74,7 +74,7 @@ void remapExact(Mode &mode, const std::string &modeText, double t, std::vector<d
     // accurate to their tolerance only: a negligible step ends the
     // iteration too.
     if (step.cwiseAbs().maxCoeff() <= 1e-13 * scale) {
-      call(mode.dependent(t, x.data(), d.data()), mode, "dependent storage");
+      call(mode.dependent(t, x.data(), d.data()), mode, "dependent storage", &modeText);
       break;
     }
   }
@@ -88,14 +88,14 @@ void remapIterative(Mode &mode, const std::string &modeText, double t, double fa
                                              const std::vector<double> &)> &step) {
   std::size_t n = x.size(), nd = d.size();
   std::vector<double> target(nd), B(std::max<std::size_t>(1, n * nd));
-  call(mode.impulse(t, x.data(), B.data()), mode, "impulse");
+  call(mode.impulse(t, x.data(), B.data()), mode, "impulse", &modeText);
   // HYBRSIM: a fraction of the difference between what the constraints
   // demand and what dependent storage holds is put into it and taken out
   // of independent storage along the junction structure, until the
   // difference is below the tolerance.
   const std::size_t maxIterations = 1'000'000;
   for (std::size_t it = 0;; ++it) {
-    call(mode.dependent(t, x.data(), target.data()), mode, "dependent storage");
+    call(mode.dependent(t, x.data(), target.data()), mode, "dependent storage", &modeText);
     step(x, d);
     double gap = 0, scale = 1;
     for (std::size_t k = 0; k < nd; ++k) {

@@ -11,6 +11,7 @@
 #include "hbg/runtime/Remap.h"
 #include "hbg/runtime/Simulate.h"
 
+#include <cmath>
 #include <limits>
 #include <map>
 #include <memory>
@@ -51,6 +52,14 @@ public:
   double time() const { return t_; }
   const std::vector<double> &state() const { return X_; }
   const std::string &modeName() { return modeText(q_); }
+  /// `d` placed where the run was: in the real mode it was in, and during
+  /// an event in the mode the event started from (not a mode passed
+  /// through or entered, which the message names).
+  RunDiagnostic locate(RunDiagnostic d) {
+    if (!std::isnan(d.time))
+      d.mode = eventFrom_ ? *eventFrom_ : modeText(q_);
+    return d;
+  }
 
 private:
   /// The mode of FSM states `q`, compiled on first use.
@@ -70,7 +79,14 @@ private:
   /// Evaluates the held values (`pre`) in `m` at X.
   void holdValues(Mode &m);
   /// Both sides of every guard comparison, in `m` at X.
-  void guardSides(Mode &m, std::vector<double> &sides);
+  /// (`evaluated`: m's text when it is not the mode the run is in.)
+  void guardSides(Mode &m, std::vector<double> &sides, const std::string *evaluated = nullptr);
+  /// The text of mode q for an error, when it is not the one the run is
+  /// in (during an event, the mode the event started from).
+  const std::string *otherMode(const std::vector<std::uint32_t> &q) {
+    const std::string *text = &modeText(q);
+    return text == (eventFrom_ ? eventFrom_ : &modeText(q_)) ? nullptr : text;
+  }
   void sample(Mode &m, double t, const double *x);
   /// Comparisons of the transitions enabled in the current FSM states,
   /// then the kinks of their mode `m`.
@@ -129,6 +145,9 @@ private:
   /// The last located event and how many in a row came within rounding
   /// noise of the one before.
   double lastEventTime_ = -std::numeric_limits<double>::infinity();
+  /// During an event, the text of the mode it started from (modes_ keeps
+  /// it in place).
+  const std::string *eventFrom_ = nullptr;
   std::size_t crawl_ = 0;
   /// Modes by FSM states: compiled on first entry (null until then), and
   /// their text.
@@ -155,8 +174,10 @@ private:
   struct Finding {
     std::size_t index = 0, count = 0;
     double first = 0, last = 0;
-    /// Where the first event was, and RunEnergyVanished's arguments.
-    std::string before, into, removed, stored, lost, junctions;
+    /// Where the first event was, and RunEnergyVanished's arguments (the
+    /// first storage that lost energy is the diagnostic's element, not
+    /// shown apart from the list).
+    std::string before, into, removed, stored, lost, junctions, element;
   };
   std::map<std::string, Finding> findings_;
   /// The largest magnitude each slot of the full state has had at output

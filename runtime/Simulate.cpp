@@ -19,6 +19,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <optional>
 
 namespace hbg::runtime {
 
@@ -27,16 +28,12 @@ double secondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-/// The state whose error estimate stopped the step size (`?` before any
-/// estimate, which a collapsed step cannot be).
-std::string leaderName(const Mode &m, std::size_t i) {
-  return i < m.stateSlots().size() ? m.stateName(i) : "?";
-}
 } // namespace
 
 /// A mode's right-hand side as an ODE system. A failed loop solve yields
 /// NaN derivatives, which the integrator reports (after retrying shorter
-/// steps); the first failure's reason is kept.
+/// steps); the latest failure is kept (the shortest retry's, nearest the
+/// run's time), with what was being evaluated.
 class ModeOde : public OdeSystem {
 public:
   explicit ModeOde(Mode &m) : m_(m), n_(m.stateSlots().size()) {}
@@ -44,28 +41,34 @@ public:
   void rhs(double t, const double *x, double *xdot) override {
     if (!m_.rhs(t, x, xdot)) {
       std::fill(xdot, xdot + n_, std::numeric_limits<double>::quiet_NaN());
-      if (!failed_)
-        failure_ = m_.failure(), failed_ = true;
+      fail("state derivatives");
     }
   }
   const SparsePattern *jacobianPattern() override { return m_.jacobianPattern(); }
   bool jacobian(double t, const double *x, double *values, double *dfdt) override {
     if (m_.jacobian(t, x, values, dfdt))
       return true;
-    if (!failed_)
-      failure_ = m_.failure(), failed_ = true;
+    fail("Jacobian of the state derivatives");
     return false;
   }
   bool failed() const { return failed_; }
   const LoopFailure &failure() const { return failure_; }
+  /// What failed: "state derivatives" or their Jacobian.
+  const char *what() const { return what_; }
   /// Forgets a failure that the integrator recovered from (a trial step
   /// retried shorter): called after each accepted step that met one.
   void clearFailure() { failed_ = false; }
 
 private:
+  void fail(const char *what) {
+    failure_ = m_.failure();
+    what_ = what;
+    failed_ = true;
+  }
   Mode &m_;
   std::size_t n_;
   LoopFailure failure_;
+  const char *what_ = "";
   bool failed_ = false;
 };
 
@@ -143,14 +146,21 @@ void Run::tally(const Stepper &s) {
   r_.factorisations += s.factorisations();
 }
 
-RunError loopError(const LoopFailure &f, const Mode &m, const char *what) {
-  return RunError(DiagKind::RunLoopFailed, f.time, m.name(),
-                  {f.reason, DiagArg::loop(f.loops), what});
+RunError loopError(const LoopFailure &f, const Mode &m, const char *what,
+                   const std::string *evaluated) {
+  // The run places the error in the mode it was in (Run::locate); a mode
+  // an event passes through or enters is named here.
+  std::string of = std::string("the ") + what;
+  if (evaluated && !evaluated->empty())
+    of += " of mode `" + *evaluated + "`";
+  // A Mode without loops to name (one written by hand) says only why.
+  DiagArg loops = f.loops.empty() ? DiagArg("its equations") : DiagArg::loop(f.loops);
+  return RunError(DiagKind::RunLoopFailed, f.time, m.name(), {f.reason, loops, of});
 }
 
-void call(bool ok, Mode &m, const char *what) {
+void call(bool ok, Mode &m, const char *what, const std::string *evaluated) {
   if (!ok)
-    throw loopError(m.failure(), m, what);
+    throw loopError(m.failure(), m, what, evaluated);
 }
 
 void Run::complete(Mode &m, const double *x) {
@@ -175,12 +185,12 @@ void Run::holdValues(Mode &m) {
   sys_.setHeld(buf_.held.data());
 }
 
-void Run::guardSides(Mode &m, std::vector<double> &sides) {
+void Run::guardSides(Mode &m, std::vector<double> &sides, const std::string *evaluated) {
   sides.resize(2 * (sw_.numComparisons() + m.numKinks()));
   if (sides.empty())
     return;
   gather(m, buf_.guardX);
-  call(m.guards(t_, buf_.guardX.data(), sides.data()), m, "guards");
+  call(m.guards(t_, buf_.guardX.data(), sides.data()), m, "guards", evaluated);
 }
 
 void Run::sample(Mode &m, double t, const double *x) {
@@ -466,10 +476,17 @@ void Run::advance(double tStop) {
       if (st != StepStatus::Ok) {
         tally(*stepper);
         if (ode.failed())
-          throw loopError(ode.failure(), m, "state derivatives");
-        if (st == StepStatus::StepSizeUnderflow)
+          throw loopError(ode.failure(), m, ode.what());
+        if (st == StepStatus::StepSizeUnderflow) {
+          // Driven down by a state's error, or (a fixed step, or one
+          // bounded by --max-step before any error estimate) by the
+          // settings.
+          std::size_t i = stepper->errorLeader();
+          if (!adaptive || i >= x.size())
+            throw RunError(DiagKind::RunStepTooSmall, stepper->t(), m.name());
           throw RunError(DiagKind::RunStepUnderflow, stepper->t(), m.name(),
-                         {DiagArg::element(leaderName(m, stepper->errorLeader()))});
+                         {DiagArg::element(m.stateName(i))});
+        }
         const NonFiniteInfo &bad = stepper->nonFinite();
         if (bad.jacobian && bad.index < x.size())
           throw RunError(DiagKind::RunJacobianNotFinite, bad.t, m.name(),
@@ -490,8 +507,11 @@ void Run::advance(double tStop) {
                       ? tinySteps + 1
                       : 0;
       if (tinySteps >= kTinySteps) {
+        std::size_t i = stepper->errorLeader();
+        if (i >= x.size()) // no state to blame: the settings hold the steps down
+          throw RunError(DiagKind::RunStepTooSmall, tEnd, m.name());
         throw RunError(DiagKind::RunTinySteps, tEnd, m.name(),
-                       {kTinySteps, DiagArg::element(leaderName(m, stepper->errorLeader()))});
+                       {kTinySteps, DiagArg::element(m.stateName(i))});
       }
       double tEvent = std::numeric_limits<double>::quiet_NaN();
       const std::vector<std::uint32_t> &enabled = enabledComparisons(m);
@@ -557,10 +577,12 @@ void Run::advance(double tStop) {
 void simulate(System &system, const std::vector<double> &x0, const SimulateOptions &opts,
               RunRecord &record) {
   record.columns.assign(1 + system.numOutputs(), {});
+  std::optional<Run> run;
   try {
-    Run(system, x0, opts, record).simulate();
+    run.emplace(system, x0, opts, record);
+    run->simulate();
   } catch (const RunError &e) {
-    record.fail(e.diagnostic);
+    record.fail(run ? run->locate(e.diagnostic) : e.diagnostic);
   }
 }
 
@@ -579,7 +601,7 @@ template <class F> bool SteppedRun::guarded(F &&f) {
     f();
     return true;
   } catch (const RunError &e) {
-    record_.fail(e.diagnostic);
+    record_.fail(run_->locate(e.diagnostic));
   } catch (const std::exception &e) {
     record_.error = std::string("internal error: ") + e.what();
   } catch (...) {

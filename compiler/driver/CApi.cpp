@@ -52,7 +52,6 @@ template <class F> hbg_model *compile(char **error, F &&f) {
 template <class F> int guarded(hbg_sim *sim, F &&f) {
   if (!sim)
     return HBG_ERROR;
-  sim->failure.reset();
   try {
     f(sim->sim);
     return HBG_OK;
@@ -61,6 +60,7 @@ template <class F> int guarded(hbg_sim *sim, F &&f) {
     sim->failure = e.diagnostic();
   } catch (const std::exception &e) {
     sim->error = e.what();
+    sim->failure.reset();
   }
   return HBG_ERROR;
 }

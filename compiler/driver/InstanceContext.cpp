@@ -13,14 +13,17 @@ namespace hbg::driver {
 namespace {
 
 /// The names a message quotes: `mass.body` in "initial value `p0` of
-/// `mass.body` is ignored".
+/// `mass.body` is ignored". A quoted mode (`d1.j=off, d2.j=on`) names
+/// every instance's junctions, so it is left out.
 std::vector<std::string> quotedNames(const std::string &message) {
   std::vector<std::string> out;
   for (std::size_t open = message.find('`'); open != std::string::npos;) {
     std::size_t close = message.find('`', open + 1);
     if (close == std::string::npos)
       break;
-    out.push_back(message.substr(open + 1, close - open - 1));
+    std::string quoted = message.substr(open + 1, close - open - 1);
+    if (quoted.find('=') == std::string::npos)
+      out.push_back(std::move(quoted));
     open = message.find('`', close + 1);
   }
   return out;

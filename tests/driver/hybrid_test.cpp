@@ -458,6 +458,7 @@ TEST_CASE("the energy audit warns when an event makes stored energy vanish") {
   // junction and the first time.
   REQUIRE(r.warnings.size() == 1);
   CHECK(r.warnings[0].kind == hbg::DiagKind::RunEnergyVanishedAgain);
+  CHECK(r.warnings[0].element == "coil");
   CHECK(r.warnings[0].time == doctest::Approx(0.0005).epsilon(1e-9));
   CHECK(r.warnings[0].mode == "switch=closed");
   const std::string w = r.warnings[0].text("InterruptedInductor");

@@ -1269,7 +1269,7 @@ TEST_CASE("a step limit, a state that overflows, tiny and collapsing steps: each
     CHECK(r.failure->time > 0);
     CHECK(r.failure->time <= 0.05);
     CHECK(r.failure->mode.empty());
-    CHECK(r.failure->message == "more than 5 steps");
+    CHECK(r.failure->message == "the limit of 5 steps is reached");
     o.integrator = {};
   }
   {
@@ -1312,6 +1312,29 @@ TEST_CASE("a step limit, a state that overflows, tiny and collapsing steps: each
     CHECK(r.failure->element == "x");
     CHECK(r.failure->time == doctest::Approx(1).epsilon(1e-6));
   }
+}
+
+TEST_CASE("steps too short for t, with no state's error to blame: the settings are named") {
+  HandSystem sys = plain({"x"}, constantRate(1));
+  // A fixed step of 1 at t = 1e17, where neighbouring doubles are 16 apart.
+  SimulateOptions o;
+  o.tStart = 1e17;
+  o.tEnd = 1e17 + 1024;
+  o.dtOut = 1024;
+  o.integrator.method = Method::Euler;
+  o.integrator.step = 1;
+  RunRecord r = runPlain(sys, {0}, o);
+  CHECK(r.failure->kind == DiagKind::RunStepTooSmall);
+  CHECK(r.failure->time == 1e17);
+  CHECK(r.failure->element.empty());
+  // An adaptive step bounded below 1e-14 of t before any error estimate.
+  SimulateOptions a;
+  a.tStart = 1;
+  a.tEnd = 2;
+  a.integrator.maxStep = 1e-15;
+  r = runPlain(sys, {0}, a);
+  CHECK(r.failure->kind == DiagKind::RunStepTooSmall);
+  CHECK(r.failure->time == 1);
 }
 
 TEST_CASE("the stiff method's matrix singular at every step size: an error by kind") {
@@ -1369,7 +1392,7 @@ RunRecord brokenCollision(const std::function<void(ModeSpec &)> &breakIt) {
   INFO(r.error);
   REQUIRE(r.failure);
   CHECK(r.failure->time == doctest::Approx(0.2).epsilon(1e-12));
-  CHECK(r.failure->mode == "contact=on");
+  CHECK(r.failure->mode == "contact=off"); // where the run was: the event started there
   CHECK(r.failure->message.rfind("state remapping into mode `contact=on` ", 0) == 0);
   CHECK(r.columns[0].back() <= r.failure->time);
   return r;

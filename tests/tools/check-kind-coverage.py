@@ -3,8 +3,9 @@
 
 A test lists the kinds it shows on a line `// KIND: A, B` (`# KIND:` in .test
 files). A C++ unit test (`*_test.cpp`) shows a kind by asserting it:
-`CHECK(r.failure->kind == hbg::DiagKind::RunZeno)` (run-time kinds that no
-model reaches through the command line: a singular remap, too many steps).
+`CHECK(r.failure->kind == hbg::DiagKind::RunZeno)` (run-time kinds only,
+which no model may reach through the command line: a singular remap, too
+many steps).
 Run-time messages are matched after where the run was (`error: model `M` at
 t = 0.5 in mode `m`: <message>`), and a message over several lines by its
 first. This script fails when
@@ -22,13 +23,14 @@ import sys
 
 DIAG = re.compile(r'^HBG_DIAG\((\w+),\s*(\w+),\s*"((?:[^"\\]|\\.)*)"\)', re.M)
 KIND = re.compile(r"^\s*(?://|#)\s*KIND:\s*(.*)$")
-# A FileCheck line of any prefix (CHECK, MISSING, EVENTS, ...).
-CHECK = re.compile(r"^\s*(?://|#)\s*(?!RUN|KIND|REQUIRES|UNSUPPORTED|XFAIL)[A-Z][A-Z0-9_]*"
-                   r"(?:-NEXT|-SAME)?:(.*)$")
+# A FileCheck line: CHECK, or a prefix the test's RUN lines name.
+CHECK = re.compile(r"^\s*(?://|#)\s*([A-Z][A-Z0-9_]*)(?:-NEXT|-SAME)?:(.*)$")
+RUN = re.compile(r"^\s*(?://|#)\s*RUN:(.*)$")
 
 
 WHERE = r"(?:model `[^`]*`(?: at t = [^ :]+)?(?: in mode `[^`]*`)?: )?"
-ASSERTED = re.compile(r"\b(?:CHECK|REQUIRE)\w*\(.*\bkind\s*==\s*(?:hbg::)?DiagKind::(\w+)")
+ASSERTED = re.compile(r"\b(?:CHECK|REQUIRE)\(.*\bkind\s*==\s*(?:hbg::)?DiagKind::(Run\w+)")
+PREFIXES = re.compile(r"--check-prefix(?:es)?[= ]([\w,-]+)")
 
 
 def message_regex(severity, fmt):
@@ -68,16 +70,19 @@ def main():
                 continue
             if not fn.endswith((".hbg", ".test")):
                 continue
-            claimed, checks = [], []
+            claimed, lines, prefixes = [], [], {"CHECK"}
             with open(path, encoding="utf-8") as f:
                 for line in f:
                     line = line.rstrip("\n")
+                    lines.append(line)
                     m = KIND.match(line)
                     if m:
                         claimed += [k.strip() for k in m.group(1).split(",") if k.strip()]
-                    m = CHECK.match(line)
+                    m = RUN.match(line)
                     if m:
-                        checks.append(m.group(1))
+                        for p in PREFIXES.findall(m.group(1)):
+                            prefixes.update(p.split(","))
+            checks = [m.group(2) for m in map(CHECK.match, lines) if m and m.group(1) in prefixes]
             for k in claimed:
                 if k not in kinds:
                     problems.append("%s: lists `%s`, which DiagnosticKinds.def does not have" % (rel, k))

@@ -391,8 +391,10 @@ int sweep(SweepArgs &a, const Common &common) {
         r = sim.run();
         if (trajectory.is_open()) {
           trajectory.close();
-          if (!trajectory)
+          if (!trajectory) {
             r.error = "cannot write its trajectory into `" + a.trajectories + "`";
+            r.failure.reset();
+          }
         }
         if (!r.ok())
           status = r.error;

@@ -163,9 +163,12 @@ public:
 };
 
 /// The error for a function of `m` that failed (returned false) while
-/// evaluating `what` (`guards`, `outputs`, ...): m.failure(), in m.
-RunError loopError(const LoopFailure &f, const Mode &m, const char *what);
-/// Throws loopError(m.failure(), m, what) unless `ok`.
-void call(bool ok, Mode &m, const char *what);
+/// evaluating `what` (`guards`, `outputs`, ...): m.failure(). `evaluated`
+/// names m when it is not the mode the run is in (one an event passes
+/// through or enters), as the event log does.
+RunError loopError(const LoopFailure &f, const Mode &m, const char *what,
+                   const std::string *evaluated = nullptr);
+/// Throws loopError(m.failure(), m, what, evaluated) unless `ok`.
+void call(bool ok, Mode &m, const char *what, const std::string *evaluated = nullptr);
 
 } // namespace hbg::runtime

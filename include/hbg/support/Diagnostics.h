@@ -78,7 +78,7 @@ public:
   const std::string &text() const { return text_; }
   ArgRole role() const { return role_; }
   /// What it stands for: the name, mode or loop paths themselves.
-  const std::string &value() const { return value_.empty() ? text_ : value_; }
+  const std::string &value() const { return role_ == ArgRole::Loop ? value_ : text_; }
 
 private:
   DiagArg(ArgRole role, std::string text, std::string value = {})
@@ -164,6 +164,8 @@ struct RunDiagnostic {
 };
 
 /// The run-time diagnostic of `kind` at time `t` (NaN: none) in `mode`.
+/// Arguments past the format's placeholders are not shown; a typed one
+/// still fills its field (the element of a warning that lists several).
 RunDiagnostic runDiagnostic(DiagKind kind, double t, std::string mode,
                             std::initializer_list<DiagArg> args = {});
 
