@@ -24,8 +24,12 @@ using namespace hbg::bg;
 std::optional<StateSpace> linearize(const BondGraph &original, const Mode &mode,
                                     const std::vector<double> &params, double t,
                                     const std::function<double(const std::string &)> &stateValue,
-                                    DiagnosticEngine &diags, std::string &why) {
+                                    DiagnosticEngine &diags, std::optional<RunDiagnostic> &why) {
   BondGraph g = original;
+  auto fail = [&](DiagKind kind, std::initializer_list<DiagArg> args = {}) {
+    why = runDiagnostic(kind, t, modeText(original, mode), args);
+    return std::nullopt;
+  };
   sym::ExprContext &ctx = *g.ctx;
   StateSpace ss;
   // Inputs: a parameter added to each source's value, 0 at the operating
@@ -45,15 +49,11 @@ std::optional<StateSpace> linearize(const BondGraph &original, const Mode &mode,
     ss.inputs.push_back(name);
   }
   std::optional<causality::CausalAssignment> ca = causality::assignCausality(g, mode, diags);
-  if (!ca) {
-    why = "the mode has no causal assignment";
-    return std::nullopt;
-  }
+  if (!ca)
+    return fail(DiagKind::LinearizeNoCausality);
   std::optional<EquationSystem> sys = buildEquations(g, *ca, mode, diags);
-  if (!sys) {
-    why = "the mode's equations could not be built";
-    return std::nullopt;
-  }
+  if (!sys)
+    return fail(DiagKind::LinearizeNoEquations);
   std::vector<double> x;
   for (const State &s : sys->states) {
     ss.states.push_back(s.name);
@@ -80,7 +80,7 @@ std::optional<StateSpace> linearize(const BondGraph &original, const Mode &mode,
   std::string loops;
   for (const AlgebraicLoop &l : sys->loops)
     if (!l.unknowns.empty())
-      loops += (loops.empty() ? "`" : "; `") + l.path + "`";
+      loops += (loops.empty() ? "" : "; ") + l.path;
   std::unique_ptr<runtime::LoopSolver> loopLu;
   if (u > 0) {
     loopLu = std::make_unique<runtime::LoopSolver>(sys->jacobianPattern);
@@ -98,18 +98,14 @@ std::optional<StateSpace> linearize(const BondGraph &original, const Mode &mode,
     runtime::NewtonOptions opts;
     opts.linear = sys->loopsLinear();
     runtime::NewtonResult r = loopLu->solve(residual, jacobian, start.data(), opts);
-    if (!r.ok()) {
-      why = runtime::describe(r) + " in the algebraic loop " + loops +
-            " at the operating point";
-      return std::nullopt;
-    }
+    if (!r.ok())
+      return fail(DiagKind::LinearizeLoopFailed, {runtime::describe(r), DiagArg::loop(loops)});
     z = start;
     std::vector<double> dr(sys->jacobian.size());
     jacobian(z.data(), dr.data());
-    if (!loopLu->factorize(dr.data())) {
-      why = "the algebraic loop " + loops + " has a singular Jacobian at the operating point";
-      return std::nullopt;
-    }
+    if (!loopLu->factorize(dr.data()))
+      return fail(DiagKind::LinearizeLoopFailed,
+                  {"the loop's Jacobian is singular", DiagArg::loop(loops)});
   }
   // d e / d s_j for each of `symbols`, through the loops: the partial
   // derivative plus sum_k (d e / d z_k) (d z_k / d s_j).
@@ -167,10 +163,8 @@ std::optional<StateSpace> linearize(const BondGraph &original, const Mode &mode,
     for (std::size_t i = 0; i < n; ++i)
       for (std::size_t j = 0; j < n; ++j)
         a(Eigen::Index(i), Eigen::Index(j)) = ss.a[i * n + j];
-    if (!a.allFinite()) {
-      why = "the state matrix is not finite at the operating point";
-      return std::nullopt;
-    }
+    if (!a.allFinite())
+      return fail(DiagKind::LinearizeNotFinite);
     Eigen::EigenSolver<Eigen::MatrixXd> es(a, false);
     std::vector<std::size_t> order(n);
     std::iota(order.begin(), order.end(), 0);

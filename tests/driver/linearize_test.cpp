@@ -24,7 +24,8 @@ namespace {
 
 /// eq::linearize of `text` in its initial mode at all states zero; `why`
 /// gets the reason when it is empty.
-std::optional<eq::StateSpace> tryLinearize(const std::string &text, double t, std::string &why) {
+std::optional<eq::StateSpace> tryLinearize(const std::string &text, double t,
+                                           std::optional<RunDiagnostic> &why) {
   SourceManager sm;
   DiagnosticEngine diags(sm);
   std::uint32_t file = sm.addBuffer("test.hbg", text);
@@ -37,9 +38,9 @@ std::optional<eq::StateSpace> tryLinearize(const std::string &text, double t, st
 }
 
 eq::StateSpace linearizeText(const std::string &text, double t = 0) {
-  std::string why;
+  std::optional<RunDiagnostic> why;
   std::optional<eq::StateSpace> ss = tryLinearize(text, t, why);
-  INFO(why);
+  INFO((why ? why->message : ""));
   REQUIRE(ss);
   return *ss;
 }
@@ -162,12 +163,33 @@ TEST_CASE("linearize through a loop solved by Newton's method") {
 
 TEST_CASE("linearize says why when Newton's method finds no loop solution") {
   // i = -vd through the resistor and i = vd^2 + 1 through the law: no root.
-  std::string why;
+  std::optional<RunDiagnostic> why;
   CHECK_FALSE(tryLinearize(R"(model NoRoot {
     Se s(0); R r(1); R d(f = e * e + 1); C c(1) { q0 = 0; }
     1 loop;
     bond s -> loop; bond loop -> r; bond loop -> d; bond loop -> c;
-  })", 0, why));
-  CHECK(why.find("in the algebraic loop `d") != std::string::npos);
-  CHECK(why.find("at the operating point") != std::string::npos);
+  })",
+                           0.5, why));
+  REQUIRE(why);
+  CHECK(why->kind == DiagKind::LinearizeLoopFailed);
+  CHECK(why->time == 0.5);
+  CHECK(why->loop.rfind("d [", 0) == 0);
+  CHECK(why->message.find("in the algebraic loop `d") != std::string::npos);
+  CHECK(why->message.find("at the operating point") != std::string::npos);
+}
+
+TEST_CASE("linearize says so when the state matrix is not finite") {
+  // e = sqrt(q): de/dq is infinite at q = 0.
+  std::optional<RunDiagnostic> why;
+  CHECK_FALSE(tryLinearize(R"(model Root {
+    Se s(1); R r(1); C c(e = sqrt(q)) { q0 = 0; }
+    1 loop;
+    bond s -> loop; bond loop -> r; bond loop -> c;
+  })",
+                           0, why));
+  REQUIRE(why);
+  CHECK(why->kind == DiagKind::LinearizeNotFinite);
+  CHECK(why->text("Root") ==
+        "model `Root` at t = 0: cannot linearise: the state matrix is not finite at the "
+        "operating point");
 }

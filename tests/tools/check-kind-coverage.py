@@ -3,7 +3,7 @@
 
 A test lists the kinds it shows on a line `// KIND: A, B` (`# KIND:` in .test
 files). A C++ unit test (`*_test.cpp`) shows a kind by asserting it:
-`CHECK(r.failure->kind == hbg::DiagKind::RunZeno)` (run-time kinds only,
+`CHECK(r.failure->kind == hbg::DiagKind::RunZeno)` (run-time and linearize kinds only,
 which no model may reach through the command line: a singular remap, too
 many steps).
 Run-time messages are matched after where the run was (`error: model `M` at
@@ -29,7 +29,7 @@ RUN = re.compile(r"^\s*(?://|#)\s*RUN:(.*)$")
 
 
 WHERE = r"(?:model `[^`]*`(?: at t = [^ :]+)?(?: in mode `[^`]*`)?: )?"
-ASSERTED = re.compile(r"\b(?:CHECK|REQUIRE)\(.*\bkind\s*==\s*(?:hbg::)?DiagKind::(Run\w+)")
+ASSERTED = re.compile(r"\b(?:CHECK|REQUIRE)\(.*\bkind\s*==\s*(?:hbg::)?DiagKind::((?:Run|Linearize)\w+)")
 PREFIXES = re.compile(r"--check-prefix(?:es)?[= ]([\w,-]+)")
 
 

@@ -82,13 +82,13 @@ int linearize(const LinearizeArgs &a, const Common &common) {
     auto it = std::find(names.begin(), names.end(), name);
     return it == names.end() ? 0.0 : state[static_cast<std::size_t>(it - names.begin())];
   };
-  std::string why;
+  std::optional<RunDiagnostic> why;
   std::optional<eq::StateSpace> ss =
       eq::linearize(graph, where, params, at, stateValue, session.diagnostics(), why);
   session.printDiagnostics();
   if (!ss) {
-    std::cerr << "hbgc: error: cannot linearise model `" << model.name() << "`"
-              << (modeText.empty() ? "" : " in mode " + modeText) << ": " << why << "\n";
+    why->mode = modeText; // as the run that reached it names it
+    std::cerr << "hbgc: error: " << why->text(model.name()) << "\n";
     return 1;
   }
   std::size_t n = ss->states.size(), m = ss->inputs.size(), p = ss->outputs.size();

@@ -247,13 +247,14 @@ struct StateSpace {
 /// (by parameter index) and state values `stateValue(name)` (held values
 /// `pre(...)` at 0). Nonlinear loops are solved there by Newton's method
 /// (from zero, as Model::rhs does) and differentiated implicitly. Empty,
-/// with an error in `why`, when the mode has no causal assignment or a
-/// loop has no solution or a singular Jacobian there. Diagnostics of the
-/// mode go to `diags`.
+/// with the reason in `why` (a Linearize* kind at t in the mode), when
+/// the mode has no causal assignment or equations, a loop has no solution
+/// or a singular Jacobian there, or the state matrix is not finite.
+/// Diagnostics of the mode go to `diags`.
 std::optional<StateSpace> linearize(const bg::BondGraph &g, const bg::Mode &mode,
                                     const std::vector<double> &params, double t,
                                     const std::function<double(const std::string &)> &stateValue,
-                                    DiagnosticEngine &diags, std::string &why);
+                                    DiagnosticEngine &diags, std::optional<RunDiagnostic> &why);
 
 /// buildEquations in the mode `ca` was assigned in.
 std::optional<EquationSystem> buildEquations(const bg::BondGraph &g,
