@@ -3,6 +3,7 @@
 #include "hbg/runtime/Csv.h"
 #include "hbg/support/Diagnostics.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <iomanip>
@@ -28,12 +29,16 @@ void writeCsvHeader(std::ostream &os, const std::vector<std::string> &names) {
 }
 
 void writeCsvRow(std::ostream &os, const double *row, std::size_t n) {
+  // exactText without a string per value: rows are the bulk of a run's
+  // output.
   char buf[32];
   for (std::size_t i = 0; i < n; ++i) {
-    std::snprintf(buf, sizeof buf, "%.17g", row[i]);
-    os << (i ? "," : "") << buf;
+    if (i)
+      os.put(',');
+    char *end = std::to_chars(buf, buf + sizeof buf, row[i]).ptr;
+    os.write(buf, end - buf);
   }
-  os << "\n";
+  os.put('\n');
 }
 
 void writeCsv(std::ostream &os, const std::vector<std::string> &names,
@@ -54,14 +59,15 @@ void writeEventsCsv(std::ostream &os, const std::vector<Event> &events,
   for (const std::string &n : stateNames)
     os << "," << csvField(n);
   os << "\n";
-  // Times and values as timeText() writes them: the shortest decimal
-  // that reads back as the same double, as in every message.
+  // Times and values as timeText() and exactText() write them: the
+  // shortest decimal that reads back as the same double, as in every
+  // message and the trajectory.
   // The energy of the rows whose state is the one before the jump
   // (mythical modes and the first remap iteration keep it) or after it;
   // empty on the other remap iterations and where the audit cannot say.
   auto number = [&](double v) {
     if (!std::isnan(v))
-      os << timeText(v);
+      os << exactText(v);
   };
   auto row = [&](std::size_t k, const Event &ev, const char *phase, const std::string &mode,
                  const std::string &transitions, const std::vector<double> &x) {
@@ -74,7 +80,7 @@ void writeEventsCsv(std::ostream &os, const std::vector<Event> &events,
     if (after)
       number(ev.removed);
     for (double v : x)
-      os << "," << timeText(v);
+      os << "," << exactText(v);
     os << "\n";
   };
   for (std::size_t k = 0; k < events.size(); ++k) {

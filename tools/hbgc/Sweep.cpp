@@ -166,11 +166,7 @@ std::vector<std::vector<double>> parameterSets(const SweepArgs &a) {
   return sets;
 }
 
-std::string number(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
+std::string number(double v) { return exactText(v); }
 
 /// One run reduced to its summary: final value, minimum and maximum of
 /// each chosen output.

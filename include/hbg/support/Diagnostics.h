@@ -37,11 +37,14 @@ const char *diagKindName(DiagKind kind);
 /// Number of kinds.
 std::size_t numDiagKinds();
 
-/// The one way hbg writes a time, in messages and in the event log: the
+/// The one way hbg writes a time, in messages and in result files: the
 /// shortest decimal that reads back as the same double (`0.5`,
 /// `0.0035643370687123456`), so that a time from an error can be given to
-/// `--t-end` or `linearize --at` and lands on the same instant.
+/// `--t-end` or `linearize --at` and lands on the same instant, and
+/// matches the time column of the trajectory and the event log.
 std::string timeText(double t);
+/// Any value written as timeText writes a time (result files).
+inline std::string exactText(double v) { return timeText(v); }
 
 /// What an argument of a diagnostic stands for. Run-time diagnostics keep
 /// the first element and the first loop they name as fields of their own
