@@ -166,8 +166,6 @@ std::vector<std::vector<double>> parameterSets(const SweepArgs &a) {
   return sets;
 }
 
-std::string number(double v) { return exactText(v); }
-
 /// One run reduced to its summary: final value, minimum and maximum of
 /// each chosen output.
 struct Summary {
@@ -400,11 +398,11 @@ int sweep(SweepArgs &a, const Common &common) {
       std::replace(status.begin(), status.end(), '\n', ' ');
       std::string line = std::to_string(k);
       for (double v : set)
-        line += "," + number(v);
+        line += "," + exactText(v);
       line += "," + runtime::csvField(status);
       for (std::size_t c = 0; c < chosen.size(); ++c)
-        line += status == "ok" ? "," + number(sum.final[c]) + "," + number(sum.low[c]) + "," +
-                                     number(sum.high[c])
+        line += status == "ok" ? "," + exactText(sum.final[c]) + "," + exactText(sum.low[c]) + "," +
+                                     exactText(sum.high[c])
                                : std::string(",,,");
       line += "," + std::to_string(r.events.size() + r.eventsDropped) + "," +
               std::to_string(r.steps) + "\n";
