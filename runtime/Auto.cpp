@@ -52,6 +52,7 @@ public:
   void proposeStep(double h) override { active_->proposeStep(h); }
   void setNominal(const double *nominal) override { active_->setNominal(nominal); }
   const double *nominal() const override { return active_->nominal(); }
+  ScaleCollapse scaleCollapse() const override { return active_->scaleCollapse(); }
   StepStatus step(double tLimit) override {
     if (pendingSwitch_)
       switchMethod();

@@ -214,7 +214,10 @@ void Run::judgeImpulses(Mode &m, std::vector<double> &plus) {
     jump[k] = d[k] - before;
     if (slots[k] == kNoSlot)
       continue;
-    double nominal = slots[k] < o_.nominal.size() ? o_.nominal[slots[k]] : 0.0;
+    // The state's scale as the steps judge it: the model's nominal grown
+    // to the largest value it has had.
+    double nominal =
+        std::max(slots[k] < o_.nominal.size() ? o_.nominal[slots[k]] : 0.0, peak_[slots[k]]);
     double tol = std::max(io.atol, io.rtol * nominal) +
                  io.rtol * std::max(std::abs(before), std::abs(d[k]));
     if (std::abs(jump[k]) <= tol)

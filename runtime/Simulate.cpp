@@ -484,8 +484,17 @@ void Run::advance(double tStop) {
           std::size_t i = stepper->errorLeader();
           if (!adaptive || i >= x.size())
             throw RunError(DiagKind::RunStepTooSmall, stepper->t(), m.name());
+          // A state judged against a value that vanishes with the step
+          // needs a scale; one judged against its scale, a smoother or
+          // stiffer method.
+          ScaleCollapse why = stepper->scaleCollapse();
+          const double *nominal = stepper->nominal();
+          double scale = nominal ? nominal[i] : 0;
+          if (why.vanishing && why.leader == i)
+            throw RunError(DiagKind::RunStepUnderflowScale, stepper->t(), m.name(),
+                           {DiagArg::element(m.stateName(i)), stepper->x()[i], why.floor});
           throw RunError(DiagKind::RunStepUnderflow, stepper->t(), m.name(),
-                         {DiagArg::element(m.stateName(i))});
+                         {DiagArg::element(m.stateName(i)), stepper->x()[i], scale});
         }
         const NonFiniteInfo &bad = stepper->nonFinite();
         if (bad.jacobian && bad.index < x.size())

@@ -43,6 +43,8 @@ void AdaptiveStepper::startAdaptive() {
   nominal_.resize(n_);
   for (std::size_t i = 0; i < n_; ++i)
     nominal_[i] = std::abs(x_[i]);
+  xStart_ = x_;
+  scaleCollapse_ = {};
   err_.resize(n_);
   hNext_ = opts_.step > 0 ? std::min(opts_.step, opts_.maxStep) : 0;
 }
@@ -60,6 +62,20 @@ double AdaptiveStepper::errorNorm(const std::vector<double> &xNew) {
       worst = r;
       errorLeader_ = i;
     }
+  }
+  if (errorLeader_ < n_) {
+    // The leader's error is judged against a value that vanishes with the
+    // step, not against its scale, when it has not grown since the start
+    // and its weight is zero or comes from where the trial took it rather
+    // than from its floor and its value at the step's start: a state
+    // growing from zero, whose floor is too small for how it grows. (A
+    // state that has grown and blows up is judged against its value.)
+    std::size_t i = errorLeader_;
+    double start = weight(i, x_[i], x_[i]), reached = weight(i, x_[i], xNew[i]);
+    scaleCollapse_.leader = i;
+    scaleCollapse_.floor = std::max(opts_.atol, opts_.rtol * nominal_[i]);
+    scaleCollapse_.vanishing = std::abs(x_[i]) <= 2 * std::abs(xStart_[i]) &&
+                               (reached == 0 || start < 0.5 * reached);
   }
   return n_ ? worst : 0;
 }
@@ -82,7 +98,10 @@ StepStatus AdaptiveStepper::step(double tLimit) {
     bool landing = remaining <= std::min(1.01 * h, opts_.maxStep);
     if (landing)
       h = remaining;
-    else if (!(h >= hMin)) // also catches a NaN step from degenerate tolerances
+    // Also catches a NaN step from degenerate tolerances, and a step that
+    // no longer moves t at all (near t = 0, where hMin underflows), which
+    // would retry forever.
+    else if (!(h >= hMin) || !(t_ + h > t_))
       return lastNonFinite ? StepStatus::NonFinite : StepStatus::StepSizeUnderflow;
     double tNew = landing ? tLimit : t_ + h;
     if (!begun) {

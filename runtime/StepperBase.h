@@ -53,6 +53,7 @@ public:
     std::copy(nominal, nominal + n_, nominal_.begin());
   }
   const double *nominal() const override { return nominal_.data(); }
+  ScaleCollapse scaleCollapse() const override { return scaleCollapse_; }
   /// Advances by one accepted step: trial steps shrink after a rejection
   /// (or a non-finite trial) until one is accepted; the next proposal
   /// grows by the error estimate, of order `order`.
@@ -99,6 +100,10 @@ protected:
 
 private:
   double exponent_, safety_, maxGrow_;
+  /// The error leader of the last errorNorm() and what its weight says,
+  /// and the state at the last reset() it is compared with.
+  ScaleCollapse scaleCollapse_;
+  std::vector<double> xStart_;
 };
 
 /// Fixed-step methods: steps of opts.step (capped by opts.maxStep), clipped to

@@ -253,20 +253,20 @@ Model driver::compileSwitched(const Compiler &compiler, std::shared_ptr<SourceMa
 
   // The full state: every storage element, whether a mode makes it
   // dependent or not, then every integrator.
-  std::vector<sym::ExprId> nominals = eq::storageNominals(g);
+  eq::StateNominals nominals = eq::stateNominals(g);
   for (std::size_t k = 0; k < g.elements.size(); ++k) {
     const bg::Element &e = g.elements[k];
     if (bg::isStorage(e.kind)) {
       impl->stateNames.push_back(ctx.symbol(e.state).name);
       impl->initialValues.push_back(e.initial);
-      impl->nominalValues.push_back(nominals[k]);
+      impl->nominalValues.push_back(nominals.storage[k]);
       impl->storageLaws.push_back(storageLaw(ctx, e, impl->storageLaws.size()));
     }
   }
-  for (const bg::Integrator &i : g.integrators) {
-    impl->stateNames.push_back(i.name);
+  for (std::size_t i = 0; i < g.integrators.size(); ++i) {
+    impl->stateNames.push_back(g.integrators[i].name);
     impl->initialValues.push_back(ctx.constant(0));
-    impl->nominalValues.push_back(sym::ExprId());
+    impl->nominalValues.push_back(nominals.integrators[i]);
   }
   for (std::uint32_t i = 0; i < impl->stateNames.size(); ++i)
     impl->stateIndex[impl->stateNames[i]] = i;

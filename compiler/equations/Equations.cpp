@@ -672,7 +672,7 @@ std::optional<EquationSystem> Builder::run() {
     dependentIds.insert(d.element.index);
   // `name` by value: it may be a symbol's own name, and addSymbol can move
   // the symbol table.
-  std::vector<sym::ExprId> nominals = storageNominals(g_);
+  StateNominals nominals = stateNominals(g_);
   auto addState = [&](std::string name, sym::SymbolId variable, sym::ExprId initial,
                       sym::ExprId nominal) {
     auto slot = static_cast<std::uint32_t>(sys_.states.size());
@@ -683,10 +683,11 @@ std::optional<EquationSystem> Builder::run() {
   for (std::uint32_t i = 0; i < g_.elements.size(); ++i) {
     const Element &e = g_.elements[i];
     if (isStorage(e.kind) && !dependentIds.count(i))
-      addState(ctx_.symbol(e.state).name, e.state, e.initial, nominals[i]);
+      addState(ctx_.symbol(e.state).name, e.state, e.initial, nominals.storage[i]);
   }
-  for (const Integrator &i : g_.integrators)
-    addState(i.name, i.state, ctx_.constant(0), sym::ExprId());
+  for (std::size_t i = 0; i < g_.integrators.size(); ++i)
+    addState(g_.integrators[i].name, g_.integrators[i].state, ctx_.constant(0),
+             nominals.integrators[i]);
 
   // Tear before resolving anything, so that every loop closes on its
   // tearing variable instead of recursing.

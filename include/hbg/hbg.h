@@ -63,9 +63,8 @@ public:
   /// Initial state for the given parameter values (parameterValues()'s
   /// layout; fewer values than parameters throw std::invalid_argument).
   std::vector<double> initialState(const std::vector<double> &params) const;
-  /// The nominal magnitude of each state for `params` (0 where the model
-  /// gives none): what its absolute tolerance scales with
-  /// (eq::storageNominals, docs/numerics.md).
+  /// The nominal magnitude of each state for `params`, positive: what its
+  /// absolute tolerance scales with (eq::stateNominals, docs/numerics.md).
   std::vector<double> nominalState(const std::vector<double> &params) const;
   /// The run defaults of the model's `experiment { ... }` block, evaluated
   /// with the parameter values `overrides` gives (the defaults

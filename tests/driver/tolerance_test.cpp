@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "hbg/hbg.h"
+#include "TaylorExponential.h"
 
 #include <doctest/doctest.h>
 
@@ -108,29 +109,8 @@ std::vector<double> exactLine(int n, double dt, int steps) {
       out[n + k] = a * (y[k] - iNext) - (k + 1 == n ? rl * y[n + k] : 0);
     }
   };
-  double norm = 2 * a + rs + rl;
-  int sub = static_cast<int>(std::ceil(norm * dt / 2));
-  double h = dt / sub;
-  std::vector<double> y(2 * n, 0.0), term(2 * n), next(2 * n), out{0.0};
-  for (int s = 0; s < steps; ++s) {
-    for (int j = 0; j < sub; ++j) {
-      // Term 1 carries the source; later terms are A^k (A y + b) h^k / k!.
-      apply(y, term, 1);
-      for (double &v : term)
-        v *= h;
-      std::vector<double> sum = y;
-      for (int k = 1; k <= 40; ++k) {
-        for (int i = 0; i < 2 * n; ++i)
-          sum[i] += term[i];
-        apply(term, next, 0);
-        for (int i = 0; i < 2 * n; ++i)
-          term[i] = next[i] * h / (k + 1);
-      }
-      y.swap(sum);
-    }
-    out.push_back(y[2 * n - 1] / std::sqrt(Cs));
-  }
-  return out;
+  return taylorExponential(2 * n, 2 * a + rs + rl, dt, steps, apply,
+                           [&](const std::vector<double> &y) { return y[2 * n - 1] / std::sqrt(Cs); });
 }
 
 } // namespace
@@ -174,6 +154,17 @@ TEST_CASE("a transmission line of 40, 160 and 1280 sections follows its exact so
   }
 }
 
+namespace {
+/// The entry of `nominal` (Model::nominalState's) for state `name`.
+double nominalOf(const hbg::Model &model, const std::vector<double> &nominal,
+                 const std::string &name) {
+  const std::vector<std::string> &names = model.stateNames();
+  auto it = std::find(names.begin(), names.end(), name);
+  REQUIRE(it != names.end());
+  return nominal[static_cast<std::size_t>(it - names.begin())];
+}
+} // namespace
+
 TEST_CASE("nominal magnitudes from sources, parameters and the `nominal` attribute") {
   hbg::Model model = hbg::Compiler().compileString(R"(model Scales {
     parameter V = 10;
@@ -185,34 +176,63 @@ TEST_CASE("nominal magnitudes from sources, parameters and the `nominal` attribu
     C c2(1e-12) { q0 = 0; nominal = 4e-12; }
     I coil(1e-3) { p0 = 0; }
     C soft(e = q^3) { q0 = 0; }
+    C firm(e = q / C1 + q^3) { q0 = 0; }
     1 loop; 0 node; 1 back;
     bond v -> loop; bond loop -> r1; bond loop -> coil; bond loop -> node;
     bond node -> c1; bond node -> back; bond back -> r2; bond back -> c2;
-    bond dc -> back; bond back -> soft;
-    output c1.q;
+    bond dc -> back; bond back -> soft; bond back -> firm;
+    signal angle = integral(c1.e);
+    output c1.q, angle;
   })", "scales.hbg");
   std::vector<double> p = model.parameterValues();
   std::vector<double> nominal = model.nominalState(p);
-  const std::vector<std::string> &names = model.stateNames();
-  auto of = [&](const std::string &name) {
-    auto it = std::find(names.begin(), names.end(), name);
-    REQUIRE(it != names.end());
-    return nominal[static_cast<std::size_t>(it - names.begin())];
-  };
+  auto of = [&](const std::string &name) { return nominalOf(model, nominal, name); };
   // Effort scale: the larger amplitude of 10 sin(...) and -3, so 10 V;
   // flow scale: 10 V over the largest resistance, 0.02 A; derived
   // magnitudes are 1e-3 of the scale times the parameter.
   CHECK(of("c1.q") == doctest::Approx(1e-3 * 1e-6 * 10));
   CHECK(of("coil.p") == doctest::Approx(1e-3 * 1e-3 * 10.0 / 500));
-  // Given, it takes precedence; a nonlinear law has none of its own.
+  // Given, it takes precedence. A nonlinear law acts as its slope at the
+  // initial state; where the slope is zero (a cubic at rest), and for an
+  // integral of a signal, the unit default is left.
   CHECK(of("c2.q") == 4e-12);
-  CHECK(of("soft.q") == 0);
+  CHECK(of("firm.q") == doctest::Approx(1e-3 * 1e-6 * 10));
+  CHECK(of("soft.q") == 1);
+  CHECK(of("angle.integral") == 1);
   // Parameters move it.
   std::vector<std::string> pn = model.parameterNames();
   std::size_t c1 = static_cast<std::size_t>(std::find(pn.begin(), pn.end(), "C1") - pn.begin());
   p[c1] = 2e-6;
   nominal = model.nominalState(p);
   CHECK(of("c1.q") == doctest::Approx(1e-3 * 2e-6 * 10));
+  CHECK(of("firm.q") == doctest::Approx(1e-3 * 2e-6 * 10));
+}
+
+TEST_CASE("nominal magnitudes from the energy a source-free model starts with") {
+  // A struck mass between springs, and a wall's Sf(0), whose zero
+  // amplitude says nothing: |p| <= sqrt(2 m W) and |q| <= sqrt(2 W / k)
+  // with W = m v0^2 / 2, each times 1e-3.
+  hbg::Model model = hbg::Compiler().compileString(R"(model Struck {
+    parameter m = 2; parameter k = 50; parameter v0 = 3;
+    Sf wall(0);
+    I mass(m) { p0 = m * v0; } C left(1 / k) { q0 = 0; } C right(1 / k) { q0 = 0; }
+    1 body; 1 fixed; 0 a; 0 b;
+    bond wall -> fixed; bond fixed -> a; bond a -> left; bond a -> body;
+    bond body -> mass; bond body -> b; bond b -> right; bond b -> fixed;
+    output mass.f;
+  })", "struck.hbg");
+  std::vector<double> p = model.parameterValues();
+  std::vector<double> nominal = model.nominalState(p);
+  auto of = [&](const std::string &name) { return nominalOf(model, nominal, name); };
+  double w = 2 * 3.0 * 3.0 / 2;
+  CHECK(of("mass.p") == doctest::Approx(1e-3 * std::sqrt(2 * 2 * w)));
+  CHECK(of("left.q") == doctest::Approx(1e-3 * std::sqrt(2 * w / 50)));
+  CHECK(of("right.q") == doctest::Approx(1e-3 * std::sqrt(2 * w / 50)));
+  // At rest, nothing gives a magnitude: the unit default.
+  p[2] = 0; // v0
+  nominal = model.nominalState(p);
+  CHECK(of("mass.p") == 1);
+  CHECK(of("left.q") == 1);
 }
 
 TEST_CASE("the Rosenbrock method: an RC of 1 ns beside one of 1 s, to t = 1") {

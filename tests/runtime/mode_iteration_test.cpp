@@ -1308,9 +1308,40 @@ TEST_CASE("a step limit, a state that overflows, tiny and collapsing steps: each
     SimulateOptions b = o;
     b.tEnd = 2;
     RunRecord r = runPlain(sys, {1}, b);
+    INFO(r.error);
     CHECK(r.failure->kind == DiagKind::RunStepUnderflow);
     CHECK(r.failure->element == "x");
     CHECK(r.failure->time == doctest::Approx(1).epsilon(1e-6));
+    CHECK(r.failure->message.find("which does not shrink with the step: a right-hand side that "
+                                  "is discontinuous, singular or too stiff") != std::string::npos);
+  }
+  {
+    // A chain of integrators from rest, x8 = t^8 / 8!, with no scale for
+    // any state (no nominal, no atol): x8's error is judged against its
+    // own value, which vanishes with the step as fast as the error does.
+    // The message says so, and what gives it a scale.
+    std::vector<std::string> names = {"x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "x8"};
+    HandSystem sys = plain(names, [](double, const double *x, double *xdot) {
+      xdot[0] = 0;
+      for (int k = 1; k < 9; ++k)
+        xdot[k] = x[k - 1];
+    });
+    SimulateOptions c = o;
+    c.integrator.atol = 0;
+    RunRecord r = runPlain(sys, {1, 0, 0, 0, 0, 0, 0, 0, 0}, c);
+    REQUIRE(r.failure);
+    INFO(r.error);
+    CHECK(r.failure->kind == DiagKind::RunStepUnderflowScale);
+    CHECK(r.failure->time == 0);
+    CHECK(r.failure->message.find("it grows from zero, and its error is judged against that "
+                                  "value rather than against its scale, whose floor is 0; give "
+                                  "it the magnitude it reaches with `nominal = ...`") !=
+          std::string::npos);
+    // A floor for every state lets it run.
+    c.integrator.atol = 1e-12;
+    RunRecord ok;
+    simulate(sys, {1, 0, 0, 0, 0, 0, 0, 0, 0}, c, ok);
+    CHECK_MESSAGE(!ok.failure, ok.error);
   }
 }
 

@@ -32,7 +32,7 @@ struct State {
   sym::ExprId initial;     ///< of parameters only
   sym::ExprId derivative;  ///< of time, states and parameters
   /// Of parameters only: the magnitude its absolute tolerance scales with
-  /// (storageNominals); invalid when the model says nothing.
+  /// (stateNominals).
   sym::ExprId nominal;
 };
 
@@ -171,22 +171,30 @@ std::vector<const bg::Guard *> guardComparisons(const bg::BondGraph &g);
 /// The comparisons of one guard, in depth-first order (a run of the above).
 std::vector<const bg::Guard *> guardComparisons(const bg::Guard &guard);
 
-/// The nominal magnitude of each storage element's energy variable, by
-/// element index, as an expression of parameters: a `nominal` attribute
-/// where the model gives one; else, for a linear C, its capacitance times
-/// the effort scale (the largest amplitude of any effort source, or a flow
-/// scale times the smallest resistance), and for a linear I its inertance
-/// times the flow scale (the largest amplitude of any flow source, or the
-/// effort scale divided by the largest resistance), each times
-/// kDerivedNominalFraction. An amplitude bounds a source over all time
-/// (|sin| <= 1); a source that reads states has none. Invalid where
-/// nothing gives a magnitude (nonlinear laws, no sources).
-std::vector<sym::ExprId> storageNominals(const bg::BondGraph &g);
+/// The nominal magnitude of every state, as an expression of parameters
+/// that is positive whatever their values: each storage element's energy
+/// variable (by element index; invalid for other elements) and each
+/// integrator's state (by integrator index). docs/numerics.md gives the
+/// rules: a `nominal` attribute where the model gives one; else the larger
+/// of a magnitude from the sources' amplitudes (an element's capacitance or
+/// inertance times the effort or flow scale) and one from the energy the
+/// model starts with, each times kDerivedNominalFraction; else
+/// kDefaultNominal. Amplitudes bound a source over all time (|sin| <= 1);
+/// a source that reads states bounds each state by its nominal.
+struct StateNominals {
+  std::vector<sym::ExprId> storage;
+  std::vector<sym::ExprId> integrators;
+};
+StateNominals stateNominals(const bg::BondGraph &g);
 /// A magnitude derived from sources is where a state may go, not where it
 /// must: a capacitor behind a divider sees a fraction of the source. The
 /// derived nominal is therefore this fraction of it, a floor that running
 /// maxima raise.
 inline constexpr double kDerivedNominalFraction = 1e-3;
+/// The nominal of a state nothing in the model gives a magnitude to (an
+/// integral of a signal, storage with no source and no initial energy),
+/// in its own unit, as Modelica tools default a variable's nominal to 1.
+inline constexpr double kDefaultNominal = 1;
 
 /// Builds the state equations. Algebraic loops close on tearing variables:
 /// the inputs of R elements SCAP gave a causality by choice, the outputs of

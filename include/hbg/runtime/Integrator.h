@@ -117,6 +117,20 @@ struct NonFiniteInfo {
   bool jacobian = false;
 };
 
+/// What the error leader's weight said in an adaptive method's last trial
+/// step (Stepper::scaleCollapse), which tells why step sizes collapse.
+struct ScaleCollapse {
+  /// The leader, and its floor max(atol, rtol nominal).
+  std::size_t leader = static_cast<std::size_t>(-1);
+  double floor = 0;
+  /// It has not grown since the last reset(), and its weight is zero or
+  /// set by the value the trial reached rather than by its floor and its
+  /// value at the step's start: its error is judged
+  /// against a value that vanishes with the step (it grows from zero, and
+  /// its floor is too small for how it grows).
+  bool vanishing = false;
+};
+
 /// A one-step method with dense output over its last accepted step.
 class Stepper {
 public:
@@ -135,6 +149,9 @@ public:
   virtual void setNominal(const double *) {}
   /// The nominal magnitudes as grown so far (null for fixed steppers).
   virtual const double *nominal() const { return nullptr; }
+  /// Adaptive steppers: what the last trial step says about the error
+  /// leader's weight.
+  virtual ScaleCollapse scaleCollapse() const { return {}; }
   /// Advances by one accepted step, never past `tLimit` (the step is clipped
   /// to land on it exactly). Adaptive steppers retry rejected steps inside.
   virtual StepStatus step(double tLimit) = 0;
