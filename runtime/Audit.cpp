@@ -68,6 +68,12 @@ void Run::auditEnergy(Event &ev) {
   ev.removed = ev.storedBefore - ev.storedAfter;
   if (!(ev.removed > kLossFraction * scale))
     return; // conserved or supplied
+  // No junction switched: the jump is dependent storage following a source
+  // (or a modulated element) whose value switched branches, a velocity
+  // source's step into a mass. The source takes what the storage gives up,
+  // as it supplies what it gains.
+  if (ev.junctionsSwitched.empty())
+    return;
   for (std::uint32_t j : ev.junctionsSwitched)
     if (sw_.junctions()[j].dissipative)
       return;

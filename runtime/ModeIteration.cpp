@@ -123,9 +123,10 @@ bool Run::iterateModes() {
   chooseBranches(now);
   std::vector<std::string> kinks = branchChanges(branchesBefore, now);
   if (!kinks.empty() && !now.dependentSlots().empty()) {
-    // Dependent storage may read the kinks that changed.
-    std::vector<double> x = gather(now);
-    complete(now, x.data());
+    // Dependent storage may read the kinks that changed (a velocity
+    // source's step into a mass): where it jumps, its impulses reach the
+    // independent storage, as at a mode change.
+    remap(now, ev);
   }
   if (!switched && kinks.empty()) {
     eventFrom_ = nullptr;

@@ -23,6 +23,14 @@ Model driver::compileEquations(const Compiler &compiler, eq::EquationSystem equa
   return Model(std::move(impl));
 }
 
+Model driver::compileModel(const Compiler &compiler, std::shared_ptr<SourceManager> sources,
+                          bg::BondGraph graph, eq::EquationSystem initial) {
+  bool jumps = !initial.dependent.empty() && !initial.kinks.empty();
+  if (bg::hasSwitched(graph) || jumps)
+    return compileSwitched(compiler, std::move(sources), std::move(graph), std::move(initial));
+  return compileEquations(compiler, std::move(initial));
+}
+
 Model Compiler::compileString(const std::string &text, const std::string &name) const {
   auto sm = std::make_shared<SourceManager>();
   std::uint32_t file = sm->addBuffer(name, text);
@@ -34,9 +42,7 @@ Model Compiler::compileString(const std::string &text, const std::string &name) 
   driver::FrontendResult r = driver::runFrontend(*sm, file, diags, pipeline);
   if (diags.hasErrors() || !r.equations)
     throw CompileError(diags.renderAll());
-  if (bg::hasSwitched(*r.graph))
-    return driver::compileSwitched(*this, sm, std::move(*r.graph), std::move(*r.equations));
-  return driver::compileEquations(*this, std::move(*r.equations));
+  return driver::compileModel(*this, sm, std::move(*r.graph), std::move(*r.equations));
 }
 
 Model Compiler::compileFile(const std::string &path) const {

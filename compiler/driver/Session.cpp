@@ -50,9 +50,7 @@ bool Session::load(const std::string &path, Stage stop, const std::string &mode)
 
 std::optional<Model> Session::compile(const Compiler &compiler) {
   try {
-    return bg::hasSwitched(*fe_.graph)
-               ? compileSwitched(compiler, sm_, std::move(*fe_.graph), std::move(*fe_.equations))
-               : compileEquations(compiler, std::move(*fe_.equations));
+    return compileModel(compiler, sm_, std::move(*fe_.graph), std::move(*fe_.equations));
   } catch (const CompileError &e) {
     err_ << e.what();
     return std::nullopt;

@@ -26,8 +26,24 @@ using causality::CausalAssignment;
 
 namespace {
 
-/// A non-smooth function of time inside `e` (which then has no time
-/// derivative everywhere), or an invalid id.
+/// Whether `e` reads nothing but time and parameters (held values
+/// included: they are constant between events).
+bool ofTimeAndParameters(const sym::ExprContext &ctx, sym::ExprId e) {
+  for (sym::SymbolId s : ctx.symbolsOf(e)) {
+    sym::SymbolKind k = ctx.symbol(s).kind;
+    if (k != sym::SymbolKind::Time && k != sym::SymbolKind::Parameter)
+      return false;
+  }
+  return true;
+}
+
+/// A non-smooth function of time inside `e` whose switching argument also
+/// reads what changes with the solution (states, a loop's unknowns), and
+/// which then has no time derivative at its switching, or an invalid id.
+/// A piecewise function of time and parameters alone (`if time < 1`,
+/// `step`, `pulse`, `floor(f * time)`) is differentiated branch by branch:
+/// its branches switch at time events, where dependent storage it drives
+/// jumps by the exact remap.
 sym::ExprId nonSmoothInTime(const sym::ExprContext &ctx, sym::ExprId e) {
   std::vector<sym::ExprId> todo{e};
   std::unordered_set<std::uint32_t> seen;
@@ -40,8 +56,16 @@ sym::ExprId nonSmoothInTime(const sym::ExprContext &ctx, sym::ExprId e) {
     bool nonSmooth = n.op == sym::Op::Sign || n.op == sym::Op::Floor || n.op == sym::Op::Abs ||
                      n.op == sym::Op::Min ||
                      n.op == sym::Op::Max || n.op == sym::Op::Select;
-    if (nonSmooth && ctx.dependsOn(id, ctx.timeSymbol()))
-      return id;
+    if (nonSmooth && ctx.dependsOn(id, ctx.timeSymbol())) {
+      // What decides the branch: a select's condition, the operands of
+      // the others.
+      bool piecewiseInTime =
+          ofTimeAndParameters(ctx, n.lhs) &&
+          (n.op == sym::Op::Select || !(n.op == sym::Op::Min || n.op == sym::Op::Max) ||
+           ofTimeAndParameters(ctx, n.rhs));
+      if (!piecewiseInTime)
+        return id;
+    }
     sym::forEachOperand(n, [&todo](sym::ExprId o) { todo.push_back(o); });
   }
   return {};

@@ -26,6 +26,14 @@ const eq::EquationSystem &equations(const Model &model);
 /// Compiles equations built already, with `compiler`'s options.
 Model compileEquations(const Compiler &compiler, eq::EquationSystem equations);
 
+/// Compiles the front end's result: a model with switched junctions, or
+/// whose dependent storage jumps where a kink switches (a piecewise
+/// velocity profile driving a mass), with compileSwitched, whose runtime
+/// keeps every storage element in the state and remaps it exactly; any
+/// other with compileEquations.
+Model compileModel(const Compiler &compiler, std::shared_ptr<SourceManager> sources,
+                   bg::BondGraph graph, eq::EquationSystem initial);
+
 /// Compiles a checked graph with switched junctions whose initial mode's
 /// equations were built already; `sources` renders the diagnostics of
 /// modes analysed later.
