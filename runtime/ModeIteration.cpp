@@ -291,6 +291,40 @@ RunError Run::cycleError(const Event &ev, const std::vector<std::string> &modes,
   for (auto it = first; it != modes.end(); ++it)
     cycle += "`" + *it + "` -> ";
   cycle += "`" + again + "`";
+  // A non-strict comparison judged a priori that sits on its threshold
+  // (`(slip.f <= 0)-` at the instant a clutch breaks loose, where the
+  // locked state held slip.f = 0) takes a junction back to the state it
+  // just left: the strict form is the fix. (A posteriori comparisons on
+  // their threshold, `(time >= 0.5)+` both ways, cycle either way.)
+  const std::vector<double> &minus = buf_.minus;
+  for (std::size_t j = 0; j < sw_.junctions().size(); ++j) {
+    const std::vector<Transition> &transitions = sw_.junctions()[j].transitions;
+    for (std::size_t i = 0; i < transitions.size(); ++i) {
+      if (std::find(ev.transitions.begin(), ev.transitions.end(), labels_[j][i]) ==
+          ev.transitions.end())
+        continue;
+      std::vector<const GuardNode *> todo{&transitions[i].guard};
+      while (!todo.empty()) {
+        const GuardNode *g = todo.back();
+        todo.pop_back();
+        for (const GuardNode &c : g->children)
+          todo.push_back(&c);
+        if (g->kind != GuardNode::Compare || !g->minus ||
+            (g->op != CompareOp::LessEqual && g->op != CompareOp::GreaterEqual))
+          continue;
+        const std::vector<double> &sides = minus;
+        std::size_t c = g->comparison;
+        if (2 * c + 1 >= sides.size())
+          continue;
+        double lhs = sides[2 * c], rhs = sides[2 * c + 1];
+        if (std::abs(lhs - rhs) > comparisonTolerance(lhs, rhs))
+          continue;
+        bool le = g->op == CompareOp::LessEqual;
+        return RunError(DiagKind::RunModesDoNotSettleNonStrict, t_, ev.modes.front(),
+                        {out, cycle, labels_[j][i], le ? "<" : ">", le ? "<=" : ">="});
+      }
+    }
+  }
   return RunError(DiagKind::RunModesDoNotSettle, t_, ev.modes.front(), {out, cycle});
 }
 
