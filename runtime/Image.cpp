@@ -19,7 +19,7 @@ namespace hbg::runtime {
 
 namespace {
 
-constexpr char kMagic[8] = {'h', 'b', 'g', 'i', 'm', 'g', '0', '1'};
+constexpr char kMagic[8] = {'h', 'b', 'g', 'i', 'm', 'g', '0', '2'};
 
 class Writer {
 public:
@@ -429,6 +429,7 @@ std::string writeImage(const ModelImage &image,
     w.flag(p.linearLoops);
     w.vec(p.kinkInfo, [&](const KinkInfo &k) {
       w.flag(k.floor);
+      w.flag(k.slides);
       w.str(k.text);
     });
     w.flag(p.guardTape.has_value());
@@ -532,6 +533,7 @@ ModelImage readImage(const std::uint8_t *data, std::size_t size, const CompiledF
     p.kinkInfo = r.vec<KinkInfo>(9, [&] {
       KinkInfo k;
       k.floor = r.flag();
+      k.slides = r.flag();
       k.text = r.str();
       return k;
     });

@@ -29,7 +29,12 @@ namespace hbg::runtime {
 namespace {
 const std::string kNoKink;
 double signOf(double c) { return c > 0 ? 1.0 : (c < 0 ? -1.0 : 0.0); }
+/// Branches as Run::branches() records them: NaN, a sliding kink's, is
+/// the same as NaN.
+bool sameBranch(double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); }
 std::string branchText(const Mode &m, std::size_t k, double b) {
+  if (std::isnan(b))
+    return "sliding";
   if (m.kinkFloor(k)) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.17g", b);
@@ -41,6 +46,7 @@ std::string branchText(const Mode &m, std::size_t k, double b) {
 
 const std::string &Mode::kinkText(std::size_t) const { return kNoKink; }
 bool Mode::kinkFloor(std::size_t) const { return false; }
+bool Mode::kinkSlides(std::size_t) const { return false; }
 const std::string &Mode::shortCircuit() const {
   static const std::string none;
   return none;
@@ -70,7 +76,7 @@ std::vector<std::string> Run::branchChanges(const std::vector<std::pair<std::str
   std::vector<std::string> changes;
   for (std::size_t k = 0; k < m.numKinks(); ++k)
     for (const auto &[text, b] : before)
-      if (text == m.kinkText(k) && b != m.branch(k))
+      if (text == m.kinkText(k) && !sameBranch(b, m.branch(k)))
         changes.push_back(text + ": branch " + branchText(m, k, b) + " -> " +
                           branchText(m, k, m.branch(k)));
   return changes;
@@ -83,50 +89,124 @@ void Run::chooseBranches(Mode &m) {
   // Each round sets every branch from the arguments under the branches of
   // the round before; arguments that read no branch settle in one.
   std::vector<double> before(nk);
+  slider(m).forgetExits();
   for (std::size_t round = 0; round <= nk; ++round) {
     for (std::size_t k = 0; k < nk; ++k)
       before[k] = m.branch(k);
     chooseBranchesOnce(m);
     bool changed = false;
     for (std::size_t k = 0; k < nk; ++k)
-      changed = changed || m.branch(k) != before[k];
+      changed = changed || !sameBranch(m.branch(k), before[k]);
     if (!changed)
       return;
   }
 }
 
-void Run::chooseBranchesOnce(Mode &m) {
-  std::size_t nk = m.numKinks(), n = m.stateSlots().size();
-  std::vector<double> x = gather(m), c(nk);
+void Run::zeroArgument(Mode &m, std::size_t k, double side, std::vector<double> &x) {
+  std::size_t nk = m.numKinks(), n = x.size();
+  std::vector<double> c(nk), cp(nk), grad(n), scale(n);
   call(m.kinkArguments(t_, x.data(), c.data()), m, "kinks");
+  if (!(side * c[k] < 0) || n == 0)
+    return;
+  // The smallest move of the state, each component measured against its
+  // scale, that puts c_k at zero: along the scaled gradient, by
+  // differences (exact for an argument affine in the state).
+  const std::vector<std::uint32_t> &slots = m.stateSlots();
+  double norm = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    double nominal = slots[i] < o_.nominal.size() ? o_.nominal[slots[i]] : 0.0;
+    scale[i] = std::max({nominal, peak_[slots[i]], std::abs(x[i])});
+    if (!(scale[i] > 0))
+      scale[i] = 1;
+    std::vector<double> xp = x;
+    double h = 1e-6 * scale[i];
+    xp[i] += h;
+    h = xp[i] - x[i];
+    call(m.kinkArguments(t_, xp.data(), cp.data()), m, "kinks");
+    grad[i] = (cp[k] - c[k]) / h;
+    norm += (scale[i] * grad[i]) * (scale[i] * grad[i]);
+  }
+  if (!(norm > 0) || !std::isfinite(norm))
+    return;
+  // Rounding may leave c_k a few ulps short of zero: aim past it, by
+  // twice what is left, until it is on `side` (or at zero).
+  for (int round = 0; round < 4 && side * c[k] < 0; ++round) {
+    double aim = round == 0 ? 0 : -c[k];
+    for (std::size_t i = 0; i < n; ++i)
+      x[i] -= (c[k] - aim) * scale[i] * scale[i] * grad[i] / norm;
+    call(m.kinkArguments(t_, x.data(), c.data()), m, "kinks");
+  }
+  complete(m, x.data());
+}
+
+void Run::chooseBranchesOnce(Mode &m) {
+  SlidingMode &slide = slider(m);
+  Mode &plain = slide.inner();
+  // What evaluates the flow: the sliding wrapper solves the branches of
+  // the kinks that slide before each evaluation.
+  auto flow = [&]() -> Mode & { return slide.active() ? static_cast<Mode &>(slide) : plain; };
+  std::size_t nk = plain.numKinks(), n = plain.stateSlots().size();
+  std::vector<double> x = gather(plain), c(nk);
+  call(plain.kinkArguments(t_, x.data(), c.data()), plain, "kinks");
+
+  double span = o_.tEnd - o_.tStart;
+  double h = lastStep_ > 0 ? lastStep_ : 1e-3 * (span > 0 ? span : std::max(1.0, std::abs(t_)));
+  slide.setScales(1e-3 * h, h);
+  // A sliding kink goes on sliding while its branch stays inside (-1, 1);
+  // one that has reached the edge takes the side the motion leaves to,
+  // the edge's sign (the law's force no longer holds the argument).
+  std::vector<bool> decided(nk, false);
+  for (const auto &[k, b] : slide.exited()) {
+    decided[k] = true;
+    plain.setBranch(k, b);
+  }
+  if (slide.active()) {
+    slide.solve(t_, x.data());
+    std::vector<std::size_t> kinks = slide.kinks();
+    for (std::size_t k : kinks) {
+      double b = slide.equivalent(k);
+      decided[k] = true;
+      if (std::abs(b) < 1)
+        continue;
+      slide.exit(k, signOf(b));
+      plain.setBranch(k, signOf(b));
+      // It leaves tangentially (its rate under the edge's branch is zero
+      // there), so an argument the integration left a little on the
+      // wrong side would cross back at once: it starts from zero.
+      zeroArgument(plain, k, signOf(b), x);
+      call(plain.kinkArguments(t_, x.data(), c.data()), plain, "kinks");
+    }
+  }
   for (std::size_t k = 0; k < nk; ++k)
-    m.setBranch(k, m.kinkFloor(k) ? std::floor(c[k]) : signOf(c[k]));
+    if (!decided[k])
+      plain.setBranch(k, plain.kinkFloor(k) ? std::floor(c[k]) : signOf(c[k]));
 
   // How far each argument moves in a short time delta along the flow
   // with the branches as they are set: c(t + delta, x + delta x') - c.
-  double span = o_.tEnd - o_.tStart;
-  double h = lastStep_ > 0 ? lastStep_ : 1e-3 * (span > 0 ? span : std::max(1.0, std::abs(t_)));
   double delta = 1e-6 * h;
   std::vector<double> xdot(n), xp(n), cp(nk), move(nk), trial(nk);
   auto drift = [&](std::vector<double> &d) {
-    call(m.rhs(t_, x.data(), xdot.data()), m, "state derivatives");
+    Mode &f = flow();
+    call(f.rhs(t_, x.data(), xdot.data()), f, "state derivatives");
     for (std::size_t i = 0; i < n; ++i)
       xp[i] = x[i] + delta * xdot[i];
-    call(m.kinkArguments(t_ + delta, xp.data(), cp.data()), m, "kinks");
+    call(plain.kinkArguments(t_ + delta, xp.data(), cp.data()), plain, "kinks");
     for (std::size_t k = 0; k < nk; ++k)
       d[k] = cp[k] - c[k];
   };
   drift(move);
   for (std::size_t k = 0; k < nk; ++k) {
+    if (decided[k])
+      continue;
     // `delta` is a millionth of a step: |c| <= 1e-6 |move| is what c moves
     // in 1e-12 of a step, the event locator's resolution, so a branch
     // chosen here against c's side is on it by the first point examined.
-    if (m.kinkFloor(k)) {
+    if (plain.kinkFloor(k)) {
       // The floor's jumps are its argument's integers; the branch below
       // an integer it is on only when it moves down.
       double nearest = std::round(c[k]);
       if (std::abs(c[k] - nearest) <= 1e-6 * std::abs(move[k]))
-        m.setBranch(k, move[k] < 0 ? nearest - 1 : nearest);
+        plain.setBranch(k, move[k] < 0 ? nearest - 1 : nearest);
       continue;
     }
     if (c[k] != 0 && std::abs(c[k]) > 1e-6 * std::abs(move[k]))
@@ -134,18 +214,33 @@ void Run::chooseBranchesOnce(Mode &m) {
     bool consistent[2], back[2];
     for (int side = 0; side < 2; ++side) {
       double b = side == 0 ? 1.0 : -1.0;
-      m.setBranch(k, b);
+      plain.setBranch(k, b);
       drift(trial);
       consistent[side] = b * trial[k] > 0;
       back[side] = b * trial[k] < 0;
     }
-    if (back[0] && back[1])
-      throw RunError(DiagKind::RunKinkSliding, t_, m.name(), {DiagArg::element(m.kinkText(k))});
+    if (back[0] && back[1]) {
+      // Both branches drive the argument back to zero: it slides (a body
+      // that friction holds still), with the branch that holds it.
+      if (!plain.kinkSlides(k))
+        throw RunError(DiagKind::RunKinkSliding, t_, plain.name(),
+                       {DiagArg::element(plain.kinkText(k))});
+      slide.start(k);
+      slide.solve(t_, x.data());
+      if (std::abs(slide.equivalent(k)) >= 1) {
+        // On the edge of the law's set: the motion leaves on the edge's
+        // side.
+        double edge = signOf(slide.equivalent(k));
+        slide.exit(k, edge);
+        plain.setBranch(k, edge);
+      }
+      continue;
+    }
     double b = consistent[0] && consistent[1] ? (c[k] != 0 ? signOf(c[k]) : 1.0)
                : consistent[0]               ? 1.0
                : consistent[1]               ? -1.0
                                              : 0.0;
-    m.setBranch(k, b);
+    plain.setBranch(k, b);
   }
 }
 

@@ -111,6 +111,9 @@ bool Run::iterateModes() {
     if (!to.shortCircuit().empty())
       throw RunError(DiagKind::RunModeShortCircuit, t_, modeText(q_),
                      {DiagArg::mode(modeText(cur)), to.shortCircuit()});
+    // Kinks slide in the mode they started sliding in; the new mode
+    // chooses its branches afresh.
+    slider(mode(q_)).clear();
     q_ = cur;
     chooseBranches(to);
     if (!to.dependentSlots().empty())
@@ -119,8 +122,9 @@ bool Run::iterateModes() {
   }
   // Kinks whose argument crossed (or that a new mode puts on another
   // side): an event of their own when nothing switched.
+  chooseBranches(mode(q_));
+  // Mode `now`: the sliding wrapper when a kink has started sliding.
   Mode &now = mode(q_);
-  chooseBranches(now);
   std::vector<std::string> kinks = branchChanges(branchesBefore, now);
   if (!kinks.empty() && !now.dependentSlots().empty()) {
     // Dependent storage may read the kinks that changed (a velocity

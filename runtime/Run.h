@@ -11,6 +11,8 @@
 #include "hbg/runtime/Remap.h"
 #include "hbg/runtime/Simulate.h"
 
+#include "Sliding.h"
+
 #include <cmath>
 #include <limits>
 #include <map>
@@ -92,9 +94,19 @@ private:
   /// then the kinks of their mode `m`.
   const std::vector<std::uint32_t> &enabledComparisons(const Mode &m);
   /// Sets the kinks' branches of `m` at t_ and X (Kinks.cpp), until no
-  /// branch changes; one round of it.
+  /// branch changes; one round of it. A `sign` driven back to zero from
+  /// both sides starts sliding, and a sliding one whose branch has left
+  /// [-1, 1] stops (Sliding.h).
   void chooseBranches(Mode &m);
   void chooseBranchesOnce(Mode &m);
+  /// The sliding wrapper of mode `m` (or `m` itself when it is one),
+  /// made on first use and kept for the run: its integration is keyed by
+  /// its address.
+  SlidingMode &slider(Mode &m);
+  /// When kink k's argument is on the other side of zero from `side`,
+  /// moves the mode's states `x` (and X) by the least, measured in each
+  /// state's scale, that puts it at zero or, by rounding, just on `side`.
+  void zeroArgument(Mode &m, std::size_t k, double side, std::vector<double> &x);
   /// The kinks of `m` with their branches, and, as event-log transitions,
   /// how the branches of `m` differ from those of the same calls in
   /// `before` (kinks of other modes are matched by their text).
@@ -169,6 +181,9 @@ private:
     std::vector<std::pair<std::vector<std::uint32_t>, std::vector<double>>> roundStarts;
   } buf_;
   std::map<const Mode *, std::unique_ptr<Integration>> integrations_;
+  /// Sliding wrappers by the mode they wrap; mode() gives the wrapper
+  /// while one of its kinks slides.
+  std::map<const Mode *, std::unique_ptr<SlidingMode>> sliders_;
   /// Energy-audit warnings by what they name (elements and mode): their
   /// index in r_.warnings, how many events alike, the first and last time.
   struct Finding {

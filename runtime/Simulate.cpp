@@ -103,8 +103,12 @@ const std::string &Run::modeText(const std::vector<std::uint32_t> &q) { return e
 
 Mode &Run::mode(const std::vector<std::uint32_t> &q) {
   ModeEntry &e = entry(q);
-  if (e.mode)
+  if (e.mode) {
+    auto sliding = sliders_.find(e.mode);
+    if (sliding != sliders_.end() && sliding->second->active())
+      return *sliding->second;
     return *e.mode;
+  }
   std::string why;
   Mode *m = sys_.mode(q, why);
   if (!m) {
@@ -114,6 +118,15 @@ Mode &Run::mode(const std::vector<std::uint32_t> &q) {
   }
   e.mode = m;
   return *m;
+}
+
+SlidingMode &Run::slider(Mode &m) {
+  if (auto *s = dynamic_cast<SlidingMode *>(&m))
+    return *s;
+  std::unique_ptr<SlidingMode> &s = sliders_[&m];
+  if (!s)
+    s = std::make_unique<SlidingMode>(m, sw_.numComparisons());
+  return *s;
 }
 
 Run::Integration &Run::integration(Mode &m) {

@@ -143,8 +143,8 @@ std::shared_ptr<ModeCode> compileMode(eq::EquationSystem equations,
   bool events = switched || !equations.kinks.empty();
   if (events) {
     // The guards' sides, then each kink's comparison `lhs <= rhs` (see
-    // runtime::Mode::numKinks): b c <= -0 for b = +-1, -|c| <= -denorm
-    // (c != 0) for b = 0, min(c - b + denorm, b + 1 - c) <= 0 for a floor; and the
+    // runtime::Mode::numKinks): b c <= -denorm (b c < 0) for b = +-1
+    // (b c <= -0 for a c of time alone), -|c| <= -denorm (c != 0) for b = 0, min(c - b + denorm, b + 1 - c) <= 0 for a floor; and the
     // same as a tape for enclosures.
     sym::ExprContext &ctx = *equations.ctx;
     auto ofTime = [&](sym::ExprId e) {
@@ -209,11 +209,15 @@ std::shared_ptr<ModeCode> compileMode(eq::EquationSystem equations,
         kinks.outputs.push_back(c);
         continue;
       }
+      // An argument of the state exactly at zero has not left its
+      // branch's side: a body that stops slipping tangentially (its rate
+      // zero there) sits at zero before it moves on. One of time alone
+      // is a time event, exactly at its zero.
       sym::ExprId off = ctx.sub(ctx.constant(1), ctx.mul(b, b)); // 1 where b = 0
+      sym::ExprId least = ctx.constant(-std::numeric_limits<double>::denorm_min());
       guards.outputs.push_back(
           ctx.sub(ctx.mul(b, c), ctx.mul(off, ctx.unary(sym::Op::Abs, c))));
-      guards.outputs.push_back(
-          ctx.mul(off, ctx.constant(-std::numeric_limits<double>::denorm_min())));
+      guards.outputs.push_back(ofTime(c) ? ctx.mul(off, least) : least);
       differences.push_back(ctx.sub(guards.outputs[guards.outputs.size() - 2],
                                     guards.outputs.back()));
       kinks.outputs.push_back(c);
@@ -256,7 +260,7 @@ std::shared_ptr<ModeCode> compileMode(eq::EquationSystem equations,
   m->numUnknowns = equations.unknowns.size();
   m->loopPattern = equations.jacobianPattern;
   for (const eq::Kink &k : equations.kinks)
-    m->kinkInfo.push_back({k.floor, k.text});
+    m->kinkInfo.push_back({k.floor, k.linear && !k.floor, k.text});
   m->equations = std::move(equations);
   tiers->start(code, m, ctxLocked);
   return m;

@@ -95,6 +95,13 @@ private:
       varies = varies || d.varies;
       out[k] = d.id;
     }
+    // A select on a kink's branch (an `if` on the sign of a difference)
+    // picks one side or the other: that branch cannot slide.
+    if (n.op == sym::Op::Select && ctx_.node(out[0]).op == sym::Op::Symbol) {
+      auto kink = byBranch_.find(ctx_.node(out[0]).symbol.index);
+      if (kink != byBranch_.end())
+        sys_.kinks[kink->second].linear = false;
+    }
     if (!isKinkOp(n.op) || !varies) {
       bool same = true;
       for (int k = 0; k < arity; ++k)
@@ -106,6 +113,8 @@ private:
     sym::ExprId u = out[0], v = out[1];
     sym::ExprId c = n.op == sym::Op::Min ? ctx_.sub(v, u) : n.op == sym::Op::Max ? ctx_.sub(u, v) : u;
     sym::ExprId b = ctx_.ref(branchOf(c, id, n.op == sym::Op::Floor));
+    if (n.op == sym::Op::Min || n.op == sym::Op::Max)
+      sys_.kinks[byBranch_.at(ctx_.node(b).symbol.index)].linear = false;
     switch (n.op) {
     case sym::Op::Sign:
     case sym::Op::Floor: return {b, false}; // fixed between events
@@ -136,6 +145,7 @@ private:
     kink.branch = ctx_.addSymbol("branch" + std::to_string(k), sym::SymbolKind::Parameter, slot);
     sys_.kinks.push_back(std::move(kink));
     byArgument_[key] = k;
+    byBranch_[sys_.kinks.back().branch.index] = k;
     return sys_.kinks.back().branch;
   }
 
@@ -143,6 +153,7 @@ private:
   sym::ExprContext &ctx_;
   std::unordered_map<std::uint32_t, Done> done_;
   std::unordered_map<std::uint64_t, std::size_t> byArgument_;
+  std::unordered_map<std::uint32_t, std::size_t> byBranch_;
 };
 
 } // namespace

@@ -32,7 +32,7 @@ hbg::SimulationOptions options(double tEnd, double dtOut, double rtol, double at
 /// at rest from x = 1: each half period pi is a harmonic arc about the
 /// friction's equilibrium -Fk sign(v), and the amplitude loses 2 Fk per
 /// half period: 1, 0.8, 0.6, 0.4, 0.2, 0. There the spring cannot overcome
-/// friction, which a kink cannot hold.
+/// friction: it sticks, at x = 0, for good.
 const char *const kCoulomb = R"(model Coulomb {
     parameter Fk = 0.1;
     I  mass(1) { p0 = 0; }
@@ -40,11 +40,13 @@ const char *const kCoulomb = R"(model Coulomb {
     R  fr(e = Fk * sign(f));
     1  v;
     bond v -> mass;  bond v -> spring;  bond v -> fr;
-    output x = spring.q, vel = mass.f;
+    output x = spring.q, vel = mass.f, friction = fr.e;
   })";
 
-/// x(t) of kCoulomb before it sticks at 5 pi.
+/// x(t) of kCoulomb: arcs, then stuck at 0 from 5 pi.
 double coulombX(double t) {
+  if (t >= 5 * kPi)
+    return 0;
   int k = static_cast<int>(std::floor(t / kPi));
   double amplitude = 1 - 0.2 * k, centre = (k % 2 == 0 ? 1 : -1) * 0.1;
   return centre + (amplitude - 0.1) * (k % 2 == 0 ? 1 : -1) * std::cos(t - k * kPi);
@@ -52,11 +54,11 @@ double coulombX(double t) {
 
 } // namespace
 
-TEST_CASE("Coulomb friction: reversals at k pi, then a named error where it sticks") {
+TEST_CASE("Coulomb friction: reversals at k pi, then it sticks for good") {
   hbg::Result r = run(kCoulomb, options(20, 0.01, 1e-10, 1e-12));
-  REQUIRE_FALSE(r.ok());
+  REQUIRE_MESSAGE(r.ok(), r.error);
   // It starts at v = 0 exactly: the branch the motion takes is -1.
-  REQUIRE(r.events.size() == 4);
+  REQUIRE(r.events.size() == 5);
   for (int k = 1; k <= 4; ++k) {
     const hbg::Event &ev = r.events[k - 1];
     CHECK(ev.time == doctest::Approx(k * kPi).epsilon(1e-8));
@@ -64,12 +66,34 @@ TEST_CASE("Coulomb friction: reversals at k pi, then a named error where it stic
     CHECK(ev.transitions[0] == (k % 2 ? "sign(mass.p): branch -1 -> +1"
                                       : "sign(mass.p): branch +1 -> -1"));
   }
+  // At 5 pi both branches drive the velocity back to zero: the sign
+  // slides, holding it there with the force the spring exerts.
+  CHECK(r.events[4].time == doctest::Approx(5 * kPi).epsilon(1e-8));
+  CHECK(r.events[4].transitions.at(0) == "sign(mass.p): branch -1 -> sliding");
+  const std::vector<double> &t = r.at("time"), &x = r.at("x");
+  double worst = 0;
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    worst = std::max(worst, std::abs(x[i] - coulombX(t[i])));
+    if (t[i] > 5 * kPi + 1e-6) {
+      CHECK(std::abs(r.at("vel")[i]) < 1e-9);
+      CHECK(std::abs(r.at("friction")[i] + x[i]) < 1e-9); // holds k x
+    }
+  }
+  CHECK(worst < 1e-8);
+}
+
+TEST_CASE("a friction law written with `if` cannot slide: a named error where it sticks") {
+  // `if` picks one branch or the other; the sign's equivalent value has
+  // nothing to act on.
+  std::string text = kCoulomb;
+  text.replace(text.find("Fk * sign(f)"), 12, "if f > 0 then Fk else -Fk");
+  hbg::Result r = run(text, options(20, 0.01, 1e-10, 1e-12));
   REQUIRE(r.failure);
   CHECK(r.failure->kind == hbg::DiagKind::RunKinkSliding);
-  CHECK(r.failure->element == "sign(mass.p)");
   CHECK(r.failure->time == doctest::Approx(5 * kPi).epsilon(1e-8));
-  CHECK(r.error.find(": the argument of `sign(mass.p)` is driven back to zero from both "
-                     "sides: a sliding mode") != std::string::npos);
+  CHECK(r.error.find("is driven back to zero from both sides: a sliding mode (Coulomb friction "
+                     "that sticks, a relay that chatters), which `min`, `max` and `if` cannot "
+                     "hold") != std::string::npos);
   // What was computed up to it is kept, and matches the arcs.
   const std::vector<double> &t = r.at("time"), &x = r.at("x");
   REQUIRE(t.size() > 1500);

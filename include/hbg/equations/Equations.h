@@ -104,6 +104,11 @@ struct Kink {
   /// A `floor` kink: b is the integer floor(c) instead of c's sign, and the
   /// event comes where c leaves [b, b + 1).
   bool floor = false;
+  /// b enters every expression linearly (`sign` as a value, `abs` as b c),
+  /// so a value between -1 and 1 is the Filippov combination of the two
+  /// branches: the kink may slide. Not for `min`, `max` or a `sign` that
+  /// picks an `if`'s branch.
+  bool linear = true;
 };
 
 /// The model as an ODE system dx/dt = f(t, x, p), y = g(t, x, p).

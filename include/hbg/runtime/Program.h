@@ -105,6 +105,8 @@ struct JacobianProgram {
 /// (runtime::Mode::numKinks()).
 struct KinkInfo {
   bool floor = false;
+  /// eq::Kink::linear: the branch may slide (Mode::kinkSlides).
+  bool slides = false;
   std::string text;
 };
 
@@ -265,6 +267,7 @@ public:
 
   std::size_t numKinks() const override { return program_->kinkInfo.size(); }
   bool kinkFloor(std::size_t k) const override { return program_->kinkInfo[k].floor; }
+  bool kinkSlides(std::size_t k) const override { return program_->kinkInfo[k].slides; }
   const std::string &kinkText(std::size_t k) const override { return program_->kinkInfo[k].text; }
   bool kinkArguments(double t, const double *x, double *c) override {
     return e_.call(program_->kinks, t, x, c);

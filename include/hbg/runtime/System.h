@@ -129,6 +129,9 @@ public:
   /// its comparison is reached where c leaves [b, b + 1).
   virtual std::size_t numKinks() const { return 0; }
   virtual bool kinkFloor(std::size_t k) const;
+  /// Whether kink k's branch enters the mode's functions linearly, so that
+  /// it may slide (runtime/Sliding.h); false by default.
+  virtual bool kinkSlides(std::size_t k) const;
   /// The call, for messages and the event log: `sign(v - mass.p / m)`.
   virtual const std::string &kinkText(std::size_t k) const;
   virtual bool kinkArguments(double t, const double *x, double *c);
