@@ -130,8 +130,11 @@ private:
   void auditEnergy(Event &ev);
   RunError cycleError(const Event &ev, const std::vector<std::string> &modes,
                       const std::string &again) const;
-  /// Stops the run on too many events or Zeno behaviour (Zeno.cpp).
+  /// Stops the run on too many events or Zeno behaviour (Zeno.cpp), and
+  /// on a junction chattering across a guard surface that attracts from
+  /// both sides.
   void checkZeno();
+  void checkChattering();
   /// Stops the run when located events, recorded or not, keep following
   /// each other within rounding noise of t (Simulate.cpp).
   void checkCrawl(Mode &m, const std::vector<double> &x);

@@ -33,8 +33,10 @@ void Run::checkZeno() {
     if (shrinking && interval * ratio / (1 - ratio) <= span)
       window = geometric + 1;
   }
-  if (!window)
+  if (!window) {
+    checkChattering();
     return;
+  }
   double first = r_.events[n - window].time, last = r_.events[n - 1].time;
   std::set<std::string> junctions;
   for (std::size_t k = n - window; k < n; ++k)
@@ -44,6 +46,50 @@ void Run::checkZeno() {
   for (const std::string &j : junctions)
     names += (names.empty() ? "`" : ", `") + j + "`";
   throw RunError(DiagKind::RunZeno, last, modeText(q_), {names, window, DiagArg::time(first)});
+}
+
+void Run::checkChattering() {
+  // A junction that switches back and forth between two modes while the
+  // state stays where it was, to a millionth of its scale: the guard
+  // surface attracts from both sides (a relay without hysteresis), and the
+  // events come as fast as the integration's tolerance lets the state
+  // cross it. Without this, such a run goes on to the event limit.
+  const std::size_t kChatter = 100;
+  std::size_t n = r_.events.size();
+  if (n < kChatter)
+    return;
+  const Event &e0 = r_.events[n - kChatter], &e1 = r_.events[n - kChatter + 1];
+  const std::string &a = e0.modes.front(), &b = e0.modes.back();
+  if (a == b || e1.modes.front() != b || e1.modes.back() != a)
+    return;
+  // A model without states (a switch on a source) cannot be held anywhere.
+  std::size_t slots = X_.size();
+  if (slots == 0)
+    return;
+  std::vector<double> lo(e0.before), hi(e0.before);
+  for (std::size_t k = n - kChatter; k < n; ++k) {
+    const Event &e = r_.events[k];
+    bool even = (k - (n - kChatter)) % 2 == 0;
+    if (e.modes.front() != (even ? a : b) || e.modes.back() != (even ? b : a) ||
+        e.before.size() != slots)
+      return;
+    for (std::size_t i = 0; i < slots; ++i) {
+      lo[i] = std::min({lo[i], e.before[i], e.after[i]});
+      hi[i] = std::max({hi[i], e.before[i], e.after[i]});
+    }
+  }
+  for (std::size_t i = 0; i < slots; ++i) {
+    double nominal = i < o_.nominal.size() ? o_.nominal[i] : 0.0;
+    if (hi[i] - lo[i] > 1e-6 * std::max(nominal, peak_[i]))
+      return;
+  }
+  std::string transitions;
+  for (std::size_t k = n - 2; k < n; ++k)
+    for (const std::string &t : r_.events[k].transitions)
+      transitions += (transitions.empty() ? "`" : ", `") + t + "`";
+  throw RunError(DiagKind::RunChattering, r_.events[n - 1].time, modeText(q_),
+                 {DiagArg::mode(a), DiagArg::mode(b), kChatter,
+                  DiagArg::time(r_.events[n - kChatter].time), transitions});
 }
 
 } // namespace hbg::runtime

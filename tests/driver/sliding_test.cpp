@@ -114,3 +114,40 @@ TEST_CASE("the belt at default options, under every method: one stick, one slip"
     CHECK(std::abs(r.at("x").back() - exact.x(10)) < 1e-5);
   }
 }
+
+TEST_CASE("a relay thermostat written as a sign law holds 20 C with the duty the losses need") {
+  // A room (1e5 J/K, 100 W/K to 0 C) heated with 4 kW below 20 C and not
+  // above: from 15 C, T = 40 - 25 exp(-t / 1000) reaches 20 C at
+  // 1000 ln(1.25); then the relay slides, holding 20 C with the heater on
+  // for the fraction of the time that balances the loss, 2 kW / 4 kW.
+  hbg::Model model = hbg::Compiler().compileString(R"(model Thermostat {
+    parameter Ct = 1e5;  parameter G = 100;  parameter P = 4000;
+    signal on = (1 - sign(room.e - 20)) / 2;
+    MSf heater(P * on);
+    C room(Ct) { q0 = 15 * Ct; }
+    R loss(1 / G);
+    0 node;
+    bond heater -> node; bond node -> room; bond node -> loss;
+    output T = room.e, duty = on;
+})",
+                                                   "thermostat.hbg");
+  for (hbg::runtime::Method method : {hbg::runtime::Method::Auto,
+                                      hbg::runtime::Method::DormandPrince,
+                                      hbg::runtime::Method::Rosenbrock}) {
+    CAPTURE(static_cast<int>(method));
+    hbg::SimulationOptions opts;
+    opts.tEnd = 3000;
+    opts.dtOut = 10;
+    opts.method = method;
+    hbg::Result r = hbg::Simulation(model, opts).run();
+    REQUIRE_MESSAGE(r.ok(), r.error);
+    REQUIRE(r.events.size() == 1);
+    CHECK(r.events[0].time == doctest::Approx(1000 * std::log(1.25)).epsilon(1e-5));
+    const std::vector<double> &t = r.at("time");
+    for (std::size_t i = 0; i < t.size(); ++i)
+      if (t[i] > r.events[0].time) {
+        CHECK(std::abs(r.at("T")[i] - 20) < 1e-6);
+        CHECK(std::abs(r.at("duty")[i] - 0.5) < 1e-6);
+      }
+  }
+}
