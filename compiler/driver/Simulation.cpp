@@ -197,8 +197,9 @@ Result Simulation::run() const {
   r.names.push_back("time");
   for (const std::string &n : model_.outputNames())
     r.names.push_back(n);
-  if (model_.switched())
-    r.stateNames = model_.stateNames();
+  // The event log's columns: a model without switched junctions has
+  // events too, where a kink switches branch or slides.
+  r.stateNames = model_.stateNames();
 
   std::vector<double> p = model_.parameterValues(overrides_);
   std::vector<double> x0 = model_.initialState(p);

@@ -268,7 +268,8 @@ public:
   /// Which method took the accepted steps over which spans of time
   /// (`--method auto` switches between dopri5 and the stiff method).
   std::vector<runtime::MethodSpan> methods;
-  /// Switched models: every event, and the names of the state entries.
+  /// Every event (switched junctions, kinks that switch branch or slide),
+  /// and the names of the state entries.
   std::vector<Event> events;
   std::vector<std::string> stateNames;
   /// A run that reached tEnd: the state there (Model::stateNames() order)

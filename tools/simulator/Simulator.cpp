@@ -166,8 +166,7 @@ int run(int argc, char **argv, const runtime::ModelImage &image) {
   bool written = writer.finish();
   written &= csv.finish();
   if (!ro.events.empty()) {
-    runtime::writeEventsCsv(events.stream(), r.events,
-                            image.switched ? image.stateNames : std::vector<std::string>{});
+    runtime::writeEventsCsv(events.stream(), r.events, image.stateNames);
     written &= events.finish();
   }
   if (plot) {
