@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 inline hbg::runtime::Method testMethod() {
   const char *name = std::getenv("HBG_TEST_METHOD");
@@ -20,3 +21,9 @@ inline hbg::runtime::Method testMethod() {
     throw std::invalid_argument(std::string("HBG_TEST_METHOD: unknown method ") + name);
   return m;
 }
+
+/// The methods a switched or sliding model must pass with at default
+/// options: auto, dopri5 and rosenbrock.
+inline const std::vector<hbg::runtime::Method> kEveryMethod = {
+    hbg::runtime::Method::Auto, hbg::runtime::Method::DormandPrince,
+    hbg::runtime::Method::Rosenbrock};

@@ -11,6 +11,7 @@
 
 #include "hbg/hbg.h"
 #include "TaylorExponential.h"
+#include "TestMethod.h"
 
 #include <Eigen/Dense>
 #include <doctest/doctest.h>
@@ -58,10 +59,6 @@ struct ChainModes {
   Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig;
   Eigen::VectorXd w;
 };
-
-const std::vector<hbg::runtime::Method> kEveryMethod = {
-    hbg::runtime::Method::Auto, hbg::runtime::Method::DormandPrince,
-    hbg::runtime::Method::Rosenbrock};
 
 /// The worst error of `column` against `exact(t)` over the run.
 template <typename F> double worstError(const hbg::Result &r, const std::string &column, F exact) {

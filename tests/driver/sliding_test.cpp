@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "hbg/hbg.h"
+#include "TestMethod.h"
 
 #include <doctest/doctest.h>
 
@@ -103,9 +104,7 @@ TEST_CASE("the belt at default options, under every method: one stick, one slip"
   // velocity a tolerance off zero: the slip starts it from zero on the
   // side it leaves to, so no rounding-level event follows.
   BeltExact exact;
-  for (hbg::runtime::Method method : {hbg::runtime::Method::Auto,
-                                      hbg::runtime::Method::DormandPrince,
-                                      hbg::runtime::Method::Rosenbrock}) {
+  for (hbg::runtime::Method method : kEveryMethod) {
     CAPTURE(static_cast<int>(method));
     hbg::Result r = runBelt(method, 1e-6);
     REQUIRE(r.events.size() == 2);
@@ -131,9 +130,7 @@ TEST_CASE("a relay thermostat written as a sign law holds 20 C with the duty the
     output T = room.e, duty = on;
 })",
                                                    "thermostat.hbg");
-  for (hbg::runtime::Method method : {hbg::runtime::Method::Auto,
-                                      hbg::runtime::Method::DormandPrince,
-                                      hbg::runtime::Method::Rosenbrock}) {
+  for (hbg::runtime::Method method : kEveryMethod) {
     CAPTURE(static_cast<int>(method));
     hbg::SimulationOptions opts;
     opts.tEnd = 3000;
