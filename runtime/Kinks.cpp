@@ -84,7 +84,8 @@ std::vector<std::string> Run::branchChanges(const std::vector<std::pair<std::str
 
 void Run::chooseBranches(Mode &m) {
   std::size_t nk = m.numKinks();
-  if (nk == 0)
+  // A sliding junction's exit is no kink of the model's.
+  if (nk == 0 || (slide_.active && &m == slide_.mode))
     return;
   // Each round sets every branch from the arguments under the branches of
   // the round before; arguments that read no branch settle in one.
@@ -102,41 +103,55 @@ void Run::chooseBranches(Mode &m) {
   }
 }
 
-void Run::zeroArgument(Mode &m, std::size_t k, double side, std::vector<double> &x) {
-  std::size_t nk = m.numKinks(), n = x.size();
-  std::vector<double> c(nk), cp(nk), grad(n), scale(n);
-  call(m.kinkArguments(t_, x.data(), c.data()), m, "kinks");
-  if (!(side * c[k] < 0) || n == 0)
+double Run::stepScale() const {
+  double span = o_.tEnd - o_.tStart;
+  return lastStep_ > 0 ? lastStep_ : 1e-3 * (span > 0 ? span : std::max(1.0, std::abs(t_)));
+}
+
+void Run::moveState(Mode &m, std::vector<double> &x, const std::function<double(const double *)> &g,
+                    double aim, const std::function<bool(double)> &done) {
+  std::size_t n = x.size();
+  double value = g(x.data());
+  if (done(value) || n == 0)
     return;
   // The smallest move of the state, each component measured against its
-  // scale, that puts c_k at zero: along the scaled gradient, by
-  // differences (exact for an argument affine in the state).
+  // scale: along the scaled gradient, by differences.
   const std::vector<std::uint32_t> &slots = m.stateSlots();
+  std::vector<double> grad(n), scale(n), xp;
   double norm = 0;
   for (std::size_t i = 0; i < n; ++i) {
     double nominal = slots[i] < o_.nominal.size() ? o_.nominal[slots[i]] : 0.0;
     scale[i] = std::max({nominal, peak_[slots[i]], std::abs(x[i])});
     if (!(scale[i] > 0))
       scale[i] = 1;
-    std::vector<double> xp = x;
+    xp = x;
     double h = 1e-6 * scale[i];
     xp[i] += h;
     h = xp[i] - x[i];
-    call(m.kinkArguments(t_, xp.data(), cp.data()), m, "kinks");
-    grad[i] = (cp[k] - c[k]) / h;
+    grad[i] = (g(xp.data()) - value) / h;
     norm += (scale[i] * grad[i]) * (scale[i] * grad[i]);
   }
   if (!(norm > 0) || !std::isfinite(norm))
     return;
-  // Rounding may leave c_k a few ulps short of zero: aim past it, by
-  // twice what is left, until it is on `side` (or at zero).
-  for (int round = 0; round < 4 && side * c[k] < 0; ++round) {
-    double aim = round == 0 ? 0 : -c[k];
+  // Rounding may leave g a few ulps short of the aim: aim past it, by
+  // what is left, until done.
+  for (int round = 0; round < 4 && !done(value); ++round) {
+    double target = round == 0 ? aim : aim + (aim - value);
     for (std::size_t i = 0; i < n; ++i)
-      x[i] -= (c[k] - aim) * scale[i] * scale[i] * grad[i] / norm;
-    call(m.kinkArguments(t_, x.data(), c.data()), m, "kinks");
+      x[i] -= (value - target) * scale[i] * scale[i] * grad[i] / norm;
+    value = g(x.data());
   }
   complete(m, x.data());
+}
+
+void Run::zeroArgument(Mode &m, std::size_t k, double side, std::vector<double> &x) {
+  std::vector<double> c(m.numKinks());
+  auto argument = [&](const double *at) {
+    call(m.kinkArguments(t_, at, c.data()), m, "kinks");
+    return c[k];
+  };
+  // Zero, or (by rounding) just on `side`.
+  moveState(m, x, argument, 0, [&](double value) { return !(side * value < 0); });
 }
 
 void Run::chooseBranchesOnce(Mode &m) {
@@ -149,8 +164,7 @@ void Run::chooseBranchesOnce(Mode &m) {
   std::vector<double> x = gather(plain), c(nk);
   call(plain.kinkArguments(t_, x.data(), c.data()), plain, "kinks");
 
-  double span = o_.tEnd - o_.tStart;
-  double h = lastStep_ > 0 ? lastStep_ : 1e-3 * (span > 0 ? span : std::max(1.0, std::abs(t_)));
+  double h = stepScale();
   slide.setScales(1e-3 * h, h);
   // A sliding kink goes on sliding while its branch stays inside (-1, 1);
   // one that has reached the edge takes the side the motion leaves to,

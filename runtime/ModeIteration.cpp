@@ -39,6 +39,10 @@ bool Run::iterateModes() {
   // The a priori values of the event: what `pre(...)` holds from now on.
   holdValues(mode(q_));
   std::vector<std::pair<std::string, double>> branchesBefore = branches(mode(q_));
+  // A junction sliding on a guard surface goes on in one of its modes; a
+  // switch from that mode may start a slide again (JunctionSliding.cpp).
+  bool slid = leaveSlide(ev);
+  std::vector<std::uint32_t> from = q_;
   // Rounds and the modes of a round are few: cycles are found by looking
   // back through them. The buffers keep their entries' storage between
   // events; the first `rounds` and `steps` entries are this event's.
@@ -132,12 +136,12 @@ bool Run::iterateModes() {
     // independent storage, as at a mode change.
     remap(now, ev);
   }
-  if (!switched && kinks.empty()) {
+  if (!switched && kinks.empty() && !slid) {
     eventFrom_ = nullptr;
     return false;
   }
   ev.transitions.insert(ev.transitions.end(), kinks.begin(), kinks.end());
-  if (!switched) {
+  if (!switched && !slid) {
     ev.modes.push_back(ev.modes.back());
     ev.real.push_back(true);
     ev.states.push_back(X_);
@@ -155,6 +159,8 @@ bool Run::iterateModes() {
     X_ = std::move(after);
     q_ = std::move(q);
   }
+  if (switched)
+    enterSlide(from, ev);
   ev.after = X_;
   auditEnergy(ev);
   if (o_.onEvent)

@@ -14,11 +14,13 @@
 #include "Sliding.h"
 
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 
 namespace hbg::runtime {
@@ -103,10 +105,33 @@ private:
   /// made on first use and kept for the run: its integration is keyed by
   /// its address.
   SlidingMode &slider(Mode &m);
+  /// The step size the run has reached (a thousandth of the span before
+  /// the first step): what kinks and slides take their rates over.
+  double stepScale() const;
+  /// Moves the mode's states `x` (and X) by the least, measured in each
+  /// state's scale, that brings g(x) to `aim` (along g's scaled gradient,
+  /// by differences: exact for g affine in the state), in up to four
+  /// rounds that each aim past what rounding left, until `done`.
+  void moveState(Mode &m, std::vector<double> &x, const std::function<double(const double *)> &g,
+                 double aim, const std::function<bool(double)> &done);
   /// When kink k's argument is on the other side of zero from `side`,
   /// moves the mode's states `x` (and X) by the least, measured in each
   /// state's scale, that puts it at zero or, by rounding, just on `side`.
   void zeroArgument(Mode &m, std::size_t k, double side, std::vector<double> &x);
+
+  /// Switched junctions held on a guard surface (JunctionSliding.cpp).
+  /// After an event that switched one junction from FSM states `from` to
+  /// q_, when the junction would switch straight back (the surface
+  /// attracts from both sides): the run slides, in the modes' Filippov
+  /// combination (FilippovMode), and `ev` ends in the sliding mode. When
+  /// the two modes cannot be combined, why is kept for the chattering
+  /// diagnostic.
+  void enterSlide(const std::vector<std::uint32_t> &from, Event &ev);
+  /// At an event while sliding: the run goes on in the mode whose weight
+  /// is the larger (at an exit, the one that alone keeps the state off the
+  /// surface), moved off the surface's comparisons by rounding if need
+  /// be; true when it slid.
+  bool leaveSlide(Event &ev);
   /// The kinks of `m` with their branches, and, as event-log transitions,
   /// how the branches of `m` differ from those of the same calls in
   /// `before` (kinks of other modes are matched by their text).
@@ -187,6 +212,23 @@ private:
   /// Sliding wrappers by the mode they wrap; mode() gives the wrapper
   /// while one of its kinks slides.
   std::map<const Mode *, std::unique_ptr<SlidingMode>> sliders_;
+  /// The junction sliding, if any: the run's FSM states are `q` (mode b's,
+  /// the junction's state it switched to), a's differ at `junction`;
+  /// mode(q) and modeText(q) give the combination and its text.
+  struct Slide {
+    bool active = false;
+    std::vector<std::uint32_t> q, qa;
+    std::size_t junction = 0;
+    FilippovMode *mode = nullptr;
+    std::string text;
+  } slide_;
+  /// Combinations by their two modes and surface, kept for the run (their
+  /// integrations are keyed by address).
+  std::map<std::tuple<const Mode *, const Mode *, std::uint32_t>, std::unique_ptr<FilippovMode>>
+      filippov_;
+  /// Why the last junction that would have switched straight back could
+  /// not slide.
+  std::string slideRefused_;
   /// Energy-audit warnings by what they name (elements and mode): their
   /// index in r_.warnings, how many events alike, the first and last time.
   struct Finding {

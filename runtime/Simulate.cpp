@@ -99,9 +99,15 @@ Run::ModeEntry &Run::entry(const std::vector<std::uint32_t> &q) {
   return e;
 }
 
-const std::string &Run::modeText(const std::vector<std::uint32_t> &q) { return entry(q).text; }
+const std::string &Run::modeText(const std::vector<std::uint32_t> &q) {
+  if (slide_.active && q == slide_.q)
+    return slide_.text;
+  return entry(q).text;
+}
 
 Mode &Run::mode(const std::vector<std::uint32_t> &q) {
+  if (slide_.active && q == slide_.q)
+    return *slide_.mode;
   ModeEntry &e = entry(q);
   if (e.mode) {
     auto sliding = sliders_.find(e.mode);

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <limits>
 
 namespace hbg::runtime {
@@ -165,6 +166,143 @@ bool SlidingMode::impulse(double t, const double *x, double *b) {
 bool SlidingMode::guardImpulses(double t, const double *x, double *out) {
   solve(t, x);
   return inner_.guardImpulses(t, x, out);
+}
+
+} // namespace hbg::runtime
+
+namespace hbg::runtime {
+
+FilippovMode::FilippovMode(Mode &a, Mode &b, std::uint32_t comparison, CompareOp op,
+                           std::string name, std::size_t numComparisons,
+                           std::size_t numOutputs, std::size_t numHeld)
+    : a_(a), b_(b), failed_(&a), c_(comparison), op_(op), name_(std::move(name)),
+      numComparisons_(numComparisons), numOutputs_(numOutputs), numHeld_(numHeld) {
+  std::set_union(a.guardStates().begin(), a.guardStates().end(), b.guardStates().begin(),
+                 b.guardStates().end(), std::back_inserter(guardStates_));
+  // Comparisons of time only in both modes stay so in their combination;
+  // the surface's becomes the exit indicator, which reads the state.
+  std::set_intersection(a.timeComparisons().begin(), a.timeComparisons().end(),
+                        b.timeComparisons().begin(), b.timeComparisons().end(),
+                        std::back_inserter(timeComparisons_));
+  timeComparisons_.erase(std::remove(timeComparisons_.begin(), timeComparisons_.end(), c_),
+                         timeComparisons_.end());
+}
+
+bool FilippovMode::rate(Mode &m, double t, const double *x, double &rate, double &g) {
+  std::size_t n = stateSlots().size(), ns = 2 * (numComparisons_ + m.numKinks());
+  std::vector<double> &f = &m == &a_ ? fa_ : fb_;
+  f.resize(n);
+  xp_.resize(n);
+  xm_.resize(n);
+  sp_.resize(ns);
+  sm_.resize(ns);
+  failed_ = &m;
+  if (!m.rhs(t, x, f.data()))
+    return false;
+  for (std::size_t i = 0; i < n; ++i) {
+    xp_[i] = x[i] + delta_ * f[i];
+    xm_[i] = x[i] - delta_ * f[i];
+  }
+  if (!m.guards(t + delta_, xp_.data(), sp_.data()) ||
+      !m.guards(t - delta_, xm_.data(), sm_.data()))
+    return false;
+  double gp = sp_[2 * c_] - sp_[2 * c_ + 1], gm = sm_[2 * c_] - sm_[2 * c_ + 1];
+  rate = (gp - gm) / (2 * delta_);
+  g = 0.5 * (gp + gm); // g at (t, x), to O(delta^2)
+  return true;
+}
+
+bool FilippovMode::weight(double t, const double *x, double &w) {
+  double ra = 0, rb = 0, ga = 0, gb = 0;
+  if (!rate(a_, t, x, ra, ga) || !rate(b_, t, x, rb, gb))
+    return false;
+  // (1 - w) ra + w rb = 0.
+  w = ra != rb ? ra / (ra - rb) : std::numeric_limits<double>::quiet_NaN();
+  return true;
+}
+
+template <class F>
+bool FilippovMode::combine(double w, std::size_t count, double *out, F f) {
+  va_.resize(count);
+  vb_.resize(count);
+  failed_ = &a_;
+  if (!f(a_, va_.data()))
+    return false;
+  failed_ = &b_;
+  if (!f(b_, vb_.data()))
+    return false;
+  for (std::size_t i = 0; i < count; ++i)
+    out[i] = (1 - w) * va_[i] + w * vb_[i];
+  return true;
+}
+
+bool FilippovMode::rhs(double t, const double *x, double *xdot) {
+  double ra = 0, rb = 0, ga = 0, gb = 0;
+  if (!rate(a_, t, x, ra, ga) || !rate(b_, t, x, rb, gb))
+    return false;
+  // The weight under which g moves back to zero over the relaxation time,
+  // so that what the integration's rounding moves it by does not pile up
+  // over a long slide. It is not clamped to [0, 1]: a step that crosses
+  // the exit integrates the combination's smooth continuation, and is cut
+  // at the exit, where the weight reaches the edge; what is physical
+  // beyond it is the other mode's flow, which the run goes on with.
+  double g = 0.5 * (ga + gb), w = ra != rb ? (ra + g / relax_) / (ra - rb) : 0.5;
+  if (!std::isfinite(w))
+    w = 0.5;
+  std::size_t n = stateSlots().size();
+  for (std::size_t i = 0; i < n; ++i)
+    xdot[i] = (1 - w) * fa_[i] + w * fb_[i];
+  return true;
+}
+
+bool FilippovMode::outputs(double t, const double *x, double *y) {
+  double w = 0;
+  if (!weight(t, x, w))
+    return false;
+  w = std::clamp(std::isfinite(w) ? w : 0.5, 0.0, 1.0);
+  return combine(w, numOutputs_, y, [&](Mode &m, double *v) { return m.outputs(t, x, v); });
+}
+
+bool FilippovMode::guards(double t, const double *x, double *sides) {
+  double w = 0;
+  if (!weight(t, x, w))
+    return false;
+  double inside = std::isfinite(w) ? std::min(w, 1 - w) : -1.0;
+  if (!std::isfinite(w))
+    w = 0.5;
+  std::size_t nc = numComparisons_;
+  if (!combine(w, 2 * nc, sides, [&](Mode &m, double *v) { return m.guards(t, x, v); }))
+    return false;
+  // The exit (lhs <= rhs): the weight (NaN: neither mode drives g) has
+  // left [0, 1], or a guard's other conditions stopped holding.
+  if (blocked(sides))
+    inside = -1;
+  sides[2 * nc] = inside;
+  sides[2 * nc + 1] = 0;
+  // The surface's own comparison sits on its threshold: held unreached,
+  // so that the junction does not switch back on it.
+  bool less = op_ == CompareOp::Less || op_ == CompareOp::LessEqual;
+  sides[2 * c_] = less ? 1.0 : 0.0;
+  sides[2 * c_ + 1] = less ? 0.0 : 1.0;
+  return true;
+}
+
+Mode *FilippovMode::blocked(const double *sides) const {
+  if (!sw_)
+    return nullptr;
+  if (!sw_->holds(*back_, sides, sides, &backOn_))
+    return &b_;
+  if (!sw_->holds(*forward_, sides, sides, &forwardOn_))
+    return &a_;
+  return nullptr;
+}
+
+bool FilippovMode::held(double t, const double *x, double *values) {
+  double w = 0;
+  if (!weight(t, x, w))
+    return false;
+  w = std::clamp(std::isfinite(w) ? w : 0.5, 0.0, 1.0);
+  return combine(w, numHeld_, values, [&](Mode &m, double *v) { return m.held(t, x, v); });
 }
 
 } // namespace hbg::runtime

@@ -124,3 +124,107 @@ private:
 };
 
 } // namespace hbg::runtime
+
+namespace hbg::runtime {
+
+/// A switched junction held on a guard surface that attracts from both
+/// sides (a relay without hysteresis): the run is in neither of the two
+/// modes A and B the junction switches between, but in Filippov's convex
+/// combination of their dynamics, f = (1 - a) fA + a fB, with the weight a
+/// in [0, 1] for which the surface's function g (both sides of the
+/// comparison that would switch back, lhs - rhs) stands still. g's rate
+/// along each mode's flow is affine in a, so the weight comes from the two
+/// rates, each by central differences along the flow (exact for g affine
+/// in the state). The two modes share their states and have no dependent
+/// storage or kinks (Run::enterSlide checks).
+///
+/// Outputs and guard sides are combined with the same weight: an output
+/// `activeState(j.s)` reads the fraction of time the relay spends in s,
+/// its duty. The comparison that would switch back is held unreached;
+/// the slide ends at its exit (numKinks), where one mode alone no longer
+/// drives the state back to the surface.
+class FilippovMode final : public Mode {
+public:
+  /// `a` and `b` outlive this; `comparison` is the surface's (reached,
+  /// with operator `op`, where the junction would switch from b back to
+  /// a); the model has `numComparisons` comparisons, `numOutputs` outputs
+  /// and `numHeld` held values.
+  FilippovMode(Mode &a, Mode &b, std::uint32_t comparison, CompareOp op, std::string name,
+               std::size_t numComparisons, std::size_t numOutputs, std::size_t numHeld);
+  /// The guards of the junction's transitions from b back to a and from
+  /// a to b, whose other conditions must go on holding for the slide to
+  /// go on (a thermostat on a schedule), with the comparisons of each
+  /// that sit on the surface and count as holding. `sw` outlives this.
+  void setGuards(const Switching &sw, const GuardNode &back, std::vector<std::uint32_t> backOn,
+                 const GuardNode &forward, std::vector<std::uint32_t> forwardOn) {
+    sw_ = &sw;
+    back_ = &back;
+    forward_ = &forward;
+    backOn_ = std::move(backOn);
+    forwardOn_ = std::move(forwardOn);
+  }
+  /// Where the slide ends because a guard's other conditions stopped
+  /// holding, the mode that remains possible (b when the way back to a is
+  /// closed, a when the way to b is); null while both hold. `sides`
+  /// holds the combined sides of guards().
+  Mode *blocked(const double *sides) const;
+
+  Mode &a() { return a_; }
+  Mode &b() { return b_; }
+  std::uint32_t comparison() const { return c_; }
+  /// As SlidingMode::setScales.
+  void setScales(double delta, double relax) {
+    delta_ = delta;
+    relax_ = relax;
+  }
+  /// The weight of mode b that holds the surface's function still at
+  /// (t, x), NaN where the modes do not determine one (both rates equal);
+  /// false when a mode could not be evaluated.
+  bool weight(double t, const double *x, double &w);
+
+  const std::string &name() const override { return name_; }
+  const std::vector<std::uint32_t> &stateSlots() const override { return a_.stateSlots(); }
+  const std::vector<std::uint32_t> &dependentSlots() const override { return a_.dependentSlots(); }
+  const std::string &stateName(std::size_t i) const override { return a_.stateName(i); }
+  bool rhs(double t, const double *x, double *xdot) override;
+  bool outputs(double t, const double *x, double *y) override;
+  bool guards(double t, const double *x, double *sides) override;
+  /// The enclosures of the compiled guards know neither mode's weight:
+  /// events are found by sampling while the junction slides.
+  bool encloseGuards(Interval, const Interval *, Interval *) override { return false; }
+  const std::vector<std::uint32_t> &guardStates() const override { return guardStates_; }
+  const std::vector<std::uint32_t> &timeComparisons() const override { return timeComparisons_; }
+  bool held(double t, const double *x, double *values) override;
+  bool dependent(double, const double *, double *) override { return true; }
+  bool dependentJacobian(double, const double *, double *) override { return true; }
+  bool impulse(double, const double *, double *) override { return true; }
+  const LoopFailure &failure() const override { return failed_->failure(); }
+  /// The exit is watched as a kink of the combination: its comparison
+  /// (after the model's) is reached where the weight holding the surface
+  /// leaves [0, 1], or a guard's other conditions stop holding. Its
+  /// branch means nothing and is never chosen (Run::chooseBranches).
+  std::size_t numKinks() const override { return 1; }
+  const std::string &kinkText(std::size_t) const override { return name_; }
+
+private:
+  /// The rate of the surface's function along mode m's flow at (t, x),
+  /// into `rate`, with the function's value there into `g`.
+  bool rate(Mode &m, double t, const double *x, double &rate, double &g);
+  /// (1 - w) va + w vb into `out`, from both modes' function `f`.
+  template <class F> bool combine(double w, std::size_t count, double *out, F f);
+
+  Mode &a_, &b_;
+  Mode *failed_;
+  std::uint32_t c_;
+  CompareOp op_;
+  std::string name_;
+  std::size_t numComparisons_, numOutputs_, numHeld_;
+  const Switching *sw_ = nullptr;
+  const GuardNode *back_ = nullptr, *forward_ = nullptr;
+  std::vector<std::uint32_t> backOn_, forwardOn_;
+  std::vector<std::uint32_t> guardStates_, timeComparisons_;
+  double delta_ = 1e-9, relax_ = 1e-6;
+  std::vector<double> fa_, fb_, xp_, xm_, sp_, sm_, va_, vb_;
+};
+
+} // namespace hbg::runtime

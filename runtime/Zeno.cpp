@@ -49,30 +49,31 @@ void Run::checkZeno() {
 }
 
 void Run::checkChattering() {
-  // A junction that switches back and forth between two modes while the
-  // state stays where it was, to a millionth of its scale: the guard
-  // surface attracts from both sides (a relay without hysteresis), and the
-  // events come as fast as the integration's tolerance lets the state
-  // cross it. Without this, such a run goes on to the event limit.
-  const std::size_t kChatter = 100;
+  // Junctions that switch back and forth among two modes (or a few) while
+  // the state stays where it was, to a millionth of its scale: the guard
+  // surface attracts from both sides (a relay without hysteresis), and
+  // the events come as fast as the integration's tolerance lets the state
+  // cross it. Where the run could not slide on it (JunctionSliding.cpp),
+  // such a run would go on to the event limit.
+  const std::size_t kChatter = 100, kFewModes = 4;
   std::size_t n = r_.events.size();
-  if (n < kChatter)
-    return;
-  const Event &e0 = r_.events[n - kChatter], &e1 = r_.events[n - kChatter + 1];
-  const std::string &a = e0.modes.front(), &b = e0.modes.back();
-  if (a == b || e1.modes.front() != b || e1.modes.back() != a)
-    return;
   // A model without states (a switch on a source) cannot be held anywhere.
   std::size_t slots = X_.size();
-  if (slots == 0)
+  if (n < kChatter || slots == 0)
     return;
-  std::vector<double> lo(e0.before), hi(e0.before);
+  std::vector<std::string> modes;
+  bool together = false;
+  std::vector<double> lo(r_.events[n - kChatter].before), hi(lo);
   for (std::size_t k = n - kChatter; k < n; ++k) {
     const Event &e = r_.events[k];
-    bool even = (k - (n - kChatter)) % 2 == 0;
-    if (e.modes.front() != (even ? a : b) || e.modes.back() != (even ? b : a) ||
-        e.before.size() != slots)
+    if (e.modes.front() == e.modes.back() || e.before.size() != slots)
       return;
+    for (const std::string *m : {&e.modes.front(), &e.modes.back()})
+      if (std::find(modes.begin(), modes.end(), *m) == modes.end())
+        modes.push_back(*m);
+    if (modes.size() > kFewModes)
+      return;
+    together = together || e.junctionsSwitched.size() > 1;
     for (std::size_t i = 0; i < slots; ++i) {
       lo[i] = std::min({lo[i], e.before[i], e.after[i]});
       hi[i] = std::max({hi[i], e.before[i], e.after[i]});
@@ -83,13 +84,21 @@ void Run::checkChattering() {
     if (hi[i] - lo[i] > 1e-6 * std::max(nominal, peak_[i]))
       return;
   }
+  std::string names;
+  for (std::size_t i = 0; i < modes.size(); ++i)
+    names += (i == 0 ? "`" : i + 1 < modes.size() ? ", `" : " and `") + modes[i] + "`";
   std::string transitions;
   for (std::size_t k = n - 2; k < n; ++k)
     for (const std::string &t : r_.events[k].transitions)
       transitions += (transitions.empty() ? "`" : ", `") + t + "`";
+  std::string why = modes.size() > 2 ? "more than two modes meet on it"
+                    : together       ? "more than one junction switches at once on it"
+                    : !slideRefused_.empty()
+                        ? slideRefused_
+                        : "the junction's other threshold is too close to hold the two apart, "
+                          "and too far to slide on one";
   throw RunError(DiagKind::RunChattering, r_.events[n - 1].time, modeText(q_),
-                 {DiagArg::mode(a), DiagArg::mode(b), kChatter,
-                  DiagArg::time(r_.events[n - kChatter].time), transitions});
+                 {names, kChatter, DiagArg::time(r_.events[n - kChatter].time), transitions, why});
 }
 
 } // namespace hbg::runtime

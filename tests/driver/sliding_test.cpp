@@ -148,3 +148,136 @@ TEST_CASE("a relay thermostat written as a sign law holds 20 C with the duty the
       }
   }
 }
+
+namespace {
+
+/// A room (1e5 J/K, 100 W/K of losses) heated from a 100 C source behind
+/// 1/50 K/W through a relay junction without hysteresis at 20 C; its
+/// losses go to `ambient`. Outputs T and the heater's duty.
+std::string relayRoom(const std::string &ambient, const std::string &start,
+                      const std::string &guards) {
+  return R"(model RelayRoom {
+    parameter Ct = 1e5;
+    parameter G = 100;
+    Se heater(100);
+    R element(1 / 50);
+    C room(Ct) { q0 = )" +
+         start + R"( * Ct; }
+    R loss(1 / G);
+    MSe outside()" +
+         ambient + R"();
+    0 node; 1 leak;
+    1 sw switched {
+        on heating initial;  off idle;
+)" + guards + R"(
+    }
+    bond heater -> sw; bond sw -> element; bond sw -> node; bond node -> room;
+    bond node -> leak; bond leak -> loss; bond leak -> outside;
+    output T = room.e, duty = activeState(sw.heating);
+})";
+}
+
+const char *const kRelayGuards = R"(        heating -> idle when (room.e > 20)-;
+        idle -> heating when (room.e < 20)-;)";
+
+/// How closely a slide holds its surface: to rounding under the explicit
+/// methods (an affine surface function is a linear invariant of their
+/// stages), to the stiff method's tolerance under rosenbrock, whose
+/// Jacobian of the combination is by differences.
+double holdOf(hbg::runtime::Method method) {
+  return method == hbg::runtime::Method::Rosenbrock ? 1e-4 : 1e-6;
+}
+
+hbg::Result runRelay(const std::string &source, double tEnd, hbg::runtime::Method method) {
+  hbg::Model model = hbg::Compiler().compileString(source, "relay.hbg");
+  hbg::SimulationOptions opts;
+  opts.tEnd = tEnd;
+  opts.dtOut = 10;
+  opts.method = method;
+  hbg::Result r = hbg::Simulation(model, opts).run();
+  REQUIRE_MESSAGE(r.ok(), r.error);
+  return r;
+}
+
+} // namespace
+
+TEST_CASE("a relay junction without hysteresis slides: 20 C held with the duty the losses need") {
+  // Heating from 15 C with 0 C outside: T' = (50 (100 - T) - 100 T) / 1e5,
+  // so T = 100/3 - (100/3 - 15) exp(-150 t / 1e5) reaches 20 C at
+  // (1e5 / 150) ln(55 / 40). Then the relay slides: the heater's 4 kW at
+  // 20 C for the fraction of time that balances the 2 kW lost, 1/2, read
+  // as `activeState(sw.heating)`. One event, under every method.
+  std::string source = relayRoom("0", "15", kRelayGuards);
+  double reach = 1e5 / 150 * std::log(55.0 / 40.0);
+  for (hbg::runtime::Method method : kEveryMethod) {
+    CAPTURE(static_cast<int>(method));
+    hbg::Result r = runRelay(source, 3000, method);
+    double hold = holdOf(method);
+    REQUIRE(r.events.size() == 1);
+    CHECK(r.events[0].time == doctest::Approx(reach).epsilon(1e-5));
+    CHECK(r.events[0].modes.back() == "sw=sliding(heating, idle)");
+    CHECK(r.finalMode == "sw=sliding(heating, idle)");
+    const std::vector<double> &t = r.at("time");
+    std::size_t held = 0;
+    for (std::size_t i = 0; i < t.size(); ++i)
+      if (t[i] > r.events[0].time) {
+        CHECK(std::abs(r.at("T")[i] - 20) < hold);
+        CHECK(std::abs(r.at("duty")[i] - 0.5) < hold);
+        ++held;
+      }
+    CHECK(held > 250);
+  }
+}
+
+TEST_CASE("a sliding relay junction leaves where one mode alone no longer returns to 20 C") {
+  // Outside warms as 10 + t / 100 from 20 C inside: the duty that holds
+  // 20 C, 100 (20 - Ta) / (50 (100 - 20)) = (10 - t / 100) / 40, reaches 0
+  // at t = 1000, where the room, idle, warms on its own:
+  // T = t / 100 + 10 exp(-(t - 1000) / 1000).
+  std::string source = relayRoom("10 + time / 100", "20", kRelayGuards);
+  for (hbg::runtime::Method method : kEveryMethod) {
+    CAPTURE(static_cast<int>(method));
+    hbg::Result r = runRelay(source, 3000, method);
+    double hold = holdOf(method);
+    REQUIRE(r.events.size() == 2);
+    CHECK(r.events[0].time < 1e-6);
+    CHECK(r.events[0].modes.back() == "sw=sliding(heating, idle)");
+    CHECK(r.events[1].time == doctest::Approx(1000).epsilon(10 * hold));
+    REQUIRE(r.events[1].transitions.size() == 1);
+    CHECK(r.events[1].transitions[0] == "sw: sliding -> idle");
+    CHECK(r.events[1].modes.back() == "sw=idle");
+    const std::vector<double> &t = r.at("time");
+    for (std::size_t i = 0; i < t.size(); ++i) {
+      if (t[i] > r.events[0].time && t[i] < r.events[1].time) {
+        CHECK(std::abs(r.at("T")[i] - 20) < hold);
+        CHECK(std::abs(r.at("duty")[i] - (10 - t[i] / 100) / 40) < hold);
+      } else if (t[i] > r.events[1].time) {
+        double exact = t[i] / 100 + 10 * std::exp(-(t[i] - 1000) / 1000);
+        CHECK(std::abs(r.at("T")[i] - exact) < 1e-4);
+        CHECK(r.at("duty")[i] == 0);
+      }
+    }
+  }
+}
+
+TEST_CASE("a relay junction on a schedule slides until the schedule closes the way back") {
+  // The relay heats below 20 C until t = 2000 s: the slide goes on while
+  // the guards' other conditions hold, then the room cools on its own,
+  // T = 20 exp(-(t - 2000) / 1000).
+  std::string source =
+      relayRoom("0", "15", R"(        heating -> idle when (room.e > 20)- or (time > 2000)-;
+        idle -> heating when (room.e < 20)- and (time < 2000)-;)");
+  for (hbg::runtime::Method method : kEveryMethod) {
+    CAPTURE(static_cast<int>(method));
+    hbg::Result r = runRelay(source, 3000, method);
+    REQUIRE(r.events.size() == 2);
+    CHECK(r.events[1].time == doctest::Approx(2000).epsilon(1e-9));
+    CHECK(r.events[1].modes.back() == "sw=idle");
+    const std::vector<double> &t = r.at("time");
+    for (std::size_t i = 0; i < t.size(); ++i)
+      if (t[i] > r.events[1].time)
+        CHECK(std::abs(r.at("T")[i] - 20 * std::exp(-(t[i] - 2000) / 1000)) < 1e-4);
+      else if (t[i] > r.events[0].time && t[i] < r.events[1].time)
+        CHECK(std::abs(r.at("duty")[i] - 0.5) < holdOf(method));
+  }
+}
