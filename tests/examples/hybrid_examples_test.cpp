@@ -1013,3 +1013,33 @@ TEST_CASE("conveyor: a piecewise speed profile drives a box in derivative causal
     CHECK(r.at("p")[i] == doctest::Approx(m * speed(t[i])).epsilon(1e-9).scale(1));
   }
 }
+
+TEST_CASE("relay_motor: a relay without hysteresis holds the speed in a sliding mode") {
+  // At the experiment block's settings: the shaft reaches 100 rad/s at
+  // t = -tau ln(1 - 2.1 / 4.8), tau = J / 0.021, and the relay then slides
+  // with duty 1/28 (28 A while closed, 1 A on average), one event.
+  hbg::Model model = hbg::Compiler().compileFile(kExamples + "relay_motor.hbg");
+  hbg::SimulationOptions opts = model.experiment().apply();
+  opts.method = testMethod();
+  hbg::Result r = hbg::Simulation(model, opts).run();
+  REQUIRE_MESSAGE(r.ok(), r.error);
+  REQUIRE(r.events.size() == 1);
+  const double tau = 0.01 / 0.021, reach = -tau * std::log(1 - 2.1 / 4.8);
+  CHECK(r.events[0].time == doctest::Approx(reach).epsilon(1e-5));
+  CHECK(r.finalMode == "relay=sliding(drive, coast)");
+  const std::vector<double> &t = r.at("time");
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    // The row before the event carries the driving mode, the one after it
+    // the slide.
+    bool driving = t[i] < r.events[0].time || (i + 1 < t.size() && t[i + 1] == t[i]);
+    if (driving) {
+      CHECK(r.at("speed")[i] ==
+            doctest::Approx(4.8 / 0.021 * (1 - std::exp(-t[i] / tau))).epsilon(1e-5).scale(1));
+      CHECK(r.at("duty")[i] == 1);
+    } else {
+      CHECK(r.at("speed")[i] == doctest::Approx(100).epsilon(1e-6));
+      CHECK(r.at("duty")[i] == doctest::Approx(1.0 / 28).epsilon(1e-5));
+      CHECK(r.at("current")[i] == doctest::Approx(1).epsilon(1e-5));
+    }
+  }
+}
