@@ -67,28 +67,36 @@ void Run::enterSlide(const std::vector<std::uint32_t> &from, Event &ev) {
     }
   if (j == nj)
     return;
+  // Only a junction that has a way straight back can chatter: the test
+  // below costs an evaluation of the mode at every such event.
+  const Junction &junction = sw_.junctions()[j];
+  if (std::none_of(junction.transitions.begin(), junction.transitions.end(),
+                   [&](const Transition &u) { return u.from == q_[j] && u.to == from[j]; }))
+    return;
   Mode &b = mode(q_);
   Mode &a = mode(from);
   // Would it switch straight back? The guards of the new mode a
   // millionth of a step ahead along its flow (a relay with hysteresis has
-  // its other threshold further away than that).
-  // (The first steps of a run, and those before an event, may be far
-  // shorter than what the run goes on with: a thousandth of the span at
-  // least.)
+  // its other threshold further away than that). The first steps of a
+  // run, and those before an event, may be far shorter than what the run
+  // goes on with: a thousandth of the span at least.
   double span = o_.tEnd - o_.tStart;
   double h = std::max(stepScale(), 1e-3 * (span > 0 ? span : std::max(1.0, std::abs(t_))));
   double tau = 1e-6 * h;
-  std::vector<double> x = gather(b), xdot(x.size()), xp(x.size()),
-                      sides(2 * (sw_.numComparisons() + b.numKinks())), now(sides.size());
+  std::vector<double> &x = buf_.slideX, &xdot = buf_.slideXdot, &ahead = buf_.slideAhead,
+                      &now = buf_.slideNow;
+  gather(b, x);
+  xdot.resize(x.size());
   call(b.rhs(t_, x.data(), xdot.data()), b, "state derivatives");
   for (std::size_t i = 0; i < x.size(); ++i)
-    xp[i] = x[i] + tau * xdot[i];
-  call(b.guards(t_ + tau, xp.data(), sides.data()), b, "guards");
-  call(b.guards(t_, x.data(), now.data()), b, "guards");
-  const Junction &junction = sw_.junctions()[j];
-  int back = sw_.enabledTransition(j, q_[j], sides.data(), sides.data());
+    xdot[i] = x[i] + tau * xdot[i]; // the state a little ahead
+  ahead.resize(2 * (sw_.numComparisons() + b.numKinks()));
+  call(b.guards(t_ + tau, xdot.data(), ahead.data()), b, "guards");
+  int back = sw_.enabledTransition(j, q_[j], ahead.data(), ahead.data());
   if (back < 0 || junction.transitions[std::size_t(back)].to != from[j])
     return;
+  now.resize(ahead.size());
+  call(b.guards(t_, x.data(), now.data()), b, "guards");
   const Transition &t = junction.transitions[std::size_t(back)];
   const std::string &textA = modeText(from), &textB = modeText(q_);
   // Whether the two modes can be combined.
@@ -108,7 +116,7 @@ void Run::enterSlide(const std::vector<std::uint32_t> &from, Event &ev) {
   }
   if (a.stateSlots() != b.stateSlots())
     return refuse("modes `" + textA + "` and `" + textB + "` do not have the same states");
-  const GuardNode *surface = surfaceOf(t.guard, now.data(), sides.data());
+  const GuardNode *surface = surfaceOf(t.guard, now.data(), ahead.data());
   if (!surface)
     return refuse("more than one comparison of `" + labels_[j][std::size_t(back)] +
                   "` changes there, or an equality or a negated one: its surface is not one "

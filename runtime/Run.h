@@ -203,7 +203,8 @@ private:
   /// above (one each, as they call each other).
   struct Buffers {
     std::vector<double> x, sidesA, sidesB, xEvent, dense, y, row, held, heldX, guardX, dependent,
-        minus, plus, impulseX, impulseCoef, impulseD, impulseJump, nominal, remapX, remapD;
+        minus, plus, impulseX, impulseCoef, impulseD, impulseJump, nominal, remapX, remapD,
+        slideX, slideXdot, slideAhead, slideNow;
     std::vector<std::uint32_t> timed, cur, next, qBefore;
     std::vector<std::vector<std::uint32_t>> path;
     std::vector<std::pair<std::vector<std::uint32_t>, std::vector<double>>> roundStarts;

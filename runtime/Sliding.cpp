@@ -212,9 +212,17 @@ bool FilippovMode::rate(Mode &m, double t, const double *x, double &rate, double
   return true;
 }
 
-bool FilippovMode::weight(double t, const double *x, double &w) {
-  double ra = 0, rb = 0, ga = 0, gb = 0;
+bool FilippovMode::rates(double t, const double *x, double &ra, double &rb, double &g) {
+  double ga = 0, gb = 0;
   if (!rate(a_, t, x, ra, ga) || !rate(b_, t, x, rb, gb))
+    return false;
+  g = 0.5 * (ga + gb);
+  return true;
+}
+
+bool FilippovMode::weight(double t, const double *x, double &w) {
+  double ra = 0, rb = 0, g = 0;
+  if (!rates(t, x, ra, rb, g))
     return false;
   // (1 - w) ra + w rb = 0.
   w = ra != rb ? ra / (ra - rb) : std::numeric_limits<double>::quiet_NaN();
@@ -237,8 +245,8 @@ bool FilippovMode::combine(double w, std::size_t count, double *out, F f) {
 }
 
 bool FilippovMode::rhs(double t, const double *x, double *xdot) {
-  double ra = 0, rb = 0, ga = 0, gb = 0;
-  if (!rate(a_, t, x, ra, ga) || !rate(b_, t, x, rb, gb))
+  double ra = 0, rb = 0, g = 0;
+  if (!rates(t, x, ra, rb, g))
     return false;
   // The weight under which g moves back to zero over the relaxation time,
   // so that what the integration's rounding moves it by does not pile up
@@ -246,7 +254,7 @@ bool FilippovMode::rhs(double t, const double *x, double *xdot) {
   // the exit integrates the combination's smooth continuation, and is cut
   // at the exit, where the weight reaches the edge; what is physical
   // beyond it is the other mode's flow, which the run goes on with.
-  double g = 0.5 * (ga + gb), w = ra != rb ? (ra + g / relax_) / (ra - rb) : 0.5;
+  double w = ra != rb ? (ra + g / relax_) / (ra - rb) : 0.5;
   if (!std::isfinite(w))
     w = 0.5;
   std::size_t n = stateSlots().size();

@@ -210,6 +210,8 @@ private:
   /// The rate of the surface's function along mode m's flow at (t, x),
   /// into `rate`, with the function's value there into `g`.
   bool rate(Mode &m, double t, const double *x, double &rate, double &g);
+  /// Both modes' rates (and the surface's function, their mean).
+  bool rates(double t, const double *x, double &ra, double &rb, double &g);
   /// (1 - w) va + w vb into `out`, from both modes' function `f`.
   template <class F> bool combine(double w, std::size_t count, double *out, F f);
 
