@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "hbg/hbg.h"
+#include "RunDefaults.h"
 #include "TaylorExponential.h"
 #include "TestMethod.h"
 
@@ -24,16 +25,6 @@
 #include <vector>
 
 namespace {
-
-/// Runs `model` with default options over [0, tEnd] sampled every dtOut.
-hbg::Result runDefault(const hbg::Model &model, double tEnd, double dtOut) {
-  hbg::SimulationOptions opts; // defaults but for the span and the grid
-  opts.tEnd = tEnd;
-  opts.dtOut = dtOut;
-  hbg::Result r = hbg::Simulation(model, opts).run();
-  REQUIRE_MESSAGE(r.ok(), r.error);
-  return r;
-}
 
 /// The velocities of a chain of n masses m between two walls, joined by
 /// springs k, the first struck with v = 1: v(t) = V cos(w t) V^T e1 with
@@ -89,7 +80,7 @@ model ThreeMasses {
     output m1.v, m2.v, m3.v;
 })",
                                                    "three_masses.hbg");
-  hbg::Result r = runDefault(model, 2, 0.01);
+  hbg::Result r = runAtDefaults(model, 2, 0.01);
   ChainModes modes(3, 1, 100);
   // Peak velocity 1 (the blow).
   for (int i = 0; i < 3; ++i) {
@@ -176,7 +167,7 @@ TEST_CASE("a filtered step into a transmission line of 10 to 1280 RLC sections, 
     std::vector<double> exact = exactFilteredLine(n, dt, steps);
     // The step has arrived, less the line's resistive drop.
     CHECK(exact.back() == doctest::Approx(kZ0 / (kZ0 + kRtotal)).epsilon(0.03));
-    hbg::Result r = runDefault(model, steps * dt, dt);
+    hbg::Result r = runAtDefaults(model, steps * dt, dt);
     const std::vector<double> &t = r.at("time"), &v = r.at("v");
     REQUIRE(t.size() == exact.size());
     double worst = 0;
@@ -214,12 +205,7 @@ TEST_CASE("oscillators whose initial displacements decay to 1e-32 run at default
     hbg::Model model = hbg::Compiler().compileString(text.str(), "oscillators.hbg");
     for (hbg::runtime::Method method :
          {hbg::runtime::Method::Auto, hbg::runtime::Method::Rosenbrock}) {
-      hbg::SimulationOptions opts;
-      opts.tEnd = 10;
-      opts.dtOut = 0.5;
-      opts.method = method;
-      hbg::Result r = hbg::Simulation(model, opts).run();
-      REQUIRE_MESSAGE(r.ok(), r.error);
+      hbg::Result r = runAtDefaults(model, 10, 0.5, method);
       int size = 3 * n - 1;
       auto P = [](int i) { return i; };
       auto G = [n](int i) { return n + i; };
@@ -274,12 +260,7 @@ model SoftStart {
     for (hbg::runtime::Method method : kEveryMethod) {
       CAPTURE(drive);
       CAPTURE(static_cast<int>(method));
-      hbg::SimulationOptions opts;
-      opts.tEnd = 0.01;
-      opts.dtOut = 1e-4;
-      opts.method = method;
-      hbg::Result r = hbg::Simulation(model, opts).run();
-      REQUIRE_MESSAGE(r.ok(), r.error);
+      hbg::Result r = runAtDefaults(model, 0.01, 1e-4, method);
       CHECK(worstError(r, "v", [&](double t) { return amplitude * (1 - std::exp(-t / 1e-3)); }) <
             1e-5 * 10);
     }
@@ -307,12 +288,7 @@ model Brake {
                                                    "brake.hbg");
   for (hbg::runtime::Method method : kEveryMethod) {
     CAPTURE(static_cast<int>(method));
-    hbg::SimulationOptions opts;
-    opts.tEnd = 8;
-    opts.dtOut = 0.05;
-    opts.method = method;
-    hbg::Result r = hbg::Simulation(model, opts).run();
-    REQUIRE_MESSAGE(r.ok(), r.error);
+    hbg::Result r = runAtDefaults(model, 8, 0.05, method);
     REQUIRE(r.events.size() == 2);
     CHECK(r.events[1].time == doctest::Approx(5).epsilon(1e-9));
     CHECK(r.events[1].modes.back() == "brake.slip=locked");
@@ -338,12 +314,7 @@ TEST_CASE("a velocity step into storage in derivative causality: the impulse by 
   hbg::Model model = hbg::Compiler().compileString(text, "velocity_step.hbg");
   for (hbg::runtime::Method method : kEveryMethod) {
     CAPTURE(static_cast<int>(method));
-    hbg::SimulationOptions opts;
-    opts.tEnd = 2;
-    opts.dtOut = 0.25;
-    opts.method = method;
-    hbg::Result r = hbg::Simulation(model, opts).run();
-    REQUIRE_MESSAGE(r.ok(), r.error);
+    hbg::Result r = runAtDefaults(model, 2, 0.25, method);
     REQUIRE(r.events.size() == 1);
     CHECK(r.events[0].time == doctest::Approx(1).epsilon(1e-12));
     CHECK(r.events[0].removed == doctest::Approx(-1.5).epsilon(1e-12));
@@ -358,7 +329,7 @@ TEST_CASE("a velocity step into storage in derivative causality: the impulse by 
   std::string down = text;
   down.replace(down.find("V * step(1)"), 11, "V - V * step(1)");
   hbg::Model back = hbg::Compiler().compileString(down, "velocity_step_down.hbg");
-  hbg::Result r = runDefault(back, 2, 0.25);
+  hbg::Result r = runAtDefaults(back, 2, 0.25);
   CHECK(r.at("pa").back() == doctest::Approx(-1.5).epsilon(1e-12));
   CHECK(r.at("pb").back() == doctest::Approx(4.5).epsilon(1e-12));
   CHECK(r.events.at(0).removed == doctest::Approx(6 - 1.5 * 1.5 / 2 - 4.5 * 4.5 / 6).epsilon(1e-12));

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "hbg/hbg.h"
+#include "RunDefaults.h"
 #include "TestMethod.h"
 
 #include <doctest/doctest.h>
@@ -132,12 +133,7 @@ TEST_CASE("a relay thermostat written as a sign law holds 20 C with the duty the
                                                    "thermostat.hbg");
   for (hbg::runtime::Method method : kEveryMethod) {
     CAPTURE(static_cast<int>(method));
-    hbg::SimulationOptions opts;
-    opts.tEnd = 3000;
-    opts.dtOut = 10;
-    opts.method = method;
-    hbg::Result r = hbg::Simulation(model, opts).run();
-    REQUIRE_MESSAGE(r.ok(), r.error);
+    hbg::Result r = runAtDefaults(model, 3000, 10, method);
     REQUIRE(r.events.size() == 1);
     CHECK(r.events[0].time == doctest::Approx(1000 * std::log(1.25)).epsilon(1e-5));
     const std::vector<double> &t = r.at("time");
@@ -190,13 +186,7 @@ double holdOf(hbg::runtime::Method method) {
 
 hbg::Result runRelay(const std::string &source, double tEnd, hbg::runtime::Method method) {
   hbg::Model model = hbg::Compiler().compileString(source, "relay.hbg");
-  hbg::SimulationOptions opts;
-  opts.tEnd = tEnd;
-  opts.dtOut = 10;
-  opts.method = method;
-  hbg::Result r = hbg::Simulation(model, opts).run();
-  REQUIRE_MESSAGE(r.ok(), r.error);
-  return r;
+  return runAtDefaults(model, tEnd, 10, method);
 }
 
 } // namespace

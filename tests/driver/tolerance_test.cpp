@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "hbg/hbg.h"
+#include "RunDefaults.h"
 #include "TaylorExponential.h"
 
 #include <doctest/doctest.h>
@@ -21,12 +22,7 @@ namespace {
 
 hbg::Result run(const std::string &text, double tEnd, double dtOut) {
   hbg::Model model = hbg::Compiler().compileString(text, "test.hbg");
-  hbg::SimulationOptions opts; // defaults but for the span and the grid
-  opts.tEnd = tEnd;
-  opts.dtOut = dtOut;
-  hbg::Result r = hbg::Simulation(model, opts).run();
-  REQUIRE_MESSAGE(r.ok(), r.error);
-  return r;
+  return runAtDefaults(model, tEnd, dtOut);
 }
 
 /// A series RLC driven by a 1 V step, as text, and the worst error of its
