@@ -17,14 +17,16 @@ rm -rf "$work"
 mkdir -p "$work"
 cd "$work"
 
-# name t_end [-p NAME=VALUE ...]: ME and CS against hbgc run.
+# name t_end [-p NAME=VALUE ...]: ME and CS against hbgc run, of the
+# example `name` (of $src/name.hbg when src is set).
 check() {
   local name="$1" tend="$2"
   shift 2
   local dt step
   dt=$(python3 -c "print($tend / 100)")
   step=$(python3 -c "print($tend / 20000)")
-  "$hbgc" build "$examples/$name.hbg" --fmu -o "$name.fmu"
+  local dir="${src:-$examples}"
+  "$hbgc" build "$dir/$name.hbg" --fmu -o "$name.fmu"
   rm -rf "$name"
   python3 -m zipfile -e "$name.fmu" "$name"
   python3 "$here/check-description.py" "$name"
@@ -33,7 +35,7 @@ check() {
     runp+=(-p "$kv")
     fmup+=(-p "$kv")
   done
-  (cd "$examples" && "$hbgc" run "$name.hbg" --t-end "$tend" --dt-out "$dt" --rtol 1e-10 \
+  (cd "$dir" && "$hbgc" run "$name.hbg" --t-end "$tend" --dt-out "$dt" --rtol 1e-10 \
      "${runp[@]}" > "$work/$name.run.csv")
   "$importer" "$name" --t-end "$tend" --dt-out "$dt" --step "$step" "${fmup[@]}" > "$name.me.csv"
   echo "$name, model exchange (RK4, h = $step):"
@@ -51,6 +53,10 @@ check rectifier 0.04
 check ideal_switch 0.04
 check stick_slip 2
 check hydraulic_press 2
+check relay_motor 1
+# A relay that slides, then leaves the slide: its exit is an event
+# indicator of the FMU's.
+src="$here/Inputs" check relay_room 3000
 
 # An input set by the importer: the motor of dc_motor_speed.hbg at 12 V is
 # dc_motor.hbg's.

@@ -31,14 +31,18 @@ struct Layout {
 
   Layout() = default;
   /// Event indicators: every guard comparison of the model, then as many
-  /// as the mode with the most kinks has (runtime::SteppedRun::indicators).
+  /// as the mode with the most kinks has (runtime::SteppedRun::indicators),
+  /// and at least one after the comparisons of a switched model: the exit
+  /// of a junction sliding on a guard surface, watched as the one kink of
+  /// the combination (runtime FilippovMode).
   explicit Layout(const runtime::ModelImage &image)
       : parameters(image.setup.names.size()), states(image.stateNames.size()),
         outputs(image.outputNames.size()), indicators(image.switching.numComparisons()) {
     std::size_t kinks = 0;
     for (const auto &p : image.programs)
       kinks = std::max(kinks, p->kinkInfo.size());
-    indicators += kinks;
+    bool switched = !image.switching.junctions().empty();
+    indicators += std::max<std::size_t>(kinks, switched ? 1 : 0);
     names.push_back("time");
     for (const std::string &n : image.setup.names)
       names.push_back(n);
