@@ -263,6 +263,100 @@ bool FilippovMode::rhs(double t, const double *x, double *xdot) {
   return true;
 }
 
+const SparsePattern *FilippovMode::jacobianPattern() {
+  if (!patternKnown_) {
+    patternKnown_ = true;
+    hasPattern_ = a_.jacobianPattern() && b_.jacobianPattern();
+    std::size_t n = stateSlots().size();
+    dense_.colStart.resize(n + 1);
+    for (std::size_t j = 0; j <= n; ++j)
+      dense_.colStart[j] = static_cast<std::uint32_t>(j * n);
+    for (std::size_t j = 0; j < n; ++j)
+      for (std::size_t i = 0; i < n; ++i)
+        dense_.rows.push_back(static_cast<std::uint32_t>(i));
+  }
+  return hasPattern_ ? &dense_ : nullptr;
+}
+
+bool FilippovMode::jacobian(double t, const double *x, double *values, double *dfdt) {
+  if (!jacobianPattern())
+    return false;
+  std::size_t n = stateSlots().size();
+  double ra = 0, rb = 0, g = 0;
+  if (!rates(t, x, ra, rb, g) || !(ra != rb))
+    return false;
+  // The modes' Jacobians, dense (column-major, as the pattern), and df/dt.
+  auto dense = [&](Mode &m, std::vector<double> &jac, std::vector<double> &dt) {
+    const SparsePattern &p = *m.jacobianPattern();
+    std::vector<double> &v = va_;
+    v.resize(p.nonZeros());
+    dt.resize(n);
+    failed_ = &m;
+    if (!m.jacobian(t, x, v.data(), dt.data()))
+      return false;
+    jac.assign(n * n, 0.0);
+    for (std::size_t j = 0; j < n; ++j)
+      for (std::uint32_t k = p.colStart[j]; k < p.colStart[j + 1]; ++k)
+        jac[j * n + p.rows[k]] = v[k];
+    return true;
+  };
+  if (!dense(a_, ja_, dta_) || !dense(b_, jb_, dtb_))
+    return false;
+  // grad(g) and dg/dt by differences of the guards (exact for g affine),
+  // over the states the guards read.
+  std::size_t ns = 2 * numComparisons_;
+  sp_.resize(ns);
+  sm_.resize(ns);
+  failed_ = &a_;
+  if (!a_.guards(t, x, sm_.data()))
+    return false;
+  double g0 = sm_[2 * c_] - sm_[2 * c_ + 1];
+  grad_.assign(n, 0.0);
+  xp_.assign(x, x + n);
+  const std::vector<std::uint32_t> &slots = stateSlots();
+  for (std::uint32_t slot : guardStates_) {
+    auto at = std::find(slots.begin(), slots.end(), slot);
+    if (at == slots.end())
+      continue;
+    std::size_t i = std::size_t(at - slots.begin());
+    double h = 1e-7 * std::max(1.0, std::abs(x[i]));
+    xp_[i] = x[i] + h;
+    h = xp_[i] - x[i];
+    if (!a_.guards(t, xp_.data(), sp_.data()))
+      return false;
+    grad_[i] = (sp_[2 * c_] - sp_[2 * c_ + 1] - g0) / h;
+    xp_[i] = x[i];
+  }
+  double dt = 1e-7 * std::max(1.0, std::abs(t));
+  if (!a_.guards(t + dt, x, sp_.data()))
+    return false;
+  double gt = (sp_[2 * c_] - sp_[2 * c_ + 1] - g0) / dt;
+  // w = (ra + g / relax) / (ra - rb), as rhs(): its gradient and its rate
+  // in t, from those of ra = grad(g) . fA + g_t and rb.
+  double num = ra + g / relax_, den = ra - rb, w = num / den;
+  for (std::size_t j = 0; j < n; ++j) {
+    double dra = 0, drb = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      dra += grad_[i] * ja_[j * n + i];
+      drb += grad_[i] * jb_[j * n + i];
+    }
+    double dw = ((dra + grad_[j] / relax_) - w * (dra - drb)) / den;
+    for (std::size_t i = 0; i < n; ++i)
+      values[j * n + i] = (1 - w) * ja_[j * n + i] + w * jb_[j * n + i] + (fb_[i] - fa_[i]) * dw;
+  }
+  if (dfdt) {
+    double dra = 0, drb = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      dra += grad_[i] * dta_[i];
+      drb += grad_[i] * dtb_[i];
+    }
+    double dw = ((dra + gt / relax_) - w * (dra - drb)) / den;
+    for (std::size_t i = 0; i < n; ++i)
+      dfdt[i] = (1 - w) * dta_[i] + w * dtb_[i] + (fb_[i] - fa_[i]) * dw;
+  }
+  return true;
+}
+
 bool FilippovMode::outputs(double t, const double *x, double *y) {
   double w = 0;
   if (!weight(t, x, w))

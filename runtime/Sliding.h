@@ -187,6 +187,13 @@ public:
   const std::vector<std::uint32_t> &dependentSlots() const override { return a_.dependentSlots(); }
   const std::string &stateName(std::size_t i) const override { return a_.stateName(i); }
   bool rhs(double t, const double *x, double *xdot) override;
+  /// J = (1 - w) JA + w JB + (fB - fA) grad(w)^T, dense, from the modes'
+  /// own Jacobians (null, and differences, when either has none). With
+  /// grad(ra) = JA^T grad(g) for g affine in the state (grad(g) by
+  /// differences of the guards over the states they read), an affine g
+  /// stays still under the stiff method as under the explicit ones.
+  const SparsePattern *jacobianPattern() override;
+  bool jacobian(double t, const double *x, double *values, double *dfdt) override;
   bool outputs(double t, const double *x, double *y) override;
   bool guards(double t, const double *x, double *sides) override;
   /// The enclosures of the compiled guards know neither mode's weight:
@@ -227,6 +234,10 @@ private:
   std::vector<std::uint32_t> guardStates_, timeComparisons_;
   double delta_ = 1e-9, relax_ = 1e-6;
   std::vector<double> fa_, fb_, xp_, xm_, sp_, sm_, va_, vb_;
+  /// The dense pattern, and each mode's Jacobian values and df/dt.
+  SparsePattern dense_;
+  bool patternKnown_ = false, hasPattern_ = false;
+  std::vector<double> ja_, jb_, dta_, dtb_, grad_;
 };
 
 } // namespace hbg::runtime
