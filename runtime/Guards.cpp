@@ -34,6 +34,14 @@ double comparisonMargin(CompareOp op, double lhs, double rhs) {
   return 0;
 }
 
+void comparisonsOf(const GuardNode &g, std::vector<const GuardNode *> &out) {
+  if (g.kind == GuardNode::Compare)
+    out.push_back(&g);
+  else if (g.kind != GuardNode::Not)
+    for (const GuardNode &c : g.children)
+      comparisonsOf(c, out);
+}
+
 bool comparisonReached(CompareOp op, double lhs, double rhs) {
   double m = comparisonMargin(op, lhs, rhs);
   switch (op) {

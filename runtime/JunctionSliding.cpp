@@ -27,21 +27,12 @@
 namespace hbg::runtime {
 
 namespace {
-/// The comparisons of guard `g` that are not negated, with their nodes.
-void comparisons(const GuardNode &g, std::vector<const GuardNode *> &out) {
-  if (g.kind == GuardNode::Compare)
-    out.push_back(&g);
-  else if (g.kind != GuardNode::Not)
-    for (const GuardNode &c : g.children)
-      comparisons(c, out);
-}
-
 /// The comparison of guard `g` that switched it on between `now` and
 /// `ahead` (both sides of every comparison): the one whose truth changed,
 /// if there is exactly one, not negated and not an equality.
 const GuardNode *surfaceOf(const GuardNode &g, const double *now, const double *ahead) {
   std::vector<const GuardNode *> all;
-  comparisons(g, all);
+  comparisonsOf(g, all);
   const GuardNode *found = nullptr;
   for (const GuardNode *c : all) {
     std::uint32_t k = c->comparison;
@@ -157,7 +148,7 @@ void Run::enterSlide(const std::vector<std::uint32_t> &from, Event &ev) {
     return;
   std::vector<const GuardNode *> all;
   std::vector<std::uint32_t> forwardOn;
-  comparisons(forward->guard, all);
+  comparisonsOf(forward->guard, all);
   for (const GuardNode *g : all) {
     double lhs = sidesA[2 * g->comparison], rhs = sidesA[2 * g->comparison + 1];
     if (std::abs(lhs - rhs) <= 1e-6 * (std::abs(lhs) + std::abs(rhs)) + 1e-300)
@@ -205,35 +196,9 @@ bool Run::leaveSlide(Event &ev) {
   // state moves onto the comparison's threshold, so that the junction
   // does not switch on rounding.
   Mode &m = mode(q_);
-  std::vector<double> sides(2 * (sw_.numComparisons() + m.numKinks()));
-  call(m.guards(t_, x.data(), sides.data()), m, "guards");
-  for (const Transition &t : junction.transitions) {
-    if (t.from != q_[j] || !sw_.holds(t.guard, sides.data(), sides.data()))
-      continue;
-    std::vector<const GuardNode *> held;
-    comparisons(t.guard, held);
-    for (const GuardNode *g : held) {
-      std::uint32_t c = g->comparison;
-      auto side = [&](const double *at) {
-        call(m.guards(t_, at, sides.data()), m, "guards");
-        return sides[2 * c] - sides[2 * c + 1];
-      };
-      auto reached = [&] { return comparisonHolds(g->op, sides[2 * c], sides[2 * c + 1]); };
-      double value = side(x.data());
-      // Only a comparison the state sits on (to a millionth of its sides)
-      // is one the slide held.
-      if (!reached() ||
-          std::abs(value) > 1e-6 * (std::abs(sides[2 * c]) + std::abs(sides[2 * c + 1])) + 1e-300)
-        continue;
-      // A strict comparison does not hold on its threshold; a non-strict
-      // one is aimed past it by its tolerance.
-      double tol = 4 * comparisonTolerance(sides[2 * c], sides[2 * c + 1]);
-      double aim = g->op == CompareOp::LessEqual    ? tol
-                   : g->op == CompareOp::GreaterEqual ? -tol
-                                                      : 0.0;
-      moveState(m, x, side, aim, [&](double) { return !reached(); });
-    }
-  }
+  for (const Transition &t : junction.transitions)
+    if (t.from == q_[j])
+      moveOffGuard(m, t.guard, x, o_.integrator.rtol);
   ev.modes.push_back(modeText(q_));
   ev.real.push_back(true);
   ev.states.push_back(X_);

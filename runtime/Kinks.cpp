@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 
 namespace hbg::runtime {
 
@@ -108,12 +109,14 @@ double Run::stepScale() const {
   return lastStep_ > 0 ? lastStep_ : 1e-3 * (span > 0 ? span : std::max(1.0, std::abs(t_)));
 }
 
-void Run::moveState(Mode &m, std::vector<double> &x, const std::function<double(const double *)> &g,
-                    double aim, const std::function<bool(double)> &done) {
+bool Run::moveState(Mode &m, std::vector<double> &x, const std::function<double(const double *)> &g,
+                    double aim, double side, double past, double within) {
   std::size_t n = x.size();
   double value = g(x.data());
-  if (done(value) || n == 0)
-    return;
+  if (past == 0 && side * (value - aim) >= 0)
+    return true;
+  if (n == 0)
+    return false;
   // The smallest move of the state, each component measured against its
   // scale: along the scaled gradient, by differences.
   const std::vector<std::uint32_t> &slots = m.stateSlots();
@@ -132,16 +135,24 @@ void Run::moveState(Mode &m, std::vector<double> &x, const std::function<double(
     norm += (scale[i] * grad[i]) * (scale[i] * grad[i]);
   }
   if (!(norm > 0) || !std::isfinite(norm))
-    return;
+    return false;
+  // `past` scaled units of state beyond the aim: what g changes by when
+  // the state moves that far along its scaled gradient.
+  aim += side * past * std::sqrt(norm);
+  if (side * (value - aim) >= 0)
+    return true;
+  if (std::abs(value - aim) / std::sqrt(norm) > within)
+    return false;
   // Rounding may leave g a few ulps short of the aim: aim past it, by
-  // what is left, until done.
-  for (int round = 0; round < 4 && !done(value); ++round) {
+  // what is left, until g is there.
+  for (int round = 0; round < 4 && side * (value - aim) < 0; ++round) {
     double target = round == 0 ? aim : aim + (aim - value);
     for (std::size_t i = 0; i < n; ++i)
       x[i] -= (value - target) * scale[i] * scale[i] * grad[i] / norm;
     value = g(x.data());
   }
   complete(m, x.data());
+  return side * (value - aim) >= 0;
 }
 
 void Run::zeroArgument(Mode &m, std::size_t k, double side, std::vector<double> &x) {
@@ -150,8 +161,9 @@ void Run::zeroArgument(Mode &m, std::size_t k, double side, std::vector<double> 
     call(m.kinkArguments(t_, at, c.data()), m, "kinks");
     return c[k];
   };
-  // Zero, or (by rounding) just on `side`.
-  moveState(m, x, argument, 0, [&](double value) { return !(side * value < 0); });
+  // Past zero on `side` by a few ulps of the states: a step's rounding
+  // (a stiff step's linear algebra) does not put it back across.
+  moveState(m, x, argument, 0, side, 16 * std::numeric_limits<double>::epsilon());
 }
 
 void Run::chooseBranchesOnce(Mode &m) {
@@ -208,6 +220,20 @@ void Run::chooseBranchesOnce(Mode &m) {
     for (std::size_t k = 0; k < nk; ++k)
       d[k] = cp[k] - c[k];
   };
+  std::vector<double> xdot1(n), x1(n);
+  auto curve = [&](std::vector<double> &d) {
+    double longer = 1e-3 * h;
+    Mode &f = flow();
+    call(f.rhs(t_, x.data(), xdot.data()), f, "state derivatives");
+    for (std::size_t i = 0; i < n; ++i)
+      x1[i] = x[i] + longer * xdot[i];
+    call(f.rhs(t_ + longer, x1.data(), xdot1.data()), f, "state derivatives");
+    for (std::size_t i = 0; i < n; ++i)
+      xp[i] = x[i] + 0.5 * longer * (xdot[i] + xdot1[i]);
+    call(plain.kinkArguments(t_ + longer, xp.data(), cp.data()), plain, "kinks");
+    for (std::size_t k = 0; k < nk; ++k)
+      d[k] = cp[k] - c[k];
+  };
   drift(move);
   for (std::size_t k = 0; k < nk; ++k) {
     if (decided[k])
@@ -232,6 +258,14 @@ void Run::chooseBranchesOnce(Mode &m) {
       drift(trial);
       consistent[side] = b * trial[k] > 0;
       back[side] = b * trial[k] < 0;
+      if (consistent[side] || back[side])
+        continue;
+      // Tangential: under this branch the argument does not move to first
+      // order (a contact breaking loose, where the force needed has just
+      // reached the law's bound). Whether it leaves on the branch's side
+      // is the second-order term: a Heun step over a thousandth of a step.
+      curve(trial);
+      consistent[side] = b * trial[k] > 0;
     }
     if (back[0] && back[1]) {
       // Both branches drive the argument back to zero: it slides (a body
@@ -255,6 +289,13 @@ void Run::chooseBranchesOnce(Mode &m) {
                : consistent[1]               ? -1.0
                                              : 0.0;
     plain.setBranch(k, b);
+    // An argument a rounding error on the other side of zero (a stiff
+    // step's) starts from zero on the branch's side, as at a slide's
+    // exit: else it would cross back at once.
+    if (b != 0 && b * c[k] < 0) {
+      zeroArgument(plain, k, b, x);
+      call(plain.kinkArguments(t_, x.data(), c.data()), plain, "kinks");
+    }
   }
 }
 

@@ -57,7 +57,9 @@ bool Run::iterateModes() {
       out.push_back(modeText(path[i]));
     return out;
   };
-  bool switched = false;
+  bool switched = false, nudged = false;
+  // The transitions the round's first step takes, from the real mode.
+  std::vector<std::pair<std::size_t, std::size_t>> first;
   for (int round = 0;; ++round) {
     bool again = std::any_of(roundStarts.begin(), roundStarts.begin() + rounds,
                              [&](const auto &start) { return start.first == q_ && start.second == X_; });
@@ -80,6 +82,10 @@ bool Run::iterateModes() {
     };
     steps = 0;
     visit(cur);
+    first.clear();
+    std::size_t transitionsAt = ev.transitions.size(), modesAt = ev.modes.size(),
+                switchedAt = ev.junctionsSwitched.size();
+    bool retry = false;
     for (;;) {
       next = cur;
       bool any = false;
@@ -87,6 +93,8 @@ bool Run::iterateModes() {
         int i = sw_.enabledTransition(j, cur[j], plus.data(), minus.data());
         if (i < 0)
           continue;
+        if (steps == 1)
+          first.push_back({j, std::size_t(i)});
         next[j] = sw_.junctions()[j].transitions[i].to;
         ev.transitions.push_back(labels_[j][i]);
         if (std::find(ev.junctionsSwitched.begin(), ev.junctionsSwitched.end(), j) ==
@@ -98,14 +106,35 @@ bool Run::iterateModes() {
       if (!any)
         break;
       std::swap(cur, next);
-      if (std::find(path.begin(), path.begin() + steps, cur) != path.begin() + steps)
+      if (std::find(path.begin(), path.begin() + steps, cur) != path.begin() + steps) {
+        // Back in the real mode the round started from: the guards that
+        // left it hold again there. Where they hold only by what the
+        // integration may have erred (a stiff step leaving a clutch's
+        // slip a rounding error below zero just after it broke loose),
+        // the state moves onto their thresholds, once, and the round is
+        // judged again.
+        if (cur == q_ && !nudged) {
+          nudged = true;
+          retry = nudgeOffGuards(first);
+        }
+        if (retry)
+          break;
         throw cycleError(ev, texts(0), modeText(cur));
+      }
       visit(cur);
       ev.modes.push_back(modeText(cur));
       ev.real.push_back(false);
       ev.states.push_back(X_);
       guardSides(mode(cur), plus, otherMode(cur));
       judgeImpulses(mode(cur), plus);
+    }
+    if (retry) {
+      ev.transitions.resize(transitionsAt);
+      ev.junctionsSwitched.resize(switchedAt);
+      ev.modes.resize(modesAt);
+      ev.real.resize(modesAt);
+      ev.states.resize(modesAt);
+      continue;
     }
     if (cur == q_)
       break;
@@ -336,6 +365,64 @@ RunError Run::cycleError(const Event &ev, const std::vector<std::string> &modes,
     }
   }
   return RunError(DiagKind::RunModesDoNotSettle, t_, ev.modes.front(), {out, cycle});
+}
+
+bool Run::moveOffGuard(Mode &m, const GuardNode &g, std::vector<double> &x, double within) {
+  std::vector<double> sides(2 * (sw_.numComparisons() + m.numKinks()));
+  call(m.guards(t_, x.data(), sides.data()), m, "guards");
+  if (!sw_.holds(g, sides.data(), sides.data()))
+    return true;
+  std::vector<const GuardNode *> all;
+  comparisonsOf(g, all);
+  for (const GuardNode *node : all) {
+    std::uint32_t c = node->comparison;
+    if (!comparisonHolds(node->op, sides[2 * c], sides[2 * c + 1]) || node->op == CompareOp::Equal)
+      continue;
+    auto side = [&](const double *at) {
+      call(m.guards(t_, at, sides.data()), m, "guards");
+      return sides[2 * c] - sides[2 * c + 1];
+    };
+    // Onto the side where it does not hold: a strict comparison does not
+    // hold on its threshold, a non-strict one is aimed past it by its
+    // tolerance.
+    bool less = node->op == CompareOp::Less || node->op == CompareOp::LessEqual;
+    bool strict = node->op == CompareOp::Less || node->op == CompareOp::Greater;
+    double tol = strict ? 0.0 : 4 * comparisonTolerance(sides[2 * c], sides[2 * c + 1]);
+    moveState(m, x, side, less ? tol : -tol, less ? 1.0 : -1.0, 0, within);
+  }
+  call(m.guards(t_, x.data(), sides.data()), m, "guards");
+  return !sw_.holds(g, sides.data(), sides.data());
+}
+
+bool Run::nudgeOffGuards(const std::vector<std::pair<std::size_t, std::size_t>> &taken) {
+  Mode &m = mode(q_);
+  std::vector<double> before = X_, x = gather(m);
+  auto guardOf = [&](const std::pair<std::size_t, std::size_t> &t) -> const GuardNode & {
+    return sw_.junctions()[t.first].transitions[t.second].guard;
+  };
+  bool off = std::all_of(taken.begin(), taken.end(), [&](const auto &t) {
+    return moveOffGuard(m, guardOf(t), x, o_.integrator.rtol);
+  });
+  // Only guards the motion leaves: a millionth of a step ahead along the
+  // mode's flow none of them holds (a value that goes on across its
+  // threshold makes the cycle it makes).
+  if (off) {
+    double tau = 1e-6 * stepScale();
+    std::vector<double> xdot(x.size()), sides(2 * (sw_.numComparisons() + m.numKinks()));
+    call(m.rhs(t_, x.data(), xdot.data()), m, "state derivatives");
+    for (std::size_t i = 0; i < x.size(); ++i)
+      xdot[i] = x[i] + tau * xdot[i];
+    call(m.guards(t_ + tau, xdot.data(), sides.data()), m, "guards");
+    off = std::none_of(taken.begin(), taken.end(), [&](const auto &t) {
+      return sw_.holds(guardOf(t), sides.data(), sides.data());
+    });
+  }
+  if (!off) {
+    X_ = std::move(before);
+    x = gather(m);
+    complete(m, x.data());
+  }
+  return off;
 }
 
 } // namespace hbg::runtime

@@ -109,14 +109,28 @@ private:
   /// the first step): what kinks and slides take their rates over.
   double stepScale() const;
   /// Moves the mode's states `x` (and X) by the least, measured in each
-  /// state's scale, that brings g(x) to `aim` (along g's scaled gradient,
-  /// by differences: exact for g affine in the state), in up to four
-  /// rounds that each aim past what rounding left, until `done`.
-  void moveState(Mode &m, std::vector<double> &x, const std::function<double(const double *)> &g,
-                 double aim, const std::function<bool(double)> &done);
-  /// When kink k's argument is on the other side of zero from `side`,
-  /// moves the mode's states `x` (and X) by the least, measured in each
-  /// state's scale, that puts it at zero or, by rounding, just on `side`.
+  /// state's scale, that brings g(x) to `aim` or beyond it on `side` (+1
+  /// or -1), and `past` scaled units of state further (along g's scaled
+  /// gradient, by differences: exact for g affine in the state), in up to
+  /// four rounds that each aim past what rounding left. A move longer
+  /// than `within` scaled units is not made. True when g is there.
+  bool moveState(Mode &m, std::vector<double> &x, const std::function<double(const double *)> &g,
+                 double aim, double side, double past = 0,
+                 double within = std::numeric_limits<double>::infinity());
+  /// Where guard `g` holds in mode `m` at its states `x`, moves the state
+  /// off each of its comparisons that holds (onto the threshold of a
+  /// strict one, past a non-strict one by its tolerance), when that takes
+  /// no more than `within` scaled units of state; true when `g` then no
+  /// longer holds.
+  bool moveOffGuard(Mode &m, const GuardNode &g, std::vector<double> &x, double within);
+  /// At an event whose round comes back to the real mode it started from:
+  /// moves the state off the guards of the transitions `taken` (junction,
+  /// transition) by the integration's tolerance at most, where the motion
+  /// leaves them; true when it did (the state is unchanged otherwise).
+  bool nudgeOffGuards(const std::vector<std::pair<std::size_t, std::size_t>> &taken);
+  /// When kink k's argument is not on `side` of zero by a few ulps of the
+  /// states, moves the mode's states `x` (and X) by the least, measured in
+  /// each state's scale, that puts it there.
   void zeroArgument(Mode &m, std::size_t k, double side, std::vector<double> &x);
 
   /// Switched junctions held on a guard surface (JunctionSliding.cpp).

@@ -66,6 +66,9 @@ struct GuardNode {
   std::vector<GuardNode> children;
 };
 
+/// The comparisons of guard `g` that are not under a `not`, in order.
+void comparisonsOf(const GuardNode &g, std::vector<const GuardNode *> &out);
+
 /// One transition of a junction's state machine.
 struct Transition {
   std::uint32_t from = 0, to = 0;
