@@ -47,7 +47,6 @@ hbg::Result run(const std::string &text, double tEnd, double dtOut,
   o.tEnd = tEnd;
   o.dtOut = dtOut;
   o.rtol = 1e-10;
-  o.atol = 1e-12;
   hbg::Simulation sim(model, o);
   for (const auto &[name, value] : params)
     sim.setParameter(name, value);
@@ -168,7 +167,6 @@ model Rectifier {
   o.tEnd = 0.04;
   o.dtOut = 1e-3;
   o.rtol = 1e-10;
-  o.atol = 1e-12;
   hbg::Result f = hbg::Simulation(flat, o).run();
   REQUIRE(f.ok());
   REQUIRE(c.events.size() == f.events.size());

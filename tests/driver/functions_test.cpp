@@ -28,7 +28,6 @@ hbg::Result run(const std::string &text, double tEnd, double dtOut = 0) {
   o.tEnd = tEnd;
   o.dtOut = dtOut;
   o.rtol = 1e-10;
-  o.atol = 1e-13;
   o.method = hbg::runtime::Method::DormandPrince;
   hbg::Result r = hbg::Simulation(model, o).run();
   REQUIRE_MESSAGE(r.ok(), r.error);

@@ -59,7 +59,6 @@ TEST_CASE("40 switched junctions: only the visited modes are compiled") {
   hbg::SimulationOptions opts;
   opts.tEnd = 5;
   opts.rtol = 1e-10;
-  opts.atol = 1e-12;
   hbg::Result r = hbg::Simulation(model, opts).run();
   REQUIRE_MESSAGE(r.ok(), r.error);
   CHECK(r.events.size() == 40);
@@ -113,7 +112,6 @@ TEST_CASE("Zeno behaviour is reported, never a hang") {
   // A bouncing ball with no resting mode.
   hbg::SimulationOptions opts;
   opts.rtol = 1e-10;
-  opts.atol = 1e-12;
   hbg::Result r = run(R"(model Zeno {
     parameter e = 0.5;
     Se gravity(-9.81); I ball(1) { p0 = 0; }

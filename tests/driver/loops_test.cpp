@@ -26,7 +26,6 @@ hbg::Result run(const hbg::Model &model, double tEnd, double dtOut) {
   o.tEnd = tEnd;
   o.dtOut = dtOut;
   o.rtol = 1e-10;
-  o.atol = 1e-12;
   hbg::Result r = hbg::Simulation(model, o).run();
   REQUIRE_MESSAGE(r.ok(), r.error);
   return r;

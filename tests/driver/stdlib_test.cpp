@@ -28,7 +28,6 @@ hbg::Result run(const std::string &text, double tEnd, double dtOut,
   o.tEnd = tEnd;
   o.dtOut = dtOut;
   o.rtol = 1e-10;
-  o.atol = 1e-12;
   hbg::Result r = hbg::Simulation(model, o).run();
   REQUIRE_MESSAGE(r.ok(), r.error);
   return r;
@@ -671,7 +670,6 @@ model Osc {
   o.tEnd = 1;
   o.dtOut = 0.5;
   o.rtol = 1e-10;
-  o.atol = 1e-12;
   hbg::Result r = hbg::Simulation(m, o).run();
   REQUIRE(r.ok());
   CHECK(r.at("m.p").back() == doctest::Approx(std::cos(2.0)).epsilon(1e-8));

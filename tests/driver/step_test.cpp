@@ -49,7 +49,6 @@ model Switched {
 hbg::SimulationOptions tight() {
   hbg::SimulationOptions o;
   o.rtol = 1e-10;
-  o.atol = 1e-14;
   return o;
 }
 } // namespace

@@ -26,7 +26,6 @@ hbg::Result simulate(const std::string &file, double tEnd, double dtOut) {
   opts.dtOut = dtOut;
   opts.method = testMethod();
   opts.rtol = 1e-10;
-  opts.atol = 1e-14;
   opts.step = 0;
   hbg::Result r = hbg::Simulation(model, opts).run();
   REQUIRE_MESSAGE(r.ok(), r.error);
@@ -118,7 +117,6 @@ TEST_CASE("dc_motor: transient against the linear system's exact solution") {
   opts.dtOut = 0.001;
   opts.method = testMethod();
   opts.rtol = 1e-10;
-  opts.atol = 1e-14;
   hbg::Simulation sim(speed, opts);
   sim.setInput("V", V);
   hbg::Result rs = sim.run();
