@@ -171,9 +171,11 @@ bool Run::iterateModes() {
   }
   ev.transitions.insert(ev.transitions.end(), kinks.begin(), kinks.end());
   if (!switched && !slid) {
-    ev.modes.push_back(ev.modes.back());
+    ev.modes.push_back(modeText(q_));
     ev.real.push_back(true);
     ev.states.push_back(X_);
+  } else {
+    ev.modes.back() = modeText(q_); // kinks may have started sliding
   }
   if (r_.rows == 0) {
     // An event at the start: the row before it, in the mode before it

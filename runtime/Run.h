@@ -68,7 +68,10 @@ public:
 private:
   /// The mode of FSM states `q`, compiled on first use.
   Mode &mode(const std::vector<std::uint32_t> &q);
-  /// Switching::modeText(q), kept for the run.
+  /// Switching::modeText(q), kept for the run; while kinks of the mode
+  /// slide, followed by `sliding(sign(...))`, and a sliding junction's
+  /// `j=sliding(a, b)`: a slide is a mode of its own in the event log and
+  /// plots.
   const std::string &modeText(const std::vector<std::uint32_t> &q);
   /// The mode's ODE and stepper, kept for the run.
   struct Integration;
@@ -208,6 +211,9 @@ private:
   struct ModeEntry {
     Mode *mode = nullptr;
     std::string text;
+    /// The text while kinks of the mode slide: `sliding(sign(...))` after
+    /// it (modeText()).
+    std::string sliding;
   };
   std::map<std::vector<std::uint32_t>, ModeEntry> modes_;
   ModeEntry &entry(const std::vector<std::uint32_t> &q);

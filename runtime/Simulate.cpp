@@ -102,7 +102,16 @@ Run::ModeEntry &Run::entry(const std::vector<std::uint32_t> &q) {
 const std::string &Run::modeText(const std::vector<std::uint32_t> &q) {
   if (slide_.active && q == slide_.q)
     return slide_.text;
-  return entry(q).text;
+  ModeEntry &e = entry(q);
+  auto slider = e.mode ? sliders_.find(e.mode) : sliders_.end();
+  if (slider == sliders_.end() || !slider->second->active())
+    return e.text;
+  const SlidingMode &s = *slider->second;
+  std::string kinks;
+  for (std::size_t k : s.kinks())
+    kinks += (kinks.empty() ? "" : ", ") + e.mode->kinkText(k);
+  e.sliding = e.text + (e.text.empty() ? "" : ", ") + "sliding(" + kinks + ")";
+  return e.sliding;
 }
 
 Mode &Run::mode(const std::vector<std::uint32_t> &q) {

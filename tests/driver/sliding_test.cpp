@@ -114,6 +114,11 @@ TEST_CASE("the belt at default options, under every method: one stick, one slip"
     CHECK(std::abs(r.events[0].time - exact.ts) < 1e-5);
     CHECK(std::abs(r.events[1].time - exact.tp) < 1e-5);
     CHECK(std::abs(r.at("x").back() - exact.x(10)) < 1e-5);
+    // The stick is a mode of its own in the event log (and plots).
+    CHECK(r.events[0].modes.front() == "");
+    CHECK(r.events[0].modes.back() == "sliding(sign(v0 - mass.p / m))");
+    CHECK(r.events[1].modes.front() == "sliding(sign(v0 - mass.p / m))");
+    CHECK(r.events[1].modes.back() == "");
   }
 }
 
