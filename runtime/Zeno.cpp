@@ -3,6 +3,7 @@
 #include "Run.h"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 namespace hbg::runtime {
@@ -66,7 +67,8 @@ void Run::checkChattering() {
   std::vector<double> lo(r_.events[n - kChatter].before), hi(lo);
   for (std::size_t k = n - kChatter; k < n; ++k) {
     const Event &e = r_.events[k];
-    if (e.modes.front() == e.modes.back() || e.before.size() != slots)
+    if (e.modes.front() == e.modes.back() || e.before.size() != slots ||
+        e.after.size() != slots)
       return;
     for (const std::string *m : {&e.modes.front(), &e.modes.back()})
       if (std::find(modes.begin(), modes.end(), *m) == modes.end())
@@ -79,11 +81,28 @@ void Run::checkChattering() {
       hi[i] = std::max({hi[i], e.before[i], e.after[i]});
     }
   }
-  for (std::size_t i = 0; i < slots; ++i) {
+  // A state that jumps at the switching (storage a mode makes dependent:
+  // a source closed across a capacitor) moves with the mode; the others
+  // must stay in place, and at least one of them must exist.
+  std::vector<bool> jumps(slots, false);
+  auto scale = [&](std::size_t i) {
     double nominal = i < o_.nominal.size() ? o_.nominal[i] : 0.0;
-    if (hi[i] - lo[i] > 1e-6 * std::max(nominal, peak_[i]))
+    return 1e-6 * std::max(nominal, peak_[i]);
+  };
+  for (std::size_t k = n - kChatter; k < n; ++k)
+    for (std::size_t i = 0; i < slots; ++i)
+      if (std::abs(r_.events[k].after[i] - r_.events[k].before[i]) > scale(i))
+        jumps[i] = true;
+  bool held = false;
+  for (std::size_t i = 0; i < slots; ++i) {
+    if (jumps[i])
+      continue;
+    if (hi[i] - lo[i] > scale(i))
       return;
+    held = true;
   }
+  if (!held)
+    return;
   std::string names;
   for (std::size_t i = 0; i < modes.size(); ++i)
     names += (i == 0 ? "`" : i + 1 < modes.size() ? ", `" : " and `") + modes[i] + "`";
