@@ -141,9 +141,15 @@ bool Run::iterateModes() {
     switched = true;
     ev.real.back() = true;
     Mode &to = mode(cur);
-    if (!to.shortCircuit().empty())
-      throw RunError(DiagKind::RunModeShortCircuit, t_, modeText(q_),
-                     {DiagArg::mode(modeText(cur)), to.shortCircuit()});
+    // Sources joined through ideal conductors whose values agree (a switch
+    // closed across its conducting 0 V diode) only make the conductors
+    // redundant: the mode is real, each stand-in carrying no flow.
+    if (!to.shortCircuit().empty()) {
+      std::vector<double> x = gather(to);
+      if (disagreeing(to, t_, x.data()) >= 0)
+        throw RunError(DiagKind::RunModeShortCircuit, t_, modeText(q_),
+                       {DiagArg::mode(modeText(cur)), to.shortCircuit()});
+    }
     // Kinks slide in the mode they started sliding in; the new mode
     // chooses its branches afresh.
     slider(mode(q_)).clear();
@@ -238,6 +244,36 @@ void Run::judgeImpulses(Mode &m, std::vector<double> &plus) {
     // mode is never real); real storage is judged at the unchanged state.
     if (!m.dependent(t_, x.data(), d.data()))
       return;
+    // Sources that agree at this instant are judged on how they part an
+    // instant later (two phases of a rectifier's supply crossing); those
+    // that agree for good (a switch closed across its conducting 0 V
+    // diode), as the limit of the stand-in's source a little above its
+    // value: the diode whose drop stands in yields its current.
+    std::vector<char> agree = standInsAgree(m, t_, x.data());
+    if (std::find(agree.begin(), agree.end(), char(1)) != agree.end()) {
+      std::size_t n = x.size();
+      double h = 1e-6 * std::max(stepScale(), 1e-9 * std::max(1.0, std::abs(t_)));
+      std::vector<double> xdot(n), later(n), earlier(n), up(nd), down(nd);
+      if (n > 0 && !m.rhs(t_, x.data(), xdot.data()))
+        return;
+      for (std::size_t i = 0; i < n; ++i) {
+        later[i] = x[i] + h * xdot[i];
+        earlier[i] = x[i] - h * xdot[i];
+      }
+      if (!m.dependent(t_ + h, later.data(), up.data()) ||
+          !m.dependent(t_ - h, earlier.data(), down.data()))
+        return;
+      const std::vector<double> &jac = buf_.standInJac;
+      for (std::size_t k = 0; k < nd; ++k) {
+        if (slots[k] != kNoSlot || !agree[k])
+          continue;
+        double scale = 1;
+        for (std::size_t i = 0; i < n; ++i)
+          scale += std::abs(jac[k * n + i] * x[i]);
+        double change = up[k] - down[k];
+        d[k] = std::abs(change) > 1e-10 * scale ? (change > 0 ? 1 : -1) : -1;
+      }
+    }
   } else {
     try {
       remapExact(m, m.name(), t_, x, d, remapWork_);
@@ -292,12 +328,13 @@ void Run::remap(Mode &to, Event &ev) {
   gather(to, x);
   d.clear();
   for (std::uint32_t s : to.dependentSlots())
-    d.push_back(X_[s]);
+    d.push_back(s == kNoSlot ? 0.0 : X_[s]); // a stand-in from zero
   auto store = [&](const std::vector<double> &xs, const std::vector<double> &ds) {
     for (std::size_t i = 0; i < xs.size(); ++i)
       X_[to.stateSlots()[i]] = xs[i];
     for (std::size_t k = 0; k < ds.size(); ++k)
-      X_[to.dependentSlots()[k]] = ds[k];
+      if (to.dependentSlots()[k] != kNoSlot)
+        X_[to.dependentSlots()[k]] = ds[k];
   };
   const std::string &text = modeText(q_);
   if (o_.remap == SimulateOptions::Remap::Iterative) {

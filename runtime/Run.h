@@ -81,6 +81,13 @@ private:
   void gather(const Mode &m, std::vector<double> &x) const;
   /// Stores a mode's states into X and computes its dependent storage.
   void complete(Mode &m, const double *x);
+  /// In a mode whose sources short-circuit each other: the first
+  /// stand-in whose source the rest of the network pushes from its value
+  /// (the sources disagree), or -1 where they all agree.
+  int disagreeing(Mode &m, double t, const double *x);
+  /// For each dependent storage of `m`: a stand-in whose source agrees
+  /// with the rest of the network (to rounding).
+  const std::vector<char> &standInsAgree(Mode &m, double t, const double *x);
   /// Adds a stepper's counters to the record (before it is reset).
   void tally(const Stepper &s);
   /// Evaluates the held values (`pre`) in `m` at X.
@@ -224,7 +231,8 @@ private:
   struct Buffers {
     std::vector<double> x, sidesA, sidesB, xEvent, dense, y, row, held, heldX, guardX, dependent,
         minus, plus, impulseX, impulseCoef, impulseD, impulseJump, nominal, remapX, remapD,
-        slideX, slideXdot, slideAhead, slideNow;
+        slideX, slideXdot, slideAhead, slideNow, standInD, standInJac;
+    std::vector<char> standInAgree;
     std::vector<std::uint32_t> timed, cur, next, qBefore;
     std::vector<std::vector<std::uint32_t>> path;
     std::vector<std::pair<std::vector<std::uint32_t>, std::vector<double>>> roundStarts;

@@ -201,7 +201,50 @@ void Run::complete(Mode &m, const double *x) {
   d.resize(m.dependentSlots().size());
   call(m.dependent(t_, x, d.data()), m, "dependent storage");
   for (std::size_t k = 0; k < d.size(); ++k)
-    X_[m.dependentSlots()[k]] = d[k];
+    if (m.dependentSlots()[k] != kNoSlot)
+      X_[m.dependentSlots()[k]] = d[k];
+  // A mode whose ideal conductors join sources in parallel is real while
+  // the sources agree; where they stop agreeing, the flow between them is
+  // not determined.
+  if (!m.shortCircuit().empty()) {
+    int k = disagreeing(m, t_, x);
+    if (k >= 0)
+      throw RunError(DiagKind::RunSourcesDisagree, t_, m.name(),
+                     {d[std::size_t(k)], m.shortCircuit()});
+  }
+}
+
+int Run::disagreeing(Mode &m, double t, const double *x) {
+  const std::vector<char> &agree = standInsAgree(m, t, x);
+  for (std::size_t k = 0; k < agree.size(); ++k)
+    if (m.dependentSlots()[k] == kNoSlot && !agree[k])
+      return int(k);
+  return -1;
+}
+
+const std::vector<char> &Run::standInsAgree(Mode &m, double t, const double *x) {
+  // A stand-in's dependent value is how far the rest of the network
+  // pushes its source from the source's value: zero to rounding of the
+  // terms that form it where the sources agree.
+  const std::vector<std::uint32_t> &dep = m.dependentSlots();
+  std::size_t n = m.stateSlots().size(), nd = dep.size();
+  std::vector<double> &d = buf_.standInD, &jac = buf_.standInJac;
+  std::vector<char> &agree = buf_.standInAgree;
+  d.resize(nd);
+  jac.resize(nd * n);
+  agree.assign(nd, 0);
+  call(m.dependent(t, x, d.data()), m, "dependent storage");
+  if (n > 0)
+    call(m.dependentJacobian(t, x, jac.data()), m, "dependent storage");
+  for (std::size_t k = 0; k < nd; ++k) {
+    if (dep[k] != kNoSlot)
+      continue;
+    double scale = 1;
+    for (std::size_t i = 0; i < n; ++i)
+      scale += std::abs(jac[k * n + i] * x[i]);
+    agree[k] = std::abs(d[k]) <= 1e-10 * scale;
+  }
+  return agree;
 }
 
 void Run::holdValues(Mode &m) {
@@ -222,6 +265,13 @@ void Run::guardSides(Mode &m, std::vector<double> &sides, const std::string *eva
 }
 
 void Run::sample(Mode &m, double t, const double *x) {
+  if (!m.shortCircuit().empty()) {
+    // No row from a mode whose sources stopped agreeing (complete()).
+    int k = disagreeing(m, t, x);
+    if (k >= 0)
+      throw RunError(DiagKind::RunSourcesDisagree, t, m.name(),
+                     {buf_.standInD[std::size_t(k)], m.shortCircuit()});
+  }
   std::size_t ny = sys_.numOutputs();
   std::vector<double> &y = buf_.y;
   y.resize(ny);

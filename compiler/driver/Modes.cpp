@@ -181,7 +181,27 @@ std::shared_ptr<ModeCode> Model::Impl::shortedMode(const bg::Mode &mode, std::st
   std::sort(sources.begin(), sources.end(), [&](bg::ElementId a, bg::ElementId b) {
     return graph->element(a).name < graph->element(b).name;
   });
+  // Ideal conductors in parallel with no source between them (two closed
+  // switches): each ON switched junction gets a source of zero across it
+  // (an Se on a 1-junction, an Sf on a 0-junction), after the model's own
+  // sources. Where one stands in, its junction carries no flow.
   bg::BondGraph g = *graph;
+  std::vector<bg::ElementId> across;
+  for (std::uint32_t i = 0; i < graph->elements.size(); ++i) {
+    const bg::Element &j = graph->elements[i];
+    if (!bg::isJunction(j.kind) || !j.fsm || !mode.isOn(bg::ElementId{i}))
+      continue;
+    bool one = j.kind == bg::ElementKind::One;
+    bg::ElementId s = g.addElement(one ? bg::ElementKind::Se : bg::ElementKind::Sf,
+                                   j.name + ".across", j.range);
+    g.elements[s.index].value = g.ctx->constant(0);
+    g.addBond(bg::ElementId{i}, s);
+    across.push_back(s);
+  }
+  std::sort(across.begin(), across.end(), [&](bg::ElementId a, bg::ElementId b) {
+    return g.element(a).name < g.element(b).name;
+  });
+  sources.insert(sources.end(), across.begin(), across.end());
   std::vector<std::string> names;
   auto driven = [](const causality::CausalAssignment &ca, bg::ElementId e) {
     return std::any_of(ca.derivative.begin(), ca.derivative.end(),

@@ -521,3 +521,62 @@ TEST_CASE("a storage law the audit cannot integrate stays out of the sums; the r
   REQUIRE(r.warnings.size() == 1);
   CHECK(r.warnings[0].message.find("(cap 1 J -> 0 J)") != std::string::npos);
 }
+
+TEST_CASE("ideal conductors in parallel are redundant, not a short circuit") {
+  // 10 V into an RL load (tau = 1 ms) through two ideal switches in
+  // parallel, closing at 1 ms and 2 ms; then the same load through two
+  // ideal diodes in parallel. The load current is 10 (1 - exp(-(t - t0) /
+  // tau)) from the first closing; the parallel conductors split it by the
+  // documented rule (the first by name carries none once both conduct),
+  // and each element's current is reported.
+  const std::string head = R"(import electrical;
+model Parallel {
+    VoltageSource supply(V = 10);
+    Ground gnd;
+    Resistor r(R = 1);
+    Inductor l(L = 1e-3);
+    0 plus; 0 minus; 0 a; 0 m;
+    bond supply.p -> plus; bond minus -> supply.n; bond minus -> gnd.p;
+    bond plus -> s1.p; bond s1.n -> a;
+    bond plus -> s2.p; bond s2.n -> a;
+    bond a -> r.p; bond r.n -> m; bond m -> l.p; bond l.n -> minus;
+    output i = l.i, i1 = s1.i, i2 = s2.i;
+)";
+  SUBCASE("two switches") {
+    hbg::Result r = run(head + R"(
+    IdealSwitch s1(on = if time > 0.001 then 1 else 0);
+    IdealSwitch s2(on = if time > 0.002 then 1 else 0);
+})",
+                        0.004);
+    REQUIRE_MESSAGE(r.ok(), r.error);
+    CHECK(r.warnings.empty());
+    REQUIRE(r.events.size() == 2);
+    CHECK(r.events[1].modes.back() == "s1.j=closed, s2.j=closed");
+    const std::vector<double> &t = r.at("time");
+    for (std::size_t k = 0; k < t.size(); ++k) {
+      double exact = t[k] <= 0.001 ? 0 : 10 * (1 - std::exp(-(t[k] - 0.001) / 1e-3));
+      CHECK(r.at("i")[k] == doctest::Approx(exact).scale(10).epsilon(1e-5));
+      CHECK(r.at("i1")[k] + r.at("i2")[k] == doctest::Approx(r.at("i")[k]).scale(10));
+      // Rows at an event time are the one before it and the one after.
+      if (t[k] > r.events[1].time)
+        CHECK(r.at("i1")[k] == 0);
+      else if (t[k] < r.events[1].time)
+        CHECK(r.at("i2")[k] == 0);
+    }
+  }
+  SUBCASE("two diodes") {
+    hbg::Result r = run(head + R"(
+    IdealDiode s1; IdealDiode s2;
+})",
+                        0.004);
+    REQUIRE_MESSAGE(r.ok(), r.error);
+    CHECK(r.warnings.empty());
+    REQUIRE(r.events.size() == 1);
+    CHECK(r.events[0].modes.back() == "s1.j=blocking, s2.j=conducting");
+    const std::vector<double> &t = r.at("time");
+    for (std::size_t k = 0; k < t.size(); ++k) {
+      CHECK(r.at("i")[k] == doctest::Approx(10 * (1 - std::exp(-t[k] / 1e-3))).scale(10).epsilon(1e-5));
+      CHECK(r.at("i1")[k] == 0);
+    }
+  }
+}
