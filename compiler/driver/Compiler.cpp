@@ -24,10 +24,12 @@ Model driver::compileEquations(const Compiler &compiler, eq::EquationSystem equa
 }
 
 Model driver::compileModel(const Compiler &compiler, std::shared_ptr<SourceManager> sources,
-                          bg::BondGraph graph, eq::EquationSystem initial) {
+                          bg::BondGraph graph, eq::EquationSystem initial,
+                          DiagnosticEngine::ContextFn context) {
   bool jumps = !initial.dependent.empty() && !initial.kinks.empty();
   if (bg::hasSwitched(graph) || jumps)
-    return compileSwitched(compiler, std::move(sources), std::move(graph), std::move(initial));
+    return compileSwitched(compiler, std::move(sources), std::move(graph), std::move(initial),
+                           std::move(context));
   return compileEquations(compiler, std::move(initial));
 }
 
@@ -42,7 +44,8 @@ Model Compiler::compileString(const std::string &text, const std::string &name) 
   driver::FrontendResult r = driver::runFrontend(*sm, file, diags, pipeline);
   if (diags.hasErrors() || !r.equations)
     throw CompileError(diags.renderAll());
-  return driver::compileModel(*this, sm, std::move(*r.graph), std::move(*r.equations));
+  return driver::compileModel(*this, sm, std::move(*r.graph), std::move(*r.equations),
+                              diags.context());
 }
 
 Model Compiler::compileFile(const std::string &path) const {

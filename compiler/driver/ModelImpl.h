@@ -183,6 +183,9 @@ struct Model::Impl {
   // Switched models only.
   bool switched = false;
   std::shared_ptr<SourceManager> sources;
+  /// Notes for a mode's diagnostics: the instance a line inside a
+  /// component belongs to.
+  DiagnosticEngine::ContextFn context;
   std::shared_ptr<bg::BondGraph> graph;
   /// The junctions' state machines and guards, as the runtime sees them,
   /// and each junction's element in the graph.

@@ -126,6 +126,7 @@ std::shared_ptr<ModeCode> Model::Impl::modeCode(const bg::Mode &mode) const {
   // Analysing and compiling build into the model's shared expressions.
   std::lock_guard<std::mutex> exprs(graph->ctx->mutex());
   DiagnosticEngine diags(*sources);
+  diags.setContext(context);
   std::optional<causality::CausalAssignment> ca = causality::assignCausality(*graph, mode, diags);
   std::shared_ptr<ModeCode> m;
   if (!ca && bg::hasSwitched(*graph))
@@ -261,12 +262,14 @@ std::size_t Model::Impl::modesCompiled() const {
 }
 
 Model driver::compileSwitched(const Compiler &compiler, std::shared_ptr<SourceManager> sources,
-                              bg::BondGraph graph, eq::EquationSystem initial) {
+                              bg::BondGraph graph, eq::EquationSystem initial,
+                              DiagnosticEngine::ContextFn context) {
   const CompilerOptions &opts_ = compiler.options();
   auto impl = std::make_shared<Model::Impl>();
   impl->switched = true;
   impl->equationOptions = opts_.equations;
   impl->sources = std::move(sources);
+  impl->context = std::move(context);
   impl->graph = std::make_shared<bg::BondGraph>(std::move(graph));
   const bg::BondGraph &g = *impl->graph;
   sym::ExprContext &ctx = *g.ctx;

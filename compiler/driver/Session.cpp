@@ -50,7 +50,8 @@ bool Session::load(const std::string &path, Stage stop, const std::string &mode)
 
 std::optional<Model> Session::compile(const Compiler &compiler) {
   try {
-    return compileModel(compiler, sm_, std::move(*fe_.graph), std::move(*fe_.equations));
+    return compileModel(compiler, sm_, std::move(*fe_.graph), std::move(*fe_.equations),
+                        diags_->context());
   } catch (const CompileError &e) {
     err_ << e.what();
     return std::nullopt;

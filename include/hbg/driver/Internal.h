@@ -32,12 +32,15 @@ Model compileEquations(const Compiler &compiler, eq::EquationSystem equations);
 /// keeps every storage element in the state and remaps it exactly; any
 /// other with compileEquations.
 Model compileModel(const Compiler &compiler, std::shared_ptr<SourceManager> sources,
-                   bg::BondGraph graph, eq::EquationSystem initial);
+                   bg::BondGraph graph, eq::EquationSystem initial,
+                   DiagnosticEngine::ContextFn context = {});
 
 /// Compiles a checked graph with switched junctions whose initial mode's
 /// equations were built already; `sources` renders the diagnostics of
-/// modes analysed later.
+/// modes analysed later, with `context`'s notes (the instance a line
+/// inside a component belongs to).
 Model compileSwitched(const Compiler &compiler, std::shared_ptr<SourceManager> sources,
-                      bg::BondGraph graph, eq::EquationSystem initial);
+                      bg::BondGraph graph, eq::EquationSystem initial,
+                      DiagnosticEngine::ContextFn context = {});
 
 } // namespace hbg::driver

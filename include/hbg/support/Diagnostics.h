@@ -128,6 +128,7 @@ public:
   /// them). Called on every diagnostic rendered.
   using ContextFn = std::function<std::vector<Diagnostic>(const Diagnostic &)>;
   void setContext(ContextFn fn) { context_ = std::move(fn); }
+  const ContextFn &context() const { return context_; }
   /// A diagnostic of `kind` at `range`, not reported (for ContextFn).
   static Diagnostic make(DiagKind kind, SourceRange range, std::initializer_list<DiagArg> args = {});
 
