@@ -249,7 +249,8 @@ TEST_CASE("every example file has a closed-form test here") {
       "collision_inelastic.hbg", "collision_elastic.hbg", "bouncing_ball.hbg",
       "tank_valves.hbg", "rectifier.hbg", "buck.hbg", "pwm_rc.hbg", "ideal_switch.hbg",
       "stick_slip.hbg", "freewheel.hbg", "boost.hbg", "three_phase_bridge.hbg",
-      "hydraulic_press.hbg", "conveyor.hbg", "relay_motor.hbg", "h_bridge.hbg"};
+      "hydraulic_press.hbg", "conveyor.hbg", "relay_motor.hbg", "h_bridge.hbg",
+      "synchronous_buck.hbg"};
   std::set<std::string> found;
   for (const auto &entry : std::filesystem::directory_iterator(kExamples))
     if (entry.path().extension() == ".hbg")

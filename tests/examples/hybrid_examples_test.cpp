@@ -1090,3 +1090,71 @@ TEST_CASE("h_bridge: switches closing across their conducting 0 V diodes, agains
   }
   CHECK(r.events.size() >= 30);
 }
+
+TEST_CASE("synchronous_buck: body diodes and dead time, average D Vin and the exact ripple") {
+  // The periodic steady state: x = (iL, vC) with x' = A x + b s(t), s = 1
+  // for the first D T of each period and 0 for the rest (dead times
+  // included: the low body diode carries the positive current). Its state
+  // at a period's start is the fixed point of the two intervals' exact
+  // maps.
+  const double Vin = 12, D = 0.4, fs = 20000, L = 100e-6, C = 100e-6, R = 5, T = 1 / fs;
+  Eigen::Matrix2d A;
+  A << 0, -1 / L, 1 / C, -1 / (R * C);
+  const Eigen::Vector2d b(Vin / L, 0);
+  const Eigen::Matrix2d I = Eigen::Matrix2d::Identity();
+  auto flow = [&](const Eigen::Vector2d &x, double h, bool on) -> Eigen::Vector2d {
+    Eigen::Matrix2d E = (A * h).exp();
+    return on ? Eigen::Vector2d(E * x + A.inverse() * (E - I) * b) : Eigen::Vector2d(E * x);
+  };
+  Eigen::Matrix2d P = (A * (1 - D) * T).exp() * (A * D * T).exp();
+  Eigen::Vector2d x0 = (I - P).inverse() * flow(flow(Eigen::Vector2d::Zero(), D * T, true),
+                                                (1 - D) * T, false);
+  auto exact = [&](double t) {
+    double in = t - std::floor(t * fs + 1e-9) * T;
+    return in < D * T ? flow(x0, in, true) : flow(flow(x0, D * T, true), in - D * T, false);
+  };
+  // From rest at default options, 400 periods: the filter's transient
+  // decays as exp(-t / 2RC) = exp(-t / 1 ms), gone to 2e-9 by the last
+  // two periods, which follow the periodic state.
+  hbg::Model model = hbg::Compiler().compileFile(kExamples + "synchronous_buck.hbg");
+  hbg::SimulationOptions opts = model.experiment().apply();
+  opts.method = testMethod();
+  opts.tEnd = 400 * T;
+  hbg::Result r = hbg::Simulation(model, opts).run();
+  REQUIRE_MESSAGE(r.ok(), r.error);
+  CHECK(r.warnings.empty());
+  const std::vector<double> &t = r.at("time"), &il = r.at("il"), &vout = r.at("vout");
+  double worstI = 0, worstV = 0, sum = 0, lo = 1e300, hi = -1e300;
+  for (std::size_t k = 0; k < t.size(); ++k) {
+    if (t[k] < 398 * T)
+      continue;
+    Eigen::Vector2d x = exact(t[k]);
+    worstI = std::max(worstI, std::abs(il[k] - x[0]));
+    worstV = std::max(worstV, std::abs(vout[k] - x[1]));
+    // The last period, its ends included (rows at event times come in
+    // pairs, before and after).
+    if (t[k] >= 399 * T * (1 - 1e-12)) {
+      if (k + 1 < t.size())
+        sum += 0.5 * (vout[k] + vout[k + 1]) * (t[k + 1] - t[k]);
+      lo = std::min(lo, il[k]);
+      hi = std::max(hi, il[k]);
+    }
+  }
+  CHECK(worstI < 1e-4);
+  CHECK(worstV < 1e-4);
+  // Volt-second balance: the output averages D Vin.
+  CHECK(sum / T == doctest::Approx(D * Vin).epsilon(1e-5));
+  // The ripple: the periodic state's peak to peak, close to the textbook
+  // (Vin - Vout) D / (L fs) of a constant output.
+  double ripple = flow(x0, D * T, true)[0] - x0[0];
+  CHECK(hi - lo == doctest::Approx(ripple).epsilon(1e-3));
+  CHECK(ripple == doctest::Approx((Vin - D * Vin) * D / (L * fs)).epsilon(0.01));
+  // The low switch closes across its conducting body diode, which blocks.
+  std::size_t closings = 0;
+  for (const hbg::Event &ev : r.events)
+    if (ev.modes.back().find("low.j=closed") != std::string::npos) {
+      ++closings;
+      CHECK(ev.modes.back().find("lowBody.j=blocking") != std::string::npos);
+    }
+  CHECK(closings >= 399);
+}
