@@ -46,10 +46,13 @@ forDecl
 index : lbracket='[' items+=expr (',' items+=expr)* rbracket=']' ;
 
 // `port a = j, b = inner.k;`: port `a` is the element (usually a junction)
-// `j`; a bond outside to `inst.a` attaches to it.
+// `j`; a bond outside to `inst.a` attaches to it. `port p = j in, n = j
+// out;`: power enters the component at p and leaves at n, and a bond
+// drawn the other way is warned about (`out` is checked by the builder:
+// it is not a keyword).
 portDecl : kw='port' items+=portItem (',' items+=portItem)* ';' ;
 
-portItem : name=ident '=' target=path ;
+portItem : name=ident '=' target=path (dirIn='in' | dir=ident)? ;
 
 // `Diode d1(Vf = 0.6);` or `Diode d1;`: an instance of a component.
 instanceDecl

@@ -86,7 +86,13 @@ private:
   void rewriteName(ast::Expr &e, const Frame &frame);
   void rewriteMember(ast::Expr &e, const Frame &frame);
   /// The flat name of the element a bond end names, or "" after an error.
-  std::string resolveEnd(const std::string &path, SourceRange range, const Frame &frame);
+  /// `port`, when not null: the port of an instance that `path` ends at
+  /// (`r1.n`), and that instance's type, else null.
+  std::string resolveEnd(const std::string &path, SourceRange range, const Frame &frame,
+                         const ast::Port **port = nullptr, std::string *type = nullptr);
+  /// Warns when bond `b` runs against a port's declared direction.
+  void checkDirections(const ast::Bond &b, const ast::Port *from, const std::string &fromType,
+                       const ast::Port *to, const std::string &toType, const Frame &frame);
   /// The frame of instance `name` inside `frame`, or null (no error).
   bool enter(const Frame &frame, const std::string &name, Frame &inner);
   void report(DiagKind kind, SourceRange range, std::initializer_list<DiagArg> args,
@@ -177,6 +183,10 @@ const Scope &Flattener::scopeOf(const ast::Model &m) {
     s.instances[in.name] = &in;
   }
   for (const ast::Port &p : m.ports) {
+    if (p.direction == ast::Port::Direction::Any && !p.directionText.empty()) {
+      failed_ = true;
+      diags_.report(DiagKind::BadPortDirection, p.directionRange, {p.directionText, p.name});
+    }
     auto [at, inserted] = s.ports.try_emplace(p.name, &p);
     if (!inserted) {
       failed_ = true;
@@ -307,7 +317,8 @@ Lookup Flattener::parameter(const std::vector<const ast::Instance *> &chain, std
 }
 
 std::string Flattener::resolveEnd(const std::string &path, SourceRange range,
-                                  const Frame &frame) {
+                                  const Frame &frame, const ast::Port **endPort,
+                                  std::string *type) {
   std::vector<std::string> parts = split(path);
   Frame at = frame;
   for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
@@ -336,6 +347,10 @@ std::string Flattener::resolveEnd(const std::string &path, SourceRange range,
           report(DiagKind::UnknownPort, range, {parts[i], type, port, quoteList(names)}, frame);
         return "";
       }
+      if (endPort) {
+        *endPort = p->second;
+        *type = inner.chain.back()->type;
+      }
       return resolveEnd(p->second->target, p->second->targetRange, inner);
     }
     at = std::move(inner);
@@ -353,6 +368,34 @@ std::string Flattener::resolveEnd(const std::string &path, SourceRange range,
     return "";
   }
   return at.prefix + parts.back();
+}
+
+void Flattener::checkDirections(const ast::Bond &b, const ast::Port *from,
+                                const std::string &fromType, const ast::Port *to,
+                                const std::string &toType, const Frame &frame) {
+  using Direction = ast::Port::Direction;
+  // A bond drawn from a port takes power out of its component; one drawn
+  // to a port brings power in.
+  auto check = [&](const ast::Port *port, const std::string &type, const std::string &end,
+                   SourceRange range, Direction against) {
+    if (!port || port->direction != against)
+      return;
+    std::string instance = end.substr(0, end.rfind('.'));
+    bool out = against == Direction::Out;
+    diags_.report(DiagKind::BondAgainstPort, range,
+                  {b.from + " -> " + b.to, port->name, instance, type,
+                   out ? "leaves" : "enters", b.to + " -> " + b.from});
+    diags_.note(DiagKind::PortDirectionHere, port->directionRange,
+                {port->name, out ? "out" : "in"});
+    std::string path = frame.prefix.empty() ? "" : frame.prefix.substr(0, frame.prefix.size() - 1);
+    for (auto it = frame.chain.rbegin(); it != frame.chain.rend(); ++it) {
+      diags_.note(DiagKind::InInstance, (*it)->nameRange, {path, (*it)->type});
+      std::size_t dot = path.rfind('.');
+      path = dot == std::string::npos ? "" : path.substr(0, dot);
+    }
+  };
+  check(from, fromType, b.from, b.fromRange, Direction::In);
+  check(to, toType, b.to, b.toRange, Direction::Out);
 }
 
 void Flattener::rewriteName(ast::Expr &e, const Frame &frame) {
@@ -479,8 +522,11 @@ void Flattener::expand(const ast::Model &m, const Frame &frame,
     }
     b.name = x.name.empty() ? "" : p + x.name;
     b.nameRange = x.nameRange;
-    b.from = resolveEnd(x.from, x.fromRange, frame);
-    b.to = resolveEnd(x.to, x.toRange, frame);
+    const ast::Port *fromPort = nullptr, *toPort = nullptr;
+    std::string fromType, toType;
+    b.from = resolveEnd(x.from, x.fromRange, frame, &fromPort, &fromType);
+    b.to = resolveEnd(x.to, x.toRange, frame, &toPort, &toType);
+    checkDirections(x, fromPort, fromType, toPort, toType, frame);
     b.fromRange = x.fromRange;
     b.toRange = x.toRange;
     b.range = x.range;

@@ -157,6 +157,9 @@ bool Unroller::body(const ast::Model &from, ast::Model &to, bool top) {
       q.nameRange = p.nameRange;
       q.target = name(p.target, p.targetIndices);
       q.targetRange = p.targetRange;
+      q.direction = p.direction;
+      q.directionRange = p.directionRange;
+      q.directionText = p.directionText;
       to.ports.push_back(std::move(q));
     }
   } else {

@@ -132,6 +132,15 @@ void AstBuilder::declaration(P::DeclarationContext *ctx, ast::Model &m) {
       port.nameRange = range(item->name->getStart());
       port.target = path(item->target, port.targetIndices);
       port.targetRange = range(item->target);
+      if (item->dirIn) {
+        port.direction = ast::Port::Direction::In;
+        port.directionRange = range(item->dirIn);
+      } else if (item->dir) {
+        port.directionRange = range(item->dir->getStart());
+        port.directionText = text(item->dir->getStart());
+        if (port.directionText == "out")
+          port.direction = ast::Port::Direction::Out;
+      }
       m.ports.push_back(std::move(port));
     }
   else if (auto *d = ctx->instanceDecl())

@@ -216,6 +216,13 @@ struct Port {
   std::string target; ///< the path, segments joined by `.`
   SourceRange targetRange;
   Indices targetIndices;
+  /// `port p = j in`: power enters the component through the port (a bond
+  /// outside points at it); `out`: power leaves (a bond points away).
+  enum class Direction { Any, In, Out } direction = Direction::Any;
+  SourceRange directionRange;
+  /// The word written after the target when it is not `in` (flattening
+  /// reports one that is not `out` either).
+  std::string directionText;
 };
 
 /// `Type name(param = value, ...);`: an instance of a component.
