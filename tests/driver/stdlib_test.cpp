@@ -723,3 +723,57 @@ model Osc { I m(1) { p0 = 1; } 1 v; Spring sp(k = 4); bond v -> m; bond v -> sp.
     CHECK(std::string(e.what()).find("d1.hbg:1:11: note: `Same` first defined here") != std::string::npos);
   }
 }
+
+TEST_CASE("stdlib mechanical: a ball resting on a shaken table lifts off") {
+  // The table moves as A (1 - cos(w t)), A = 5 cm, w = 2 pi 3 Hz, so
+  // A w^2 > g. The ball rests on it (the contact carries m (g + A w^2
+  // cos(w t))) until that force reaches zero, at t = acos(-g / (A w^2)) /
+  // w, then flies freely from the table's speed there and lands again
+  // (the root of the flight height minus the table's). At default
+  // options.
+  hbg::Model model = hbg::Compiler().compileString(R"(
+import mechanical;
+model Shaker {
+    parameter A = 0.05;
+    parameter w = 2 * pi * 3;
+    parameter g = 9.81;
+    VelocitySource table(v = A * w * sin(w * time));
+    Mass ball(m = 0.1);
+    Force gravity(F = -0.1 * g);
+    Contact c(e = 0.5, vrest = 1e-3);
+    bond table.a -> c.a; bond c.b -> ball.a; bond gravity.a -> ball.a;
+    output d = c.d, v = ball.v, force = c.touch.e;
+}
+)",
+                                                   "shaker.hbg");
+  hbg::SimulationOptions o;
+  o.tEnd = 0.4;
+  o.dtOut = 0.005;
+  hbg::Result r = hbg::Simulation(model, o).run();
+  REQUIRE_MESSAGE(r.ok(), r.error);
+  const double A = 0.05, w = 2 * std::acos(-1.0) * 3, g = 9.81;
+  const double lift = std::acos(-g / (A * w * w)) / w, v0 = A * w * std::sin(w * lift);
+  auto height = [&](double t) { // the ball's height above the table in flight
+    double s = t - lift;
+    return A * (1 - std::cos(w * lift)) + v0 * s - g / 2 * s * s - A * (1 - std::cos(w * t));
+  };
+  double lo = lift + 0.1, hi = lift + 0.3; // height > 0 at lo, < 0 at hi
+  for (int i = 0; i < 200; ++i)
+    (height(0.5 * (lo + hi)) > 0 ? lo : hi) = 0.5 * (lo + hi);
+  double land = 0.5 * (lo + hi);
+  REQUIRE(r.events.size() >= 3);
+  CHECK(r.events[0].modes.back() == "c.touch=resting");
+  CHECK(r.events[1].transitions == std::vector<std::string>{"c.touch: resting -> apart when (c.touch.e < 0)-"});
+  CHECK(r.events[1].time == doctest::Approx(lift).epsilon(1e-9));
+  CHECK(r.events[2].time == doctest::Approx(land).epsilon(1e-6));
+  const std::vector<double> &t = r.at("time");
+  for (std::size_t k = 0; k < t.size(); ++k) {
+    if (t[k] > r.events[0].time && t[k] < r.events[1].time) {
+      CHECK(r.at("d")[k] == doctest::Approx(0).scale(1e-9));
+      CHECK(r.at("force")[k] == doctest::Approx(0.1 * (g + A * w * w * std::cos(w * t[k]))).scale(1).epsilon(1e-6));
+      CHECK(r.at("force")[k] >= -1e-12); // never pulls
+    } else if (t[k] > r.events[1].time && t[k] < r.events[2].time) {
+      CHECK(r.at("d")[k] == doctest::Approx(height(t[k])).scale(1).epsilon(1e-5));
+    }
+  }
+}
