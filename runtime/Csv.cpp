@@ -35,7 +35,9 @@ void writeCsvRow(std::ostream &os, const double *row, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) {
     if (i)
       os.put(',');
-    char *end = std::to_chars(buf, buf + sizeof buf, row[i]).ptr;
+    // A zero is `0`, never `-0` (a node at the ground's 0 V reached
+    // through a negated sum).
+    char *end = std::to_chars(buf, buf + sizeof buf, row[i] == 0 ? 0.0 : row[i]).ptr;
     os.write(buf, end - buf);
   }
   os.put('\n');

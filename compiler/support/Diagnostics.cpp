@@ -42,6 +42,8 @@ DiagArg::DiagArg(double v) {
 }
 
 std::string timeText(double t) {
+  if (t == 0)
+    return "0"; // never `-0`
   char buf[32];
   auto [end, ec] = std::to_chars(buf, buf + sizeof buf, t);
   if (ec != std::errc())

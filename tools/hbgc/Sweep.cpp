@@ -92,8 +92,21 @@ Spec parseSpec(const std::string &text) {
     double count = std::floor((b - a) / step * (1 + 1e-12) + 1e-9);
     if (count > 1e6)
       throw UsageError{"`" + flag + "`: " + values + " has more than 1000000 points"};
-    for (double k = 0; k <= count; ++k)
-      s.values.push_back(a + k * step);
+    // Each point as the shortest decimal within a billionth of a step of
+    // a + k step: 0.1:0.1:0.5 gives 0.3, not 0.30000000000000004.
+    for (double k = 0; k <= count; ++k) {
+      double v = a + k * step;
+      for (int digits = 1; digits <= 17; ++digits) {
+        char buf[40];
+        std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+        double shortest = std::strtod(buf, nullptr);
+        if (std::abs(shortest - v) <= 1e-9 * step) {
+          v = shortest == 0 ? 0.0 : shortest;
+          break;
+        }
+      }
+      s.values.push_back(v);
+    }
     return s;
   }
   for (const std::string &v : split(values, ','))
