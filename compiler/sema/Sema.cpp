@@ -158,6 +158,7 @@ private:
   void lowerSwitchedJunctions(const ast::Model &m);
   void lowerExperiment(const ast::Model &m);
   void checkExperiment();
+  void checkStorageValues();
   std::optional<Fsm> lowerFsm(const ast::Junction &j);
   Guard lowerGuard(const ast::Guard &g, bool &ok);
   void orderParameters();
@@ -283,6 +284,8 @@ std::optional<BondGraph> Analyzer::run(const ast::File &file) {
     orderParameters();
   if (!diags_.hasErrors())
     checkExperiment();
+  if (!diags_.hasErrors())
+    checkStorageValues();
   if (!diags_.hasErrors())
     checkSignalCycles();
   if (diags_.hasErrors())
@@ -495,6 +498,26 @@ void Analyzer::lowerExperiment(const ast::Model &m) {
       continue;
     }
     x.*(info->field) = lowerConstant(*s.value, "the experiment setting `" + s.name + "`");
+  }
+}
+
+void Analyzer::checkStorageValues() {
+  // A linear C or I of zero capacitance (inertance) has no law for its
+  // effort (flow), and a negative one stores negative energy: an error at
+  // the parameters' defaults; other values are the run's to use.
+  std::vector<double> params;
+  for (const Element &e : g_.elements) {
+    if (!isStorage(e.kind) || e.law != bg::LawForm::Linear || !e.value.valid())
+      continue;
+    if (params.empty())
+      params = bg::defaultParameterValues(g_);
+    double v = ctx().evaluate(e.value, [&](sym::SymbolId s) {
+      std::uint32_t slot = ctx().symbol(s).slot;
+      return slot < params.size() ? params[slot] : std::nan("");
+    });
+    if (std::isfinite(v) && !(v > 0))
+      diags_.report(DiagKind::StorageNotPositive, e.range,
+                    {e.kind == ElementKind::C ? "capacitance" : "inertance", e.name, v});
   }
 }
 
