@@ -38,8 +38,21 @@ std::string modeText(const BondGraph &g, const Mode &m) {
     if (g.elements[i].fsm) {
       out += out.empty() ? "" : ", ";
       std::uint32_t st = m.stateOf(ElementId{i});
-      if (st < g.elements[i].fsm->states.size())
-        out += g.elements[i].name + "=" + g.elements[i].fsm->states[st].name;
+      const std::vector<FsmState> &states = g.elements[i].fsm->states;
+      if (st >= states.size()) {
+        // Not observed: the one state of the junction's kind, named as
+        // the run and the event log name it (`open`, not `off`); `on` or
+        // `off` where several states share the kind.
+        bool on = m.isOn(ElementId{i});
+        std::size_t alike = 0;
+        for (std::uint32_t k = 0; k < states.size(); ++k)
+          if (states[k].on == on && alike++ == 0)
+            st = k;
+        if (alike != 1)
+          st = Mode::kNoState;
+      }
+      if (st < states.size())
+        out += g.elements[i].name + "=" + states[st].name;
       else
         out += g.elements[i].name + (m.isOn(ElementId{i}) ? "=on" : "=off");
     }
