@@ -80,8 +80,18 @@ bool Importer::visit(const ast::File &file) {
       }
       if (path.empty()) {
         std::string searched;
-        for (const std::string &dir : dirs_)
+        std::vector<std::string> libraries;
+        for (const std::string &dir : dirs_) {
           searched += (searched.empty() ? "`" : ", `") + dir + "`";
+          std::error_code ec;
+          for (const auto &entry : std::filesystem::directory_iterator(dir, ec))
+            if (entry.path().extension() == ".hbg")
+              libraries.push_back(entry.path().stem().string());
+        }
+        std::sort(libraries.begin(), libraries.end());
+        std::string best = closestName(im.name, libraries);
+        if (!best.empty())
+          searched += "; did you mean `" + best + "`?";
         diags_.report(DiagKind::ImportNotFound, im.range, {im.name, searched});
         ok = false;
         continue;

@@ -47,6 +47,21 @@ struct Scope {
   }
 };
 
+/// "not declared there", with the closest of `candidates` to `name` as a
+/// suggestion when there is one.
+std::string undeclared(const std::string &name, const std::vector<std::string> &candidates) {
+  std::string best = closestName(name, candidates);
+  return best.empty() ? kUndeclared : std::string(kUndeclared) + "; did you mean `" + best + "`?";
+}
+
+std::vector<std::string> instanceNames(const Scope &s) {
+  std::vector<std::string> out;
+  for (const auto &entry : s.instances)
+    out.push_back(entry.first);
+  std::sort(out.begin(), out.end()); // the suggestion must not depend on hashing
+  return out;
+}
+
 std::vector<std::string> split(const std::string &path) {
   std::vector<std::string> parts;
   std::size_t start = 0;
@@ -328,7 +343,8 @@ std::string Flattener::resolveEnd(const std::string &path, SourceRange range,
       Kind k = at.scope->kindOf(parts[i], found);
       if (found && k == Kind::Instance)
         return ""; // its component is unknown: reported with the instance
-      report(DiagKind::NotAnInstance, range, {parts[i], found ? kindNoun(k) : kUndeclared},
+      report(DiagKind::NotAnInstance, range,
+             {parts[i], found ? kindNoun(k) : undeclared(parts[i], instanceNames(*at.scope))},
              frame);
       return "";
     }
@@ -448,7 +464,7 @@ void Flattener::rewriteMember(ast::Expr &e, const Frame &frame) {
     }
     report(DiagKind::NotInInstance, e.memberRange,
            {e.member, at.prefix.substr(0, at.prefix.size() - 1), at.chain.back()->type,
-            found ? kindNoun(k) : kUndeclared},
+            found ? kindNoun(k) : undeclared(e.member, at.scope->values)},
            frame);
     return;
   }
@@ -456,7 +472,8 @@ void Flattener::rewriteMember(ast::Expr &e, const Frame &frame) {
     bool found = false;
     Kind k = at.scope->kindOf(parts[i], found);
     if (!(found && k == Kind::Instance))
-      report(DiagKind::NotAnInstance, e.nameRange, {parts[i], found ? kindNoun(k) : kUndeclared},
+      report(DiagKind::NotAnInstance, e.nameRange,
+             {parts[i], found ? kindNoun(k) : undeclared(parts[i], instanceNames(*at.scope))},
              frame);
     return;
   }
