@@ -3,6 +3,7 @@
 #include "hbg/runtime/Csv.h"
 #include "hbg/support/Diagnostics.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -56,10 +57,22 @@ void writeCsv(std::ostream &os, const std::vector<std::string> &names,
 }
 
 void writeEventsCsv(std::ostream &os, const std::vector<Event> &events,
-                    const std::vector<std::string> &stateNames) {
+                    const std::vector<std::string> &stateNames,
+                    const std::vector<std::string> &outputNames) {
   os << "event,time,phase,mode,transitions,energy,removed";
   for (const std::string &n : stateNames)
     os << "," << csvField(n);
+  // The outputs that are not a state already (`output c.q;`), nor named
+  // like a column before them.
+  std::vector<std::size_t> outputs;
+  const std::vector<std::string> fixed = {"event",       "time",   "phase",  "mode",
+                                          "transitions", "energy", "removed"};
+  for (std::size_t i = 0; i < outputNames.size(); ++i)
+    if (std::find(stateNames.begin(), stateNames.end(), outputNames[i]) == stateNames.end() &&
+        std::find(fixed.begin(), fixed.end(), outputNames[i]) == fixed.end()) {
+      outputs.push_back(i);
+      os << "," << csvField(outputNames[i]);
+    }
   os << "\n";
   // Times and values as timeText() and exactText() write them: the
   // shortest decimal that reads back as the same double, as in every
@@ -83,6 +96,16 @@ void writeEventsCsv(std::ostream &os, const std::vector<Event> &events,
       number(ev.removed);
     for (double v : x)
       os << "," << exactText(v);
+    // The outputs where the run was in a real mode with this state:
+    // before and after (empty in between).
+    const std::vector<double> *y = after                   ? &ev.outputsAfter
+                                   : &x == &ev.before ? &ev.outputsBefore
+                                                           : nullptr;
+    for (std::size_t i : outputs) {
+      os << ",";
+      if (y && i < y->size())
+        os << exactText((*y)[i]);
+    }
     os << "\n";
   };
   for (std::size_t k = 0; k < events.size(); ++k) {

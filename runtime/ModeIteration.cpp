@@ -29,6 +29,7 @@ bool Run::iterateModes() {
   ev.states.reserve(4);
   ev.transitions.reserve(4);
   ev.before = X_;
+  outputsNow(ev.outputsBefore);
   ev.modes.push_back(modeText(q_));
   ev.real.push_back(true);
   ev.states.push_back(X_);
@@ -199,6 +200,7 @@ bool Run::iterateModes() {
   if (switched)
     enterSlide(from, ev);
   ev.after = X_;
+  outputsNow(ev.outputsAfter);
   auditEnergy(ev);
   if (o_.onEvent)
     o_.onEvent(ev);

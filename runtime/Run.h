@@ -81,6 +81,8 @@ private:
   void gather(const Mode &m, std::vector<double> &x) const;
   /// Stores a mode's states into X and computes its dependent storage.
   void complete(Mode &m, const double *x);
+  /// The outputs at the run's time and state, in its mode.
+  void outputsNow(std::vector<double> &y);
   /// In a mode whose sources short-circuit each other: the first
   /// stand-in whose source the rest of the network pushes from its value
   /// (the sources disagree), or -1 where they all agree.
@@ -231,7 +233,7 @@ private:
   struct Buffers {
     std::vector<double> x, sidesA, sidesB, xEvent, dense, y, row, held, heldX, guardX, dependent,
         minus, plus, impulseX, impulseCoef, impulseD, impulseJump, nominal, remapX, remapD,
-        slideX, slideXdot, slideAhead, slideNow, standInD, standInJac;
+        slideX, slideXdot, slideAhead, slideNow, standInD, standInJac, outputX;
     std::vector<char> standInAgree;
     std::vector<std::uint32_t> timed, cur, next, qBefore;
     std::vector<std::vector<std::uint32_t>> path;

@@ -214,6 +214,13 @@ void Run::complete(Mode &m, const double *x) {
   }
 }
 
+void Run::outputsNow(std::vector<double> &y) {
+  Mode &m = mode(q_);
+  gather(m, buf_.outputX);
+  y.resize(sys_.numOutputs());
+  call(m.outputs(t_, buf_.outputX.data(), y.data()), m, "outputs");
+}
+
 int Run::disagreeing(Mode &m, double t, const double *x) {
   const std::vector<char> &agree = standInsAgree(m, t, x);
   for (std::size_t k = 0; k < agree.size(); ++k)

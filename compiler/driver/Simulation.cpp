@@ -246,7 +246,9 @@ const std::vector<double> &Result::at(const std::string &name) const {
 void Result::writeCsv(std::ostream &os) const { runtime::writeCsv(os, names, columns); }
 
 void Result::writeEventsCsv(std::ostream &os) const {
-  runtime::writeEventsCsv(os, events, stateNames);
+  runtime::writeEventsCsv(os, events, stateNames,
+                          std::vector<std::string>(names.begin() + (names.empty() ? 0 : 1),
+                                                   names.end()));
 }
 
 } // namespace hbg

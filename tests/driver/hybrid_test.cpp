@@ -274,16 +274,17 @@ TEST_CASE("the event log as CSV") {
     Se s(1); R r(1); C c(1) { q0 = 0; }
     1 j switched { off initial; on; off -> on when (time >= 0.25)+; }
     bond s -> j; bond j -> r; bond j -> c;
-    output c.q;
+    output c.q, i = r.f;
   })", 1);
   REQUIRE_MESSAGE(r.ok(), r.error);
   std::ostringstream os;
   r.writeEventsCsv(os);
   std::string csv = os.str();
-  CHECK(csv.rfind("event,time,phase,mode,transitions,energy,removed,c.q\n", 0) == 0);
-  CHECK(csv.find("0,0.25,before,\"j=off\",\"j: off -> on when (time >= 0.25)+\",0,,0\n") !=
+  // The states, then the outputs that are not states, before and after.
+  CHECK(csv.rfind("event,time,phase,mode,transitions,energy,removed,c.q,i\n", 0) == 0);
+  CHECK(csv.find("0,0.25,before,\"j=off\",\"j: off -> on when (time >= 0.25)+\",0,,0,0\n") !=
         std::string::npos);
-  CHECK(csv.find("0,0.25,after,\"j=on\",\"\",0,0,0\n") != std::string::npos);
+  CHECK(csv.find("0,0.25,after,\"j=on\",\"\",0,0,0,1\n") != std::string::npos);
   // The rows at the event: before and after.
   const std::vector<double> &t = r.at("time");
   CHECK(std::count(t.begin(), t.end(), 0.25) == 2);

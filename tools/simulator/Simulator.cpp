@@ -166,7 +166,7 @@ int run(int argc, char **argv, const runtime::ModelImage &image) {
   bool written = writer.finish();
   written &= csv.finish();
   if (!ro.events.empty()) {
-    runtime::writeEventsCsv(events.stream(), r.events, image.stateNames);
+    runtime::writeEventsCsv(events.stream(), r.events, image.stateNames, image.outputNames);
     written &= events.finish();
   }
   if (plot) {

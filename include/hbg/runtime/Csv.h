@@ -34,9 +34,11 @@ void writeCsv(std::ostream &os, const std::vector<std::string> &names,
 /// The event log: one row per event and phase (`before`, each `mythical`
 /// mode, each `remap` iteration, `after`) with the energy stored in that
 /// row's state, on the `after` row the energy the jump removed, then the
-/// state (named `stateNames`).
+/// state (named `stateNames`), then on the `before` and `after` rows the
+/// outputs (named `outputNames`).
 void writeEventsCsv(std::ostream &os, const std::vector<Event> &events,
-                    const std::vector<std::string> &stateNames);
+                    const std::vector<std::string> &stateNames,
+                    const std::vector<std::string> &outputNames);
 
 /// The same as a table for people: columns 16 wide, 8 significant digits.
 void writeTableHeader(std::ostream &os, const std::vector<std::string> &names);

@@ -88,6 +88,10 @@ struct Event {
   std::vector<std::vector<double>> states;
   /// The full state (System::stateNames()) before and after.
   std::vector<double> before, after;
+  /// The outputs (System::outputNames()) before and after: what the model
+  /// calls its variables (a coil's current, a capacitor's voltage) where
+  /// the states are its storage's charges and momenta.
+  std::vector<double> outputsBefore, outputsAfter;
   /// Iterative remapping: the state after each iteration.
   std::vector<std::vector<double>> remapIterations;
   /// The energy audit (System::storedEnergy()): the energy of each slot of
