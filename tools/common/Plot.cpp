@@ -75,6 +75,8 @@ Plot::Plot(std::vector<std::string> names, double t0, double t1, std::size_t sli
 
 void Plot::row(const double *values) {
   double t = values[0];
+  if (t < t0_ || t > t1_)
+    return;
   double span = t1_ - t0_;
   std::size_t k = span > 0 ? static_cast<std::size_t>(
                                  std::clamp((t - t0_) / span * static_cast<double>(slices_), 0.0,
@@ -96,6 +98,13 @@ void Plot::row(const double *values) {
 }
 
 void Plot::event(double t, const std::string &before, const std::string &mode) {
+  if (t > t1_)
+    return;
+  if (t < t0_) {
+    // Before the window: only the mode it starts in.
+    modes_.assign(1, mode);
+    return;
+  }
   ++eventsSeen_;
   if (modes_.empty())
     modes_.push_back(before);
@@ -141,8 +150,29 @@ std::string Plot::svg(const Options &opts) const {
       std::size_t k = modeColour.size();
       modeColour[m] = k;
     }
-  bool bands = !modeColour.empty();
-  double legend = bands ? 22 : 0;
+  bool bands = opts.modes && !modeColour.empty();
+  // The modes' colours, in order of first appearance, in rows that fit
+  // the drawing's width.
+  std::vector<std::pair<std::size_t, std::string>> order;
+  for (const auto &[m, k] : modeColour)
+    order.emplace_back(k, m);
+  std::sort(order.begin(), order.end());
+  std::vector<double> keyX(order.size()), keyY(order.size());
+  double legend = 0;
+  if (bands) {
+    double x = kLeft, y = kTop - 2;
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      double w = 34 + 7.0 * static_cast<double>(order[i].second.size() + 5); // "mode " and name
+      if (x > kLeft && x + w > kWidth - kRight) {
+        x = kLeft;
+        y += 18;
+      }
+      keyX[i] = x;
+      keyY[i] = y;
+      x += w;
+    }
+    legend = y - (kTop - 2) + 22;
+  }
   double height = kTop + legend + static_cast<double>(panels.size()) * (kPanel + kGap) -
                   kGap + kBottom;
   double plotW = kWidth - kLeft - kRight;
@@ -157,24 +187,18 @@ std::string Plot::svg(const Options &opts) const {
      << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
      << "<text class=\"title\" x=\"" << px(kLeft) << "\" y=\"24\" font-size=\"15\">"
      << xmlEscaped(opts.title) << "</text>\n";
-  if (eventsSeen_ > 0)
+  if (eventsSeen_ > 0 && opts.events)
     os << "<text class=\"event-count\" x=\"" << px(kWidth - kRight)
        << "\" y=\"24\" text-anchor=\"end\" fill=\"#b91c1c\">" << eventsSeen_
        << (eventsSeen_ == 1 ? " event" : " events") << "</text>\n";
   if (bands) {
-    // The modes' colours, in order of first appearance.
-    std::vector<std::pair<std::size_t, std::string>> order;
-    for (const auto &[m, k] : modeColour)
-      order.emplace_back(k, m);
-    std::sort(order.begin(), order.end());
-    double x = kLeft;
     os << "<g class=\"mode-legend\">\n";
-    for (const auto &[k, m] : order) {
-      os << "<rect x=\"" << px(x) << "\" y=\"" << px(kTop - 2) << "\" width=\"14\" height=\"12\" "
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      const auto &[k, m] = order[i];
+      os << "<rect x=\"" << px(keyX[i]) << "\" y=\"" << px(keyY[i]) << "\" width=\"14\" height=\"12\" "
          << "fill=\"" << kBandColours[k % std::size(kBandColours)] << "\" stroke=\"#999\"/>"
-         << "<text x=\"" << px(x + 18) << "\" y=\"" << px(kTop + 8) << "\">mode " << xmlEscaped(m)
-         << "</text>\n";
-      x += 34 + 7.0 * static_cast<double>(m.size() + 5); // "mode " and the name
+         << "<text x=\"" << px(keyX[i] + 18) << "\" y=\"" << px(keyY[i] + 10) << "\">mode "
+         << xmlEscaped(m) << "</text>\n";
     }
     os << "</g>\n";
   }
@@ -240,7 +264,7 @@ std::string Plot::svg(const Options &opts) const {
          << "<text class=\"ytick\" x=\"" << px(kLeft - 6) << "\" y=\"" << px(yOf(y) + 4)
          << "\" text-anchor=\"end\">" << num(y) << "</text>\n";
     }
-    for (double t : events_)
+    for (double t : opts.events ? events_ : std::vector<double>{})
       os << "<line class=\"event\" x1=\"" << px(xOf(t)) << "\" x2=\"" << px(xOf(t)) << "\" y1=\""
          << px(top) << "\" y2=\"" << px(bottom)
          << "\" stroke=\"#b91c1c\" stroke-width=\"0.8\" stroke-dasharray=\"3,2\"/>\n";

@@ -20,7 +20,8 @@ namespace hbg::tools {
 
 class Plot {
 public:
-  /// `names`: time, then the outputs; the time axis spans [t0, t1].
+  /// `names`: time, then the outputs; the time axis spans [t0, t1], and
+  /// rows and events outside it are left out (a window of a longer run).
   Plot(std::vector<std::string> names, double t0, double t1, std::size_t slices = 1000);
   /// One row: time, then each output.
   void row(const double *values);
@@ -33,6 +34,8 @@ public:
     std::string title;
     /// All outputs in one panel instead of one panel each.
     bool together = false;
+    /// The events as vertical lines, and the modes as shaded bands.
+    bool events = true, modes = true;
   };
   /// The drawing, as a standalone SVG document.
   std::string svg(const Options &opts) const;

@@ -103,6 +103,8 @@ void addRunOptions(CLI::App &app, RunOptions &r) {
       "modes of a switched model as shaded bands",
       "FILE");
   app.add_flag("--plot-together", r.plotTogether, "with --plot: all outputs in one panel");
+  app.add_flag("--plot-no-events", r.plotNoEvents, "with --plot: no vertical line at each event");
+  app.add_flag("--plot-no-modes", r.plotNoModes, "with --plot: no shaded bands for the modes");
   app.add_flag("--quiet,-q", r.quiet,
                "no progress bar (drawn on standard error when it is a terminal)");
   app.add_flag("--stats", r.stats,

@@ -34,6 +34,9 @@ struct RunOptions {
   /// one panel.
   std::string plot;
   bool plotTogether = false;
+  /// `--plot-no-events`, `--plot-no-modes`: without the events' lines or
+  /// the modes' bands.
+  bool plotNoEvents = false, plotNoModes = false;
   /// `--format`: how the trajectory is written.
   enum class Format { Csv, Table, Mat } format = Format::Csv;
 };

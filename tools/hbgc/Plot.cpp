@@ -4,6 +4,9 @@
 
 #include "../common/Plot.h"
 
+#include "hbg/support/Diagnostics.h"
+
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <iostream>
@@ -15,7 +18,9 @@ namespace {
 
 struct PlotArgs {
   std::string file, output, events, title;
-  bool together = false;
+  bool together = false, noEvents = false, noModes = false;
+  /// The window drawn (NaN: the file's first or last time).
+  double from = std::nan(""), to = std::nan("");
 };
 
 /// A CSV file's records, fields unquoted per RFC 4180. False, with the
@@ -107,7 +112,19 @@ int plot(const PlotArgs &a) {
     std::cerr << "hbgc: error: `" << shown << "` has no rows to plot\n";
     return 1;
   }
-  Plot p(records[0], rows.front()[0], rows.back()[0]);
+  double t0 = std::isnan(a.from) ? rows.front()[0] : a.from;
+  double t1 = std::isnan(a.to) ? rows.back()[0] : a.to;
+  if (!(t1 > t0))
+    throw UsageError{"the window --t-start " + exactText(t0) + " --t-end " + exactText(t1) +
+                     " is empty: the end must be after the start"};
+  if (std::none_of(rows.begin(), rows.end(),
+                   [&](const std::vector<double> &r) { return r[0] >= t0 && r[0] <= t1; })) {
+    std::cerr << "hbgc: error: `" << shown << "` has no rows from t = " << exactText(t0)
+              << " to " << exactText(t1) << " (it spans " << exactText(rows.front()[0])
+              << " to " << exactText(rows.back()[0]) << ")\n";
+    return 1;
+  }
+  Plot p(records[0], t0, t1);
   for (const std::vector<double> &row : rows)
     p.row(row.data());
   if (!a.events.empty()) {
@@ -136,7 +153,7 @@ int plot(const PlotArgs &a) {
     }
   }
   std::string title = a.title.empty() ? shown : a.title;
-  std::string svg = p.svg({title, a.together});
+  std::string svg = p.svg({title, a.together, !a.noEvents, !a.noModes});
   if (a.output.empty() || a.output == "-") {
     std::cout << svg;
     return finishStdout(0);
@@ -165,6 +182,10 @@ Runner declarePlot(CLI::App &hbgc, Common &) {
       *cmd, "--events", [a](const std::string &e) { a->events = e; },
       "the run's event log (`hbgc run --events LOG`): events and modes", "LOG");
   cmd->add_flag("--together", a->together, "all outputs in one panel");
+  cmd->add_option("--t-start", a->from, "draw from this time on (default: the file's first)");
+  cmd->add_option("--t-end", a->to, "draw up to this time (default: the file's last)");
+  cmd->add_flag("--no-events", a->noEvents, "no vertical line at each event");
+  cmd->add_flag("--no-modes", a->noModes, "no shaded bands for the modes");
   addValue(
       *cmd, "--title", [a](const std::string &t) { a->title = t; },
       "the drawing's title (default: the file's name)", "TEXT");

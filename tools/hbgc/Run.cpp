@@ -190,7 +190,8 @@ int run(RunArgs &a, const Common &common) {
   }
   if (plot) {
     Output &out = ro.plot == "-" ? stdOut : plotFile;
-    out.stream() << plot->svg({"model " + model.name() + " (" + a.file + ")", ro.plotTogether});
+    out.stream() << plot->svg({"model " + model.name() + " (" + a.file + ")", ro.plotTogether,
+                                !ro.plotNoEvents, !ro.plotNoModes});
     written &= out.finish();
   }
   if (ro.stats) {

@@ -171,7 +171,8 @@ int run(int argc, char **argv, const runtime::ModelImage &image) {
   }
   if (plot) {
     tools::Output &out = ro.plot == "-" ? stdOut : plotFile;
-    out.stream() << plot->svg({"model " + image.name, ro.plotTogether});
+    out.stream() << plot->svg(
+        {"model " + image.name, ro.plotTogether, !ro.plotNoEvents, !ro.plotNoModes});
     written &= out.finish();
   }
   if (ro.stats) {
