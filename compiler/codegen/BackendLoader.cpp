@@ -2,6 +2,8 @@
 
 #include "Backend.h"
 
+#include "hbg/support/Installation.h"
+
 #include <dlfcn.h>
 
 #include <cstdlib>
@@ -26,8 +28,9 @@ std::string ownDirectory() {
 
 Backend *load() {
   // In order: HBG_LLVM_BACKEND; next to the binary, or in ../lib/hbg from
-  // it (an installation); where the build tree puts it; where the
-  // installation puts it (a program embedding an installed hbg).
+  // it (an installation); in the installation a program embedding hbg was
+  // built against (its CMake package says where, moved or not); where the
+  // build tree puts it; where the installation put it at install time.
   std::vector<std::string> candidates;
   if (const char *env = std::getenv("HBG_LLVM_BACKEND"); env && *env)
     candidates.push_back(env);
@@ -37,6 +40,8 @@ Backend *load() {
       candidates.push_back(dir + "libhbg_llvm.so");
       candidates.push_back(dir + "../lib/hbg/libhbg_llvm.so");
     }
+    if (hbg_installed_backend && hbg_installed_backend())
+      candidates.push_back(hbg_installed_backend());
 #ifdef HBG_LLVM_BACKEND_BUILD_PATH
     candidates.push_back(HBG_LLVM_BACKEND_BUILD_PATH);
 #endif

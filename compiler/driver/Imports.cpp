@@ -3,6 +3,7 @@
 #include "Imports.h"
 
 #include "hbg/driver/Pipeline.h"
+#include "hbg/support/Installation.h"
 #include "hbg/syntax/Parser.h"
 
 #include <algorithm>
@@ -28,13 +29,16 @@ std::vector<std::string> libraryDirs(const std::vector<std::string> &libPath) {
     }
   }
   // The standard library: next to the running program's installation
-  // (bin/../share/hbg/stdlib), else the source tree's, else the
-  // installation's path (a program embedding an installed hbg).
+  // (bin/../share/hbg/stdlib); in the installation a program embedding hbg
+  // was built against (its CMake package says where, moved or not); the
+  // source tree's; the installation's path at install time.
   std::error_code ec;
   std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
   std::vector<std::string> stdlib;
   if (!ec)
     stdlib.push_back((exe.parent_path() / ".." / "share" / "hbg" / "stdlib").string());
+  if (hbg_installed_stdlib && hbg_installed_stdlib())
+    stdlib.push_back(hbg_installed_stdlib());
   stdlib.push_back(HBG_STDLIB_DIR);
 #ifdef HBG_STDLIB_INSTALL_DIR
   stdlib.push_back(HBG_STDLIB_INSTALL_DIR);
