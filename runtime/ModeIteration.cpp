@@ -74,6 +74,9 @@ bool Run::iterateModes() {
     roundStarts[rounds].first = q_;
     roundStarts[rounds++].second = X_;
     guardSides(mode(q_), minus, otherMode(q_));
+    if (round == 0)
+      for (std::uint32_t k : reachedEqualities_)
+        minus[2 * k + 1] = minus[2 * k];
     plus = minus;
     cur = q_;
     auto visit = [&](const std::vector<std::uint32_t> &q) {

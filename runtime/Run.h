@@ -46,13 +46,18 @@ public:
   /// chain rule; indicators() the margin by which each comparison holds
   /// (comparisonMargin) where a transition out of the current states
   /// uses it (1 elsewhere), then
-  /// each kink's, padded with 1 to n; eventUpdate() runs mode iteration
-  /// at (t, X) and says whether the mode changed.
+  /// each kink's, padded with 1 to n, never exactly 0 (a value on its
+  /// threshold is the smallest double on the side it is judged on);
+  /// eventUpdate() runs mode iteration at (t, X) and says whether the mode
+  /// changed. The caller locates a crossing no closer than its step: an
+  /// equality whose indicator changed sign between the last two times it
+  /// was read holds at the event.
   void setTime(double t) { t_ = t; }
   void setState(const double *X);
   void derivatives(double *dX);
   void indicators(double *z, std::size_t n);
   bool eventUpdate();
+  double nextTimeEvent(double horizon);
   double time() const { return t_; }
   const std::vector<double> &state() const { return X_; }
   const std::string &modeName() { return modeText(q_); }
@@ -81,6 +86,11 @@ private:
   void gather(const Mode &m, std::vector<double> &x) const;
   /// Stores a mode's states into X and computes its dependent storage.
   void complete(Mode &m, const double *x);
+  /// Model exchange: the indicators read at the latest time and at the
+  /// time before it, and the equalities an event treats as holding.
+  std::vector<double> zSeen_, zBefore_;
+  double zSeenTime_ = std::numeric_limits<double>::quiet_NaN();
+  std::vector<std::uint32_t> reachedEqualities_;
   /// The outputs at the run's time and state, in its mode.
   void outputsNow(std::vector<double> &y);
   /// In a mode whose sources short-circuit each other: the first

@@ -433,15 +433,50 @@ void Run::indicators(double *z, std::size_t n) {
   std::fill(z, z + n, 1.0);
   std::size_t nc = sw_.numComparisons();
   for (std::uint32_t k : enabledComparisons(m))
-    if (k < n)
-      z[k] = comparisonMargin(k < nc ? sw_.op(k) : CompareOp::LessEqual, sides[2 * k],
-                              sides[2 * k + 1]);
+    if (k < n) {
+      CompareOp op = k < nc ? sw_.op(k) : CompareOp::LessEqual;
+      z[k] = comparisonMargin(op, sides[2 * k], sides[2 * k + 1]);
+      // A master takes a sign change for an event, and a zero for neither
+      // side: on its threshold (just after an event), the side it holds on.
+      if (z[k] == 0)
+        z[k] = comparisonHolds(op, sides[2 * k], sides[2 * k + 1])
+                   ? std::numeric_limits<double>::min()
+                   : -std::numeric_limits<double>::min();
+    }
+  if (!(t_ == zSeenTime_))
+    zBefore_ = zSeen_;
+  zSeen_.assign(z, z + n);
+  zSeenTime_ = t_;
+}
+
+double Run::nextTimeEvent(double horizon) {
+  Mode &m = mode(q_);
+  const std::vector<std::uint32_t> &enabled = enabledComparisons(m);
+  std::vector<std::uint32_t> timed;
+  for (std::uint32_t k : m.timeComparisons())
+    if (std::find(enabled.begin(), enabled.end(), k) != enabled.end())
+      timed.push_back(k);
+  if (timed.empty() || !(horizon > t_))
+    return std::numeric_limits<double>::quiet_NaN();
+  std::vector<double> x = gather(m);
+  double clearTo = t_;
+  return locator_.nextTimeEvent(m, sw_, timed, t_, horizon, x, clearTo);
 }
 
 bool Run::eventUpdate() {
+  // An equality whose indicator changed sign since the step before: the
+  // master put the event past the crossing, by up to its step, where the
+  // equality no longer holds to rounding; it was reached.
+  reachedEqualities_.clear();
+  std::size_t nc = sw_.numComparisons();
+  for (std::size_t k = 0; k < nc && k < zSeen_.size() && k < zBefore_.size(); ++k)
+    if (sw_.op(k) == CompareOp::Equal && (zSeen_[k] > 0) != (zBefore_[k] > 0))
+      reachedEqualities_.push_back(std::uint32_t(k));
   Mode &m = mode(q_);
   chooseBranches(m);
-  return iterateModes();
+  bool changed = iterateModes();
+  reachedEqualities_.clear();
+  return changed;
 }
 
 void Run::outputs(double *y) {
@@ -728,6 +763,9 @@ bool SteppedRun::indicators(double *z, std::size_t n) {
 }
 bool SteppedRun::eventUpdate(bool &modeChanged) {
   return guarded([&] { modeChanged = run_->eventUpdate(); });
+}
+bool SteppedRun::nextTimeEvent(double horizon, double &t) {
+  return guarded([&] { t = run_->nextTimeEvent(horizon); });
 }
 double SteppedRun::time() const { return run_->time(); }
 const std::vector<double> &SteppedRun::state() const { return run_->state(); }

@@ -58,6 +58,27 @@ check relay_motor 1
 # indicator of the FMU's.
 src="$here/Inputs" check relay_room 3000
 
+# The FMI 3.0 standard's example master loop, as the Modelica
+# Association's reference masters run Model Exchange: forward Euler, no
+# event location. Stick-slip sticks where its relative speed changed sign
+# within the last step (an equality reached), so its position converges
+# at first order with the step; the PWM's edges come as announced time
+# events, on which the master ends its steps.
+(cd "$examples" && "$hbgc" run stick_slip.hbg --t-end 2 --dt-out 0.02 --rtol 1e-10) \
+  > stick_slip.ref.csv
+for h in 0.001 0.0005 0.00025; do
+  "$importer" stick_slip --spec-loop --t-end 2 --dt-out 0.02 --step "$h" > "stick_slip.spec.$h.csv"
+done
+echo "stick_slip, the standard's master loop (forward Euler, h = 1e-3, 5e-4, 2.5e-4):"
+python3 "$here/converge.py" stick_slip.ref.csv x stick_slip.spec.{0.001,0.0005,0.00025}.csv
+"$hbgc" build "$examples/pwm_rc.hbg" --fmu -o pwm_rc.fmu
+rm -rf pwm_rc
+python3 -m zipfile -e pwm_rc.fmu pwm_rc
+"$importer" pwm_rc --spec-loop --t-end 0.01 --dt-out 0.0001 --step 3e-6 2> pwm_rc.spec.log \
+  > /dev/null
+grep -q ' 400 time events' pwm_rc.spec.log ||
+  { echo "pwm_rc: the PWM's edges are not announced as time events:"; cat pwm_rc.spec.log; exit 1; }
+
 # An input set by the importer: the motor of dc_motor_speed.hbg at 12 V is
 # dc_motor.hbg's.
 "$hbgc" build "$examples/dc_motor_speed.hbg" --fmu -o speed.fmu

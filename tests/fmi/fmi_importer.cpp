@@ -7,12 +7,20 @@
 //   bisection on the step, then event mode and fmi3UpdateDiscreteStates
 //   until the FMU needs no more, the states read back when they changed;
 //
+//   Model Exchange as the FMI 3.0 standard's example master loop does it
+//   (--spec-loop), as the Modelica Association's reference masters do:
+//   forward Euler with a fixed step, the event indicators read at the end
+//   of each step and a sign change taken as an event there (no location:
+//   the state is past the crossing by up to a step), fmi3Completed-
+//   IntegratorStep's request honoured, and steps cut at the time events
+//   the FMU announces through nextEventTime;
+//
 //   Co-Simulation (--cs): fmi3DoStep from one output time to the next.
 //
 // It writes CSV (`time`, then the outputs in model order) at every
 // output time, as `hbgc run` samples them.
 //
-//   fmi_importer DIR --t-end T --dt-out D [--step H] [--cs] [--tolerance R]
+//   fmi_importer DIR --t-end T --dt-out D [--step H] [--cs | --spec-loop] [--tolerance R]
 //                [-p NAME=V]... [--token T]
 
 #include "../../tools/fmu/fmi3.h"
@@ -158,7 +166,7 @@ void check(fmi3Status s, const char *what) {
 struct Options {
   std::string dir;
   double tEnd = 1, dtOut = 0.01, step = 1e-4, tolerance = 0;
-  bool coSimulation = false;
+  bool coSimulation = false, specLoop = false;
   std::string token; ///< instead of the description's (to test a wrong one)
   /// `--at T:NAME=V`: set a variable (an input) at output time T, in event
   /// mode (Model Exchange) or between steps (Co-Simulation).
@@ -202,10 +210,12 @@ public:
     std::printf("\n");
   }
 
-  /// Event mode until the FMU needs no more discrete updates.
-  void eventIteration() {
-    fmi3Boolean again = true, terminate = false, nominals = false, values = false, timeDefined;
-    double next;
+  /// Event mode until the FMU needs no more discrete updates; the next
+  /// time event it announces, NaN if none.
+  double eventIteration() {
+    fmi3Boolean again = true, terminate = false, nominals = false, values = false,
+                timeDefined = false;
+    double next = 0;
     while (again) {
       check(f_.fmi3UpdateDiscreteStates(in_, &again, &terminate, &nominals, &values, &timeDefined,
                                         &next),
@@ -214,6 +224,58 @@ public:
         throw std::runtime_error("the FMU asked to terminate");
       if (values)
         check(f_.fmi3GetContinuousStates(in_, x_.data(), x_.size()), "fmi3GetContinuousStates");
+    }
+    return timeDefined ? next : std::nan("");
+  }
+
+  /// The standard's example loop for Model Exchange (FMI 3.0, 3.3): no
+  /// event location.
+  void specLoop(const Options &o) {
+    double t = 0, nextTime = eventIteration();
+    check(f_.fmi3EnterContinuousTimeMode(in_), "fmi3EnterContinuousTimeMode");
+    check(f_.fmi3GetContinuousStates(in_, x_.data(), x_.size()), "fmi3GetContinuousStates");
+    z_ = indicators(t, x_);
+    row(t);
+    std::size_t k = 1;
+    while (t < o.tEnd) {
+      double grid = std::min(o.tEnd, k * o.dtOut);
+      double h = std::min(o.step, grid - t);
+      bool timeEvent = nextTime > t && nextTime <= t + h;
+      if (timeEvent)
+        h = nextTime - t;
+      derivatives(t, x_, dx_);
+      for (std::size_t i = 0; i < x_.size(); ++i)
+        x_[i] += h * dx_[i];
+      t = timeEvent ? nextTime : t + h;
+      std::vector<double> z = indicators(t, x_);
+      fmi3Boolean enter = false, terminate = false;
+      check(f_.fmi3CompletedIntegratorStep(in_, true, &enter, &terminate),
+            "fmi3CompletedIntegratorStep");
+      if (terminate)
+        throw std::runtime_error("the FMU asked to terminate");
+      bool stateEvent = false;
+      for (std::size_t i = 0; i < z.size(); ++i)
+        stateEvent = stateEvent || (z[i] > 0) != (z_[i] > 0);
+      z_ = z;
+      timeEvents += timeEvent;
+      if (enter || stateEvent || timeEvent) {
+        check(f_.fmi3EnterEventMode(in_), "fmi3EnterEventMode");
+        nextTime = eventIteration();
+        check(f_.fmi3EnterContinuousTimeMode(in_), "fmi3EnterContinuousTimeMode");
+        ++events;
+        z_ = indicators(t, x_);
+        for (std::size_t i = 0; i < z_.size(); ++i)
+          if (z_[i] == 0)
+            throw std::runtime_error("event indicator " + std::to_string(i) +
+                                     " is zero after event mode at t = " + std::to_string(t));
+      }
+      if (t >= grid * (1 - 1e-12)) {
+        t = grid;
+        check(f_.fmi3SetTime(in_, t), "fmi3SetTime");
+        check(f_.fmi3SetContinuousStates(in_, x_.data(), x_.size()), "fmi3SetContinuousStates");
+        row(t);
+        ++k;
+      }
     }
   }
 
@@ -335,7 +397,7 @@ public:
     }
   }
 
-  std::size_t events = 0;
+  std::size_t events = 0, timeEvents = 0;
 
 private:
   Fmu &f_;
@@ -364,6 +426,8 @@ int main(int argc, char **argv) {
         o.step = std::stod(value());
       else if (a == "--cs")
         o.coSimulation = true;
+      else if (a == "--spec-loop")
+        o.specLoop = true;
       else if (a == "--tolerance")
         o.tolerance = std::stod(value());
       else if (a == "--token")
@@ -421,12 +485,14 @@ int main(int argc, char **argv) {
     Master m(fmu, d, in);
     if (o.coSimulation)
       m.coSimulation(o);
+    else if (o.specLoop)
+      m.specLoop(o);
     else
       m.modelExchange(o);
     check(fmu.fmi3Terminate(in), "fmi3Terminate");
     fmu.fmi3FreeInstance(in);
-    std::fprintf(stderr, "fmi_importer: %zu states, %zu indicators, %zu events\n", d.states,
-                 d.indicators, m.events);
+    std::fprintf(stderr, "fmi_importer: %zu states, %zu indicators, %zu events, %zu time events\n",
+                 d.states, d.indicators, m.events, m.timeEvents);
   } catch (const std::exception &e) {
     std::fprintf(stderr, "fmi_importer: %s\n", e.what());
     return 1;

@@ -455,8 +455,16 @@ HBG_FMI_EXPORT fmi3Status fmi3UpdateDiscreteStates(
   *nominalsOfContinuousStatesChanged = false;
   *valuesOfContinuousStatesChanged = changed || in.changedBySet;
   in.changedBySet = false;
-  *nextEventTimeDefined = false;
-  *nextEventTime = 0;
+  // The next time event, for the master to end a step on it: up to the
+  // stop time, or a span of the current time ahead without one.
+  double horizon = std::isfinite(in.stopTime)
+                       ? in.stopTime
+                       : in.run->time() + std::max(1.0, std::abs(in.run->time()));
+  double next = std::numeric_limits<double>::quiet_NaN();
+  if (!in.run->nextTimeEvent(horizon, next))
+    return in.failed();
+  *nextEventTimeDefined = next > in.run->time();
+  *nextEventTime = *nextEventTimeDefined ? next : 0;
   return fmi3OK;
 }
 

@@ -199,6 +199,10 @@ public:
   bool derivatives(double *dX);
   bool indicators(double *z, std::size_t n);
   bool eventUpdate(bool &modeChanged);
+  /// The next time event of the current mode (a comparison of time and
+  /// parameters only that changes) after time() and no later than
+  /// `horizon`, proven as the run's own steps prove them; NaN when none.
+  bool nextTimeEvent(double horizon, double &t);
   double time() const;
   /// The full state (System::stateNames()) and its mode's text.
   const std::vector<double> &state() const;
