@@ -777,3 +777,90 @@ model Shaker {
     }
   }
 }
+
+TEST_CASE("stdlib mechanical and rotational: the backward transitions mirror the forward ones") {
+  // Friction and Clutch leave `stuck`/`locked` backward and come back as
+  // they do forward: the stick-slip belt and the clutch above, run with
+  // every speed and torque negated, give the same event times, the
+  // backward modes and the negated trajectories.
+  SUBCASE("friction") {
+    const char *model = R"(
+import mechanical;
+model Belt {
+    parameter s = 1;
+    VelocitySource belt(V = 0.2 * s);
+    Mass mass(m = 0.5, v0 = 0.2 * s);
+    Spring spring(k = 20);
+    Fixed wall;
+    Friction fr(Fs = 2, Fk = 1.2);
+    bond belt.a -> fr.a; bond fr.b -> mass.a;
+    bond mass.a -> spring.a; bond spring.b -> wall.a;
+    output x = spring.x, f = fr.f, slipping = fr.slipping;
+}
+)";
+    hbg::Result forward = run(model, 3.5, 0.05);
+    hbg::Model m = hbg::Compiler().compileString(model, "belt.hbg");
+    hbg::SimulationOptions o;
+    o.tEnd = 3.5;
+    o.dtOut = 0.05;
+    o.rtol = 1e-10;
+    hbg::Simulation sim(m, o);
+    sim.setParameter("s", -1);
+    hbg::Result backward = sim.run();
+    REQUIRE_MESSAGE(backward.ok(), backward.error);
+    REQUIRE(backward.events.size() == forward.events.size());
+    for (std::size_t n = 0; n < forward.events.size(); ++n) {
+      CHECK(backward.events[n].time == doctest::Approx(forward.events[n].time).epsilon(1e-9));
+      CHECK(backward.events[n].modes.back() ==
+            (n % 2 == 0 ? "fr.slip=backward" : "fr.slip=stuck"));
+    }
+    CHECK(backward.events[0].transitions[0] ==
+          "fr.slip: stuck -> backward when (fr.j.e < -fr.Fs)+");
+    REQUIRE(backward.at("time").size() == forward.at("time").size());
+    for (std::size_t i = 0; i < forward.at("time").size(); ++i) {
+      CHECK(backward.at("x")[i] == doctest::Approx(-forward.at("x")[i]).epsilon(1e-7).scale(1e-3));
+      CHECK(backward.at("f")[i] == doctest::Approx(-forward.at("f")[i]).epsilon(1e-7).scale(1e-3));
+      CHECK(backward.at("slipping")[i] == -forward.at("slipping")[i]);
+    }
+  }
+  SUBCASE("clutch") {
+    hbg::Result r = run(R"(
+import rotational;
+model Drive {
+    Inertia j1(J = 1, w0 = -10);
+    Inertia j2(J = 1);
+    Torque drive(tau = -8 * step(4));
+    Clutch c(Ts = 3, Tk = 2, engage = 1 - step(6));
+    bond drive.a -> j1.a;
+    bond j1.a -> c.a; bond c.b -> j2.a;
+    output w1 = j1.w, w2 = j2.w, tau = c.tau;
+}
+)",
+                        7, 0.25);
+    REQUIRE(r.events.size() == 4);
+    CHECK(r.events[0].modes.back() == "c.slip=backward");
+    CHECK(r.events[1].time == doctest::Approx(2.5).epsilon(1e-9));
+    CHECK(r.events[1].modes.back() == "c.slip=locked");
+    CHECK(r.events[2].time == 4);
+    CHECK(r.events[2].modes.back() == "c.slip=backward");
+    CHECK(r.events[3].time == 6);
+    CHECK(r.events[3].modes.back() == "c.slip=open");
+    const std::vector<double> &t = r.at("time");
+    for (std::size_t i = 0; i + 1 < t.size(); ++i) {
+      if (t[i + 1] == t[i])
+        continue; // the row before an event
+      double w1, w2, tau;
+      if (t[i] < r.events[1].time)
+        w1 = 10 - 2 * t[i], w2 = 2 * t[i], tau = 2;
+      else if (t[i] < 4)
+        w1 = w2 = 5, tau = 0;
+      else if (t[i] < 6)
+        w1 = 5 + 6 * (t[i] - 4), w2 = 5 + 2 * (t[i] - 4), tau = 2;
+      else
+        w1 = 17 + 8 * (t[i] - 6), w2 = 9, tau = 0;
+      CHECK(r.at("w1")[i] == doctest::Approx(-w1).epsilon(1e-8));
+      CHECK(r.at("w2")[i] == doctest::Approx(-w2).epsilon(1e-8));
+      CHECK(r.at("tau")[i] == doctest::Approx(-tau).epsilon(1e-8).scale(1));
+    }
+  }
+}
