@@ -33,6 +33,19 @@ hbg::Result run(const std::string &text, double tEnd, double dtOut,
   return r;
 }
 
+/// The clutch test's closed form (below): speeds and torque at t, locked
+/// from `lock` (the located event) to 4.
+void clutchClosedForm(double t, double lock, double &w1, double &w2, double &tau) {
+  if (t < lock)
+    w1 = 10 - 2 * t, w2 = 2 * t, tau = 2;
+  else if (t < 4)
+    w1 = w2 = 5, tau = 0;
+  else if (t < 6)
+    w1 = 5 + 6 * (t - 4), w2 = 5 + 2 * (t - 4), tau = 2;
+  else
+    w1 = 17 + 8 * (t - 6), w2 = 9, tau = 0;
+}
+
 std::string compileError(const std::string &text, const std::string &name = "stdlib.hbg",
                          hbg::CompilerOptions copts = {}) {
   try {
@@ -404,14 +417,7 @@ model Drive {
     if (t[i + 1] == t[i])
       continue; // the row before an event
     double w1, w2, tau;
-    if (t[i] < r.events[1].time)
-      w1 = 10 - 2 * t[i], w2 = 2 * t[i], tau = 2;
-    else if (t[i] < 4)
-      w1 = w2 = 5, tau = 0;
-    else if (t[i] < 6)
-      w1 = 5 + 6 * (t[i] - 4), w2 = 5 + 2 * (t[i] - 4), tau = 2;
-    else
-      w1 = 17 + 8 * (t[i] - 6), w2 = 9, tau = 0;
+    clutchClosedForm(t[i], r.events[1].time, w1, w2, tau);
     CHECK(r.at("w1")[i] == doctest::Approx(w1).epsilon(1e-8));
     CHECK(r.at("w2")[i] == doctest::Approx(w2).epsilon(1e-8));
     CHECK(r.at("tau")[i] == doctest::Approx(tau).epsilon(1e-8).scale(1));
@@ -850,14 +856,7 @@ model Drive {
       if (t[i + 1] == t[i])
         continue; // the row before an event
       double w1, w2, tau;
-      if (t[i] < r.events[1].time)
-        w1 = 10 - 2 * t[i], w2 = 2 * t[i], tau = 2;
-      else if (t[i] < 4)
-        w1 = w2 = 5, tau = 0;
-      else if (t[i] < 6)
-        w1 = 5 + 6 * (t[i] - 4), w2 = 5 + 2 * (t[i] - 4), tau = 2;
-      else
-        w1 = 17 + 8 * (t[i] - 6), w2 = 9, tau = 0;
+      clutchClosedForm(t[i], r.events[1].time, w1, w2, tau);
       CHECK(r.at("w1")[i] == doctest::Approx(-w1).epsilon(1e-8));
       CHECK(r.at("w2")[i] == doctest::Approx(-w2).epsilon(1e-8));
       CHECK(r.at("tau")[i] == doctest::Approx(-tau).epsilon(1e-8).scale(1));
