@@ -2,6 +2,8 @@
 
 #include "RunOptions.h"
 
+#include "hbg/support/Diagnostics.h"
+
 
 namespace hbg::tools {
 
@@ -105,6 +107,8 @@ void addRunOptions(CLI::App &app, RunOptions &r) {
   app.add_flag("--plot-together", r.plotTogether, "with --plot: all outputs in one panel");
   app.add_flag("--plot-no-events", r.plotNoEvents, "with --plot: no vertical line at each event");
   app.add_flag("--plot-no-modes", r.plotNoModes, "with --plot: no shaded bands for the modes");
+  app.add_option("--plot-t-start", r.plotFrom, "with --plot: draw from this time on");
+  app.add_option("--plot-t-end", r.plotTo, "with --plot: draw up to this time");
   app.add_flag("--quiet,-q", r.quiet,
                "no progress bar (drawn on standard error when it is a terminal)");
   app.add_flag("--stats", r.stats,
@@ -120,6 +124,9 @@ void checkRunOptions(const RunOptions &r) {
   if (r.plot == "-" && (trajectory || r.events == "-"))
     throw UsageError{"`--plot -` writes the drawing to standard output, which the results "
                      "already use; give `-o FILE` (and `--events FILE`), or `--plot FILE`"};
+  if (!std::isnan(r.plotFrom) && !std::isnan(r.plotTo) && !(r.plotTo > r.plotFrom))
+    throw UsageError{"the window --plot-t-start " + exactText(r.plotFrom) + " --plot-t-end " +
+                     exactText(r.plotTo) + " is empty: the end must be after the start"};
   if (trajectory && r.format == RunOptions::Format::Mat && r.events == "-")
     throw UsageError{"`--events -` would follow the MATLAB file on standard output; give "
                      "`--events FILE`"};

@@ -12,6 +12,9 @@
 #include "hbg/runtime/Setup.h"
 #include "hbg/runtime/Simulate.h"
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
 #include <map>
 #include <string>
 
@@ -37,6 +40,12 @@ struct RunOptions {
   /// `--plot-no-events`, `--plot-no-modes`: without the events' lines or
   /// the modes' bands.
   bool plotNoEvents = false, plotNoModes = false;
+  /// `--plot-t-start`, `--plot-t-end`: the window drawn (NaN: the run's).
+  double plotFrom = std::numeric_limits<double>::quiet_NaN(),
+         plotTo = std::numeric_limits<double>::quiet_NaN();
+  /// The window drawn of a run over [t0, t1].
+  double plotStart(double t0) const { return std::isnan(plotFrom) ? t0 : std::max(t0, plotFrom); }
+  double plotEnd(double t1) const { return std::isnan(plotTo) ? t1 : std::min(t1, plotTo); }
   /// `--format`: how the trajectory is written.
   enum class Format { Csv, Table, Mat } format = Format::Csv;
 };

@@ -163,7 +163,7 @@ int run(RunArgs &a, const Common &common) {
   RunMonitor monitor(!ro.quiet && stderrIsTerminal());
   std::optional<Plot> plot;
   if (!ro.plot.empty())
-    plot.emplace(names, options.tStart, options.tEnd);
+    plot.emplace(names, ro.plotStart(options.tStart), ro.plotEnd(options.tEnd));
   sim.options().onRow = [&writer, &plot](const double *row) {
     writer.row(row);
     if (plot)

@@ -145,7 +145,7 @@ int run(int argc, char **argv, const runtime::ModelImage &image) {
   tools::RunMonitor monitor(!ro.quiet && tools::stderrIsTerminal());
   std::optional<tools::Plot> plot;
   if (!ro.plot.empty())
-    plot.emplace(names, o.tStart, o.tEnd);
+    plot.emplace(names, ro.plotStart(o.tStart), ro.plotEnd(o.tEnd));
   o.onRow = [&writer, &plot](const double *row) {
     writer.row(row);
     if (plot)
