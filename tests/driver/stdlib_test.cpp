@@ -863,3 +863,42 @@ model Drive {
     }
   }
 }
+
+TEST_CASE("stdlib rotational: a clutch engaged at zero slip locks, and opens while locked") {
+  // J1 = J2 = 1, both at w = 2 with no torque until t = 1; engaged at
+  // t = 1 at zero slip, the clutch locks (open -> locked); the torque 1 on
+  // J1 from t = 1 needs 0.5 < Ts through it, so both accelerate at 0.5;
+  // disengaged at t = 3 while locked (locked -> open), J1 goes on at 1 and
+  // J2 keeps w = 3. (The rows at an event time: after the event.)
+  hbg::Result r = run(R"(
+import rotational;
+model Engage {
+    Inertia j1(J = 1, w0 = 2);
+    Inertia j2(J = 1, w0 = 2);
+    Torque drive(tau = step(1));
+    Clutch c(Ts = 3, Tk = 2, engage = step(1) - step(3));
+    bond drive.a -> j1.a;
+    bond j1.a -> c.a; bond c.b -> j2.a;
+    output w1 = j1.w, w2 = j2.w, tau = c.tau;
+}
+)",
+                      4, 0.25);
+  REQUIRE(r.events.size() == 2);
+  CHECK(r.events[0].time == 1);
+  CHECK(r.events[0].transitions[0] ==
+        "c.slip: open -> locked when (c.engage > 0.5)+ and (c.slip.f >= 0)- and (c.slip.f <= 0)-");
+  CHECK(r.events[0].modes.back() == "c.slip=locked");
+  CHECK(r.events[1].time == 3);
+  CHECK(r.events[1].modes.back() == "c.slip=open");
+  const std::vector<double> &t = r.at("time");
+  for (std::size_t i = 0; i + 1 < t.size(); ++i) {
+    if (t[i + 1] == t[i])
+      continue; // the row before an event
+    double w1 = t[i] <= 1 ? 2 : t[i] <= 3 ? 2 + 0.5 * (t[i] - 1) : 3 + (t[i] - 3);
+    double w2 = t[i] <= 1 ? 2 : t[i] <= 3 ? 2 + 0.5 * (t[i] - 1) : 3;
+    double tau = t[i] >= 1 && t[i] < 3 ? 0.5 : 0;
+    CHECK(r.at("w1")[i] == doctest::Approx(w1).epsilon(1e-8));
+    CHECK(r.at("w2")[i] == doctest::Approx(w2).epsilon(1e-8));
+    CHECK(r.at("tau")[i] == doctest::Approx(tau).epsilon(1e-8).scale(1));
+  }
+}
