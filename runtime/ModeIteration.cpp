@@ -268,16 +268,12 @@ void Run::judgeImpulses(Mode &m, std::vector<double> &plus) {
       if (!m.dependent(t_ + h, later.data(), up.data()) ||
           !m.dependent(t_ - h, earlier.data(), down.data()))
         return;
-      const std::vector<double> &jac = buf_.standInJac;
-      for (std::size_t k = 0; k < nd; ++k) {
-        if (slots[k] != kNoSlot || !agree[k])
-          continue;
-        double scale = 1;
-        for (std::size_t i = 0; i < n; ++i)
-          scale += std::abs(jac[k * n + i] * x[i]);
-        double change = up[k] - down[k];
-        d[k] = std::abs(change) > 1e-10 * scale ? (change > 0 ? 1 : -1) : -1;
-      }
+      // Parting by more than the agreement's tolerance: the sign it parts
+      // with; else the source a little above its value.
+      const std::vector<double> &scale = buf_.standInScale;
+      for (std::size_t k = 0; k < nd; ++k)
+        if (slots[k] == kNoSlot && agree[k])
+          d[k] = up[k] - down[k] > 1e-10 * scale[k] ? 1 : -1;
     }
   } else {
     try {

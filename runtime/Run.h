@@ -98,7 +98,8 @@ private:
   /// (the sources disagree), or -1 where they all agree.
   int disagreeing(Mode &m, double t, const double *x);
   /// For each dependent storage of `m`: a stand-in whose source agrees
-  /// with the rest of the network (to rounding).
+  /// with the rest of the network (to rounding, 1e-10 of
+  /// buf_.standInScale, the terms that form it).
   const std::vector<char> &standInsAgree(Mode &m, double t, const double *x);
   /// Adds a stepper's counters to the record (before it is reset).
   void tally(const Stepper &s);
@@ -243,7 +244,7 @@ private:
   struct Buffers {
     std::vector<double> x, sidesA, sidesB, xEvent, dense, y, row, held, heldX, guardX, dependent,
         minus, plus, impulseX, impulseCoef, impulseD, impulseJump, nominal, remapX, remapD,
-        slideX, slideXdot, slideAhead, slideNow, standInD, standInJac, outputX;
+        slideX, slideXdot, slideAhead, slideNow, standInD, standInJac, standInScale, outputX;
     std::vector<char> standInAgree;
     std::vector<std::uint32_t> timed, cur, next, qBefore;
     std::vector<std::vector<std::uint32_t>> path;

@@ -236,9 +236,11 @@ const std::vector<char> &Run::standInsAgree(Mode &m, double t, const double *x) 
   const std::vector<std::uint32_t> &dep = m.dependentSlots();
   std::size_t n = m.stateSlots().size(), nd = dep.size();
   std::vector<double> &d = buf_.standInD, &jac = buf_.standInJac;
+  std::vector<double> &scale = buf_.standInScale;
   std::vector<char> &agree = buf_.standInAgree;
   d.resize(nd);
   jac.resize(nd * n);
+  scale.assign(nd, 1.0);
   agree.assign(nd, 0);
   call(m.dependent(t, x, d.data()), m, "dependent storage");
   if (n > 0)
@@ -246,10 +248,9 @@ const std::vector<char> &Run::standInsAgree(Mode &m, double t, const double *x) 
   for (std::size_t k = 0; k < nd; ++k) {
     if (dep[k] != kNoSlot)
       continue;
-    double scale = 1;
     for (std::size_t i = 0; i < n; ++i)
-      scale += std::abs(jac[k * n + i] * x[i]);
-    agree[k] = std::abs(d[k]) <= 1e-10 * scale;
+      scale[k] += std::abs(jac[k * n + i] * x[i]);
+    agree[k] = std::abs(d[k]) <= 1e-10 * scale[k];
   }
   return agree;
 }
