@@ -84,7 +84,7 @@ void Run::auditEnergy(Event &ev) {
   // current stopped at its zero crossing), not a loss.
   auto loses = [&](std::size_t i) {
     return ev.energyBefore[i] - ev.energyAfter[i] > kLossFraction * scale &&
-           std::abs(ev.after[i] - ev.before[i]) > o_.integrator.rtol * peak_[i];
+           std::abs(ev.after[i] - ev.before[i]) > o_.rtol * peak_[i];
   };
   std::string lost, key, first;
   for (std::size_t i = 0; i < n; ++i)

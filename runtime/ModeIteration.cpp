@@ -287,7 +287,7 @@ void Run::judgeImpulses(Mode &m, std::vector<double> &plus) {
   // sticks again at zero relative speed meets its partner's speed only to
   // that accuracy), and its impulse, however weak, would decide every
   // side it reaches.
-  const IntegratorOptions &io = o_.integrator;
+  const IntegratorOptions &io = o_;
   for (std::size_t k = 0; k < nd; ++k) {
     double before = jump[k];
     jump[k] = d[k] - before;
@@ -441,7 +441,7 @@ bool Run::nudgeOffGuards(const std::vector<std::pair<std::size_t, std::size_t>> 
     return sw_.junctions()[t.first].transitions[t.second].guard;
   };
   bool off = std::all_of(taken.begin(), taken.end(), [&](const auto &t) {
-    return moveOffGuard(m, guardOf(t), x, o_.integrator.rtol);
+    return moveOffGuard(m, guardOf(t), x, o_.rtol);
   });
   // Only guards the motion leaves: a millionth of a step ahead along the
   // mode's flow none of them holds (a value that goes on across its

@@ -6,21 +6,51 @@
 
 #include <cmath>
 #include <stdexcept>
+#include <string>
 
 namespace hbg::runtime {
 
 const char *settingName(Setting s) {
   switch (s) {
-  case Setting::TStart: return "t_start";
-  case Setting::TEnd: return "t_end";
-  case Setting::DtOut: return "dt_out";
-  case Setting::Step: return "dt";
-  case Setting::MaxStep: return "max_step";
-  case Setting::Rtol: return "rtol";
-  case Setting::Atol: return "atol";
+#define HBG_SETTING(Id, name, field, positive)                                                    \
+  case Setting::Id:                                                                                \
+    return name;
+#include "hbg/runtime/ExperimentSettings.def"
   case Setting::Count: break;
   }
   return "?";
+}
+
+bool settingPositive(Setting s) {
+  switch (s) {
+#define HBG_SETTING(Id, name, field, positive)                                                    \
+  case Setting::Id:                                                                                \
+    return positive;
+#include "hbg/runtime/ExperimentSettings.def"
+  case Setting::Count: break;
+  }
+  return false;
+}
+
+std::optional<double> &ExperimentValues::operator[](Setting s) {
+  switch (s) {
+#define HBG_SETTING(Id, name, field, positive)                                                    \
+  case Setting::Id:                                                                                \
+    return field;
+#include "hbg/runtime/ExperimentSettings.def"
+  case Setting::Count: break;
+  }
+  throw std::out_of_range("no experiment setting " + std::to_string(static_cast<int>(s)));
+}
+
+SimulateOptions ExperimentValues::apply(SimulateOptions o) const {
+#define HBG_SETTING(Id, name, field, positive)                                                    \
+  if (field)                                                                                       \
+    o.field = *field;
+#include "hbg/runtime/ExperimentSettings.def"
+  if (method)
+    o.method = *method;
+  return o;
 }
 
 std::vector<double> SetupProgram::parameters(const std::map<std::string, double> &overrides) const {
@@ -59,7 +89,7 @@ ExperimentValues SetupProgram::experimentValues(const std::vector<double> &p,
     if (k >= static_cast<int>(given.size()) || !given[k])
       continue;
     Setting s = static_cast<Setting>(k);
-    bool positive = s != Setting::TStart && s != Setting::TEnd;
+    bool positive = settingPositive(s);
     if (!std::isfinite(v[k]) || (positive && !(v[k] > 0)))
       throw std::invalid_argument("experiment setting `" + std::string(settingName(s)) +
                                   "` of model `" + model + "` must be " +

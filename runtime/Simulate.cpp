@@ -149,7 +149,7 @@ Run::Integration &Run::integration(Mode &m) {
   if (!in) {
     in = std::make_unique<Integration>();
     in->ode = std::make_unique<ModeOde>(m);
-    in->stepper = makeStepper(*in->ode, o_.integrator);
+    in->stepper = makeStepper(*in->ode, o_);
   }
   return *in;
 }
@@ -375,7 +375,7 @@ void Run::start() {
   // An event at the start time: its row before the event comes first.
   eventRow_ = iterateModes();
 
-  const IntegratorOptions &io = o_.integrator;
+  const IntegratorOptions &io = o_;
   bool adaptive = isAdaptive(io.method);
   if (!(io.maxStep > 0) || (!adaptive && !(io.step > 0 && std::isfinite(io.step))))
     throw RunError(DiagKind::RunStepNotPositive, kNoTime, "");
@@ -489,7 +489,7 @@ void Run::outputs(double *y) {
 void Run::advance(double tStop) {
   if (!(tStop >= t_))
     throw RunError(DiagKind::RunAdvanceBackwards, t_, modeText(q_), {DiagArg::time(tStop)});
-  const IntegratorOptions &io = o_.integrator;
+  const IntegratorOptions &io = o_;
   bool adaptive = isAdaptive(io.method);
   double span = std::max(o_.tEnd - o_.tStart, tStop - o_.tStart);
   std::size_t &k = k_;

@@ -234,10 +234,8 @@ std::string BondGraph::dump() const {
 
 const std::vector<ExperimentSetting> &experimentSettings() {
   static const std::vector<ExperimentSetting> settings = {
-      {"t_start", &Experiment::tStart, false}, {"t_end", &Experiment::tEnd, false},
-      {"dt_out", &Experiment::dtOut, true},    {"dt", &Experiment::step, true},
-      {"max_step", &Experiment::maxStep, true}, {"rtol", &Experiment::rtol, true},
-      {"atol", &Experiment::atol, true},
+#define HBG_SETTING(Id, name, field, positive) {name, &Experiment::field, positive},
+#include "hbg/runtime/ExperimentSettings.def"
   };
   return settings;
 }

@@ -79,7 +79,7 @@ std::vector<double> Model::parameterValues(const std::map<std::string, double> &
 }
 
 Experiment Model::experiment(const std::map<std::string, double> &overrides) const {
-  return Experiment::of(impl_->setup.experimentValues(parameterValues(overrides), name()));
+  return impl_->setup.experimentValues(parameterValues(overrides), name());
 }
 
 void Model::Impl::buildSetup() {
@@ -107,7 +107,10 @@ void Model::Impl::buildSetup() {
   setup.initial = tape(orZero(stateExprs(&eq::State::initial, initialValues)));
   setup.nominal = tape(orZero(stateExprs(&eq::State::nominal, nominalValues)));
   const bg::Experiment &x = sys.experiment;
-  std::vector<sym::ExprId> settings = {x.tStart, x.tEnd, x.dtOut, x.step, x.maxStep, x.rtol, x.atol};
+  std::vector<sym::ExprId> settings = {
+#define HBG_SETTING(Id, name, field, positive) x.field,
+#include "hbg/runtime/ExperimentSettings.def"
+  };
   for (sym::ExprId e : settings)
     setup.given.push_back(e.valid());
   setup.experiment = tape(orZero(settings));

@@ -3,6 +3,7 @@
 #include "CompiledSystem.h"
 #include "ModelImpl.h"
 
+#include "hbg/driver/Internal.h"
 #include "hbg/runtime/Csv.h"
 #include "hbg/support/Diagnostics.h"
 
@@ -15,31 +16,13 @@
 namespace hbg {
 
 namespace {
-/// The runtime's settings for `opts`, with each state's nominal magnitude.
-runtime::SimulateOptions runtimeOptions(const SimulationOptions &opts, std::vector<double> nominal) {
-  runtime::SimulateOptions o;
-  o.tStart = opts.tStart;
-  o.tEnd = opts.tEnd;
-  o.dtOut = opts.dtOut;
-  o.integrator.method = opts.method;
-  o.integrator.step = opts.step;
-  o.integrator.rtol = opts.rtol;
-  o.integrator.atol = opts.atol;
-  o.nominal = std::move(nominal);
-  o.integrator.maxStep = opts.maxStep;
-  o.remap = opts.remap == SimulationOptions::Remap::Iterative
-                ? runtime::SimulateOptions::Remap::Iterative
-                : runtime::SimulateOptions::Remap::Exact;
-  o.remapFactor = opts.remapFactor;
-  o.remapTolerance = opts.remapTolerance;
-  o.maxEvents = opts.maxEvents;
-  o.zenoEvents = opts.zenoEvents;
-  o.zenoSpan = opts.zenoSpan;
-  o.keepEvents = opts.keepEvents;
-  o.onRow = opts.onRow;
-  o.onStep = opts.onStep;
-  o.onEvent = opts.onEvent;
-  return o;
+/// `opts` with each state's nominal magnitude: the model's for `p`
+/// unless the caller gave them.
+SimulationOptions withNominal(SimulationOptions opts, const Model &model,
+                              const std::vector<double> &p) {
+  if (opts.nominal.empty())
+    opts.nominal = model.nominalState(p);
+  return opts;
 }
 
 std::size_t indexOf(const std::vector<std::string> &names, const std::string &name,
@@ -77,37 +60,6 @@ Simulation::Simulation(Simulation &&) noexcept = default;
 Simulation &Simulation::operator=(Simulation &&) noexcept = default;
 Simulation::~Simulation() = default;
 
-Experiment Experiment::of(const runtime::ExperimentValues &v) {
-  using runtime::Setting;
-  Experiment out;
-  out.tStart = v[Setting::TStart];
-  out.tEnd = v[Setting::TEnd];
-  out.dtOut = v[Setting::DtOut];
-  out.step = v[Setting::Step];
-  out.maxStep = v[Setting::MaxStep];
-  out.rtol = v[Setting::Rtol];
-  out.atol = v[Setting::Atol];
-  out.method = v.method;
-  return out;
-}
-
-SimulationOptions Experiment::apply(SimulationOptions o) const {
-  auto set = [](double &field, const std::optional<double> &v) {
-    if (v)
-      field = *v;
-  };
-  set(o.tStart, tStart);
-  set(o.tEnd, tEnd);
-  set(o.dtOut, dtOut);
-  set(o.step, step);
-  set(o.maxStep, maxStep);
-  set(o.rtol, rtol);
-  set(o.atol, atol);
-  if (method)
-    o.method = *method;
-  return o;
-}
-
 void Simulation::setParameter(const std::string &name, double value) {
   indexOf(model_.parameterNames(), name, "parameter", model_.name());
   const std::vector<std::string> &inputs = model_.inputNames();
@@ -142,7 +94,7 @@ void Simulation::start() {
   stepping_.reset();
   std::vector<double> p = model_.parameterValues(overrides_);
   std::vector<double> x0 = model_.initialState(p);
-  runtime::SimulateOptions o = runtimeOptions(opts_, model_.nominalState(p));
+  SimulationOptions o = withNominal(opts_, model_, p);
   stepping_ = std::make_unique<Stepping>(model_, std::move(p), x0, std::move(o));
   if (!stepping_->run.start())
     throw SimulationError(stepping_->error(), stepping_->record.failure);
@@ -203,35 +155,20 @@ Result Simulation::run() const {
 
   std::vector<double> p = model_.parameterValues(overrides_);
   std::vector<double> x0 = model_.initialState(p);
-  runtime::SimulateOptions o = runtimeOptions(opts_, model_.nominalState(p));
+  SimulationOptions o = withNominal(opts_, model_, p);
   CompiledSystem system(model_, std::move(p));
-
-  runtime::RunRecord record;
-  runtime::simulate(system, x0, o, record);
-  r.columns = std::move(record.columns);
-  r.rows = record.rows;
-  r.stopped = record.stopped;
-  r.eventsDropped = record.eventsDropped;
-  r.events = std::move(record.events);
-  r.warnings = std::move(record.warnings);
-  r.finalState = std::move(record.finalState);
-  r.finalMode = std::move(record.finalMode);
-  if (!record.error.empty())
-    r.error = record.errorText(model_.name());
-  r.failure = std::move(record.failure);
-  r.steps = record.steps;
-  r.rejectedSteps = record.rejectedSteps;
-  r.rhsCalls = record.rhsCalls;
-  r.jacobianCalls = record.jacobianCalls;
-  r.factorisations = record.factorisations;
-  r.methods = std::move(record.methods);
-  r.modeIterations = record.modeIterations;
-  r.remapSeconds = record.remapSeconds;
-  r.eventSearchSeconds = record.eventSearchSeconds;
+  runtime::simulate(system, x0, o, r);
+  if (!r.error.empty())
+    r.error = r.errorText(model_.name());
   r.modesCompiled = system.modesCompiled;
   r.compileSeconds = system.compileSeconds;
   r.runSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;
+}
+
+std::unique_ptr<runtime::ProgramSystem> driver::systemOf(const Model &model,
+                                                        std::vector<double> params) {
+  return std::make_unique<CompiledSystem>(model, std::move(params));
 }
 
 const std::vector<double> &Result::at(const std::string &name) const {

@@ -2,7 +2,9 @@
 //
 //   hbg::Compiler compiler;
 //   hbg::Model model = compiler.compileFile("rlc.hbg");  // throws CompileError
-//   hbg::Simulation sim(model, {.tEnd = 2.0});
+//   hbg::SimulationOptions options;
+//   options.tEnd = 2.0;
+//   hbg::Simulation sim(model, options);
 //   sim.setParameter("R", 2.0);                          // no recompilation
 //   hbg::Result result = sim.run();
 //   double q = result.at("capacitor.q").back();
@@ -28,7 +30,17 @@
 
 namespace hbg {
 
-struct Experiment;
+/// Settings of one simulation run (runtime/Simulate.h): times, method,
+/// step, tolerances (rtol alone sets the accuracy whatever the units:
+/// each state's absolute tolerance is rtol times its nominal magnitude,
+/// Model::nominalState() unless `nominal` gives them; docs/numerics.md),
+/// remapping, event limits, and the row, step and event callbacks.
+using SimulationOptions = runtime::SimulateOptions;
+
+/// What a model's `experiment { ... }` block sets (docs/language.md):
+/// each setting it gives, nothing for the others; apply() puts them over
+/// a run's settings.
+using Experiment = runtime::ExperimentValues;
 
 /// Compilation failed; what() is the rendered diagnostics.
 class CompileError : public std::runtime_error {
@@ -177,118 +189,24 @@ private:
   CompilerOptions opts_;
 };
 
-/// Settings of one simulation run.
-struct SimulationOptions {
-  double tStart = 0;
-  double tEnd = 1;
-  /// auto: dopri5, switching to the stiff method (rosenbrock) where the
-  /// model is stiff and back where it no longer is.
-  runtime::Method method = runtime::Method::Auto;
-  /// Fixed step (euler, rk4) or first trial step (adaptive methods; 0
-  /// picks one).
-  double step = 1e-3;
-  /// Tolerances of the adaptive methods: rtol relative; atol an absolute floor in each
-  /// state's own unit (0: none). Each state's absolute tolerance is rtol
-  /// times its nominal magnitude (Model::nominalState(), grown to the
-  /// largest value it reaches), so rtol alone sets the accuracy whatever
-  /// the units (docs/numerics.md).
-  double rtol = 1e-6;
-  double atol = 0;
-  /// Upper bound on every step (all methods).
-  double maxStep = std::numeric_limits<double>::infinity();
-  /// Output sampling interval; 0 means (tEnd - tStart) / 100.
-  double dtOut = 0;
-  /// State remapping at mode changes: one exact solve by conservation of
-  /// state, or HYBRSIM's iteration moving `remapFactor` of the remaining
-  /// inconsistency per step until it is below `remapTolerance`.
-  enum class Remap { Exact, Iterative } remap = Remap::Exact;
-  double remapFactor = 0.4;
-  double remapTolerance = 1e-12;
-  /// A run stops with an error after this many events, and reports Zeno
-  /// behaviour when `zenoEvents` events in a row fall within `zenoSpan`
-  /// (relative to max(1, |t|)), or when the spacing of the last ten events
-  /// shrinks geometrically towards a point closer than that.
-  std::size_t maxEvents = 1'000'000;
-  std::size_t zenoEvents = 200;
-  double zenoSpan = 1e-8;
-  /// Switched models: only the last `keepEvents` events are kept in
-  /// Result::events (the others are counted in Result::eventsDropped).
-  std::size_t keepEvents = SIZE_MAX;
-  /// Called with each output row (time, then the outputs, as Result::names
-  /// orders them) as it is computed. When set, Result::columns hold no
-  /// rows: the caller writes or reduces the rows, and a run of any
-  /// length needs no memory for them.
-  std::function<void(const double *row)> onRow;
-  /// Called after every accepted step with how far the run has come;
-  /// returning false stops it there: Result::stopped, and Result::error
-  /// says when (a progress bar, Ctrl-C, a time budget).
-  std::function<bool(const runtime::Progress &)> onStep;
-  /// Switched models: called with each event once it is complete, whether
-  /// or not `keepEvents` keeps it.
-  std::function<void(const runtime::Event &)> onEvent;
-};
-
-/// What a model's `experiment { ... }` block sets (docs/language.md):
-/// each setting it gives, nothing for the others.
-struct Experiment {
-  std::optional<double> tStart, tEnd, dtOut, step, maxStep, rtol, atol;
-  std::optional<runtime::Method> method;
-  /// `base` with every setting given here in place of its own.
-  SimulationOptions apply(SimulationOptions base = {}) const;
-  /// The settings `v` gives.
-  static Experiment of(const runtime::ExperimentValues &v);
-};
-
 /// One event of a switched model (see runtime/Simulate.h).
 using Event = runtime::Event;
 
-/// Sampled trajectories: a `time` column and one per output.
-class Result {
+/// What a run produced (runtime::RunRecord: the sampled trajectories, a
+/// `time` column and one per output, the events, counters and warnings,
+/// kept up to a failure), with the names of its columns and the time the
+/// run spent compiling. `error` is the failure as a user reads it: `model
+/// `M` at t = 0.5 in mode `sw=on`: ...`.
+class Result : public runtime::RunRecord {
 public:
   /// Column names: "time" first, then the outputs in model order.
   std::vector<std::string> names;
-  std::vector<std::vector<double>> columns;
-  /// Output rows computed (in `columns`, or handed to
-  /// SimulationOptions::onRow).
-  std::size_t rows = 0;
-  /// The run was stopped by SimulationOptions::onStep.
-  bool stopped = false;
-  /// Events left out of `events` (SimulationOptions::keepEvents).
-  std::size_t eventsDropped = 0;
-  /// Empty on success; otherwise what failed, where and when (`model
-  /// `M` at t = 0.5 in mode `sw=on`: ...`). The trajectory up to the
-  /// failure is kept.
-  std::string error;
-  /// The failure as a diagnostic: its kind, time, mode, and the element
-  /// and loop it names.
-  std::optional<RunDiagnostic> failure;
-  std::size_t steps = 0, rejectedSteps = 0, rhsCalls = 0;
-  /// The stiff method's Jacobian evaluations and LU factorisations.
-  std::size_t jacobianCalls = 0, factorisations = 0;
-  /// Which method took the accepted steps over which spans of time
-  /// (`--method auto` switches between dopri5 and the stiff method).
-  std::vector<runtime::MethodSpan> methods;
-  /// Every event (switched junctions, kinks that switch branch or slide),
-  /// and the names of the state entries.
-  std::vector<Event> events;
+  /// The names of the state entries (the event log's columns).
   std::vector<std::string> stateNames;
-  /// A run that reached tEnd: the state there (Model::stateNames() order)
-  /// and, for switched models, its mode (`j1=on, j2=off`).
-  std::vector<double> finalState;
-  std::string finalMode;
-  /// What the run found suspicious without stopping (the energy audit:
-  /// stored energy that vanished at events where no junction that switched
-  /// is declared dissipative), each naming the elements, mode and time
-  /// (RunDiagnostic::text renders one).
-  std::vector<RunDiagnostic> warnings;
-  /// Mode-iteration steps (junction switches evaluated) over all events,
-  /// modes compiled during the run, and the time spent compiling modes
-  /// and Jacobians (for the stiff method) versus the rest of the run.
-  std::size_t modeIterations = 0, modesCompiled = 0;
+  /// Modes compiled during the run, and the time spent compiling modes
+  /// and Jacobians (for the stiff method) versus the whole run.
+  std::size_t modesCompiled = 0;
   double compileSeconds = 0, runSeconds = 0;
-  /// Time spent remapping states at mode changes, and proving steps
-  /// event-free and locating events.
-  double remapSeconds = 0, eventSearchSeconds = 0;
 
   bool ok() const { return error.empty(); }
   /// The column `name`; throws std::out_of_range naming close matches.

@@ -21,16 +21,8 @@ const std::string kExamples = std::string(HBG_SOURCE_DIR) + "/examples/";
 hbg::runtime::RunRecord runImage(const hbg::runtime::ModelImage &image,
                                  const hbg::SimulationOptions &o, std::size_t maxSteps) {
   std::vector<double> p = image.setup.parameters({});
-  hbg::runtime::SimulateOptions s;
-  s.tStart = o.tStart;
-  s.tEnd = o.tEnd;
-  s.dtOut = o.dtOut;
-  s.integrator.method = o.method;
-  s.integrator.step = o.step;
-  s.integrator.rtol = o.rtol;
-  s.integrator.atol = o.atol;
-  s.integrator.maxStep = o.maxStep;
-  s.integrator.maxSteps = maxSteps;
+  hbg::runtime::SimulateOptions s = o;
+  s.maxSteps = maxSteps;
   s.nominal = image.setup.nominalState(p);
   std::vector<double> x0 = image.setup.initialState(p);
   hbg::runtime::ImageSystem system(image, std::move(p));

@@ -538,8 +538,8 @@ TEST_CASE("tank and valves: the event passes through a mythical mode") {
     o.tStart = 0;
     o.tEnd = 10;
     o.dtOut = 0.3;
-    o.integrator.rtol = 1e-10;
-    o.integrator.atol = 1e-12;
+    o.rtol = 1e-10;
+    o.atol = 1e-12;
     RunRecord r;
     simulate(sys, {0}, o, r);
     INFO("error: " << r.error);
@@ -1251,12 +1251,12 @@ TEST_CASE("settings a run cannot start with: errors at no time") {
   CHECK(r.error == "the end time -1 is before the start time 0");
 
   o.tEnd = 1;
-  o.integrator.maxStep = 0;
+  o.maxStep = 0;
   r = runPlain(sys, {0}, o);
   CHECK(r.failure->kind == DiagKind::RunStepNotPositive);
   CHECK(r.failure->text("M") == "model `M`: step sizes must be positive");
 
-  o.integrator.maxStep = 1;
+  o.maxStep = 1;
   r = runPlain(sys, {std::nan("")}, o);
   CHECK(r.failure->kind == DiagKind::RunInitialNotFinite);
   CHECK(r.failure->element == "x");
@@ -1268,15 +1268,15 @@ TEST_CASE("a step limit, a state that overflows, tiny and collapsing steps: each
   o.tEnd = 1;
   {
     HandSystem sys = plain({"x"}, constantRate(1));
-    o.integrator.maxSteps = 5;
-    o.integrator.maxStep = 0.01;
+    o.maxSteps = 5;
+    o.maxStep = 0.01;
     RunRecord r = runPlain(sys, {0}, o);
     CHECK(r.failure->kind == DiagKind::RunTooManySteps);
     CHECK(r.failure->time > 0);
     CHECK(r.failure->time <= 0.05);
     CHECK(r.failure->mode.empty());
     CHECK(r.failure->message == "the limit of 5 steps is reached");
-    o.integrator = {};
+    static_cast<IntegratorOptions &>(o) = {};
   }
   {
     // Euler from 0 at 1e308 per unit time: one step of 10 leaves the
@@ -1284,8 +1284,8 @@ TEST_CASE("a step limit, a state that overflows, tiny and collapsing steps: each
     HandSystem sys = plain({"x"}, constantRate(1e308));
     SimulateOptions e = o;
     e.tEnd = 100;
-    e.integrator.method = Method::Euler;
-    e.integrator.step = 10;
+    e.method = Method::Euler;
+    e.step = 10;
     e.dtOut = 10;
     RunRecord r = runPlain(sys, {0}, e);
     CHECK(r.failure->kind == DiagKind::RunStateNotFinite);
@@ -1300,7 +1300,7 @@ TEST_CASE("a step limit, a state that overflows, tiny and collapsing steps: each
     SimulateOptions c = o;
     c.tStart = 1;
     c.tEnd = 2;
-    c.integrator.maxStep = 1e-13;
+    c.maxStep = 1e-13;
     RunRecord r = runPlain(sys, {0}, c);
     CHECK(r.failure->kind == DiagKind::RunTinySteps);
     CHECK(r.failure->element == "x");
@@ -1333,7 +1333,7 @@ TEST_CASE("a step limit, a state that overflows, tiny and collapsing steps: each
         xdot[k] = x[k - 1];
     });
     SimulateOptions c = o;
-    c.integrator.atol = 0;
+    c.atol = 0;
     RunRecord r = runPlain(sys, {1, 0, 0, 0, 0, 0, 0, 0, 0}, c);
     REQUIRE(r.failure);
     INFO(r.error);
@@ -1344,7 +1344,7 @@ TEST_CASE("a step limit, a state that overflows, tiny and collapsing steps: each
                                   "it the magnitude it reaches with `nominal = ...`") !=
           std::string::npos);
     // A floor for every state lets it run.
-    c.integrator.atol = 1e-12;
+    c.atol = 1e-12;
     RunRecord ok;
     simulate(sys, {1, 0, 0, 0, 0, 0, 0, 0, 0}, c, ok);
     CHECK_MESSAGE(!ok.failure, ok.error);
@@ -1358,8 +1358,8 @@ TEST_CASE("steps too short for t, with no state's error to blame: the settings a
   o.tStart = 1e17;
   o.tEnd = 1e17 + 1024;
   o.dtOut = 1024;
-  o.integrator.method = Method::Euler;
-  o.integrator.step = 1;
+  o.method = Method::Euler;
+  o.step = 1;
   RunRecord r = runPlain(sys, {0}, o);
   CHECK(r.failure->kind == DiagKind::RunStepTooSmall);
   CHECK(r.failure->time == 1e17);
@@ -1368,7 +1368,7 @@ TEST_CASE("steps too short for t, with no state's error to blame: the settings a
   SimulateOptions a;
   a.tStart = 1;
   a.tEnd = 2;
-  a.integrator.maxStep = 1e-15;
+  a.maxStep = 1e-15;
   r = runPlain(sys, {0}, a);
   CHECK(r.failure->kind == DiagKind::RunStepTooSmall);
   CHECK(r.failure->time == 1);
@@ -1383,7 +1383,7 @@ TEST_CASE("the stiff method's matrix singular at every step size: an error by ki
   });
   SimulateOptions o;
   o.tEnd = 1;
-  o.integrator.method = Method::Rosenbrock;
+  o.method = Method::Rosenbrock;
   RunRecord r = runPlain(sys, {1, -1}, o);
   CHECK(r.failure->kind == DiagKind::RunStiffSingular);
   CHECK(r.failure->time == 0);

@@ -50,9 +50,9 @@ void addSimulationSettings(CLI::App &app, RunOptions &r) {
       app, "--remap",
       [&r](const std::string &m) {
         if (m == "exact")
-          r.remap = runtime::SimulateOptions::Remap::Exact;
+          r.settings.remap = runtime::SimulateOptions::Remap::Exact;
         else if (m == "iterative")
-          r.remap = runtime::SimulateOptions::Remap::Iterative;
+          r.settings.remap = runtime::SimulateOptions::Remap::Iterative;
         else
           throw UsageError{"unknown remap `" + m + "`; expected exact or iterative"};
       },
@@ -62,8 +62,8 @@ void addSimulationSettings(CLI::App &app, RunOptions &r) {
   addValue(
       app, "--remap-factor",
       [&r](const std::string &text) {
-        r.remapFactor = parseNumber("--remap-factor", text);
-        if (!(r.remapFactor > 0 && r.remapFactor <= 1))
+        r.settings.remapFactor = parseNumber("--remap-factor", text);
+        if (!(r.settings.remapFactor > 0 && r.settings.remapFactor <= 1))
           throw UsageError{"`--remap-factor` must be in (0, 1]"};
       },
       "fraction moved per iterative remap step (default 0.4)", "F");
@@ -87,11 +87,11 @@ void addRunOptions(CLI::App &app, RunOptions &r) {
       app, "--format",
       [&r](const std::string &f) {
         if (f == "csv")
-          r.format = RunOptions::Format::Csv;
+          r.format = runtime::ResultFormat::Csv;
         else if (f == "table")
-          r.format = RunOptions::Format::Table;
+          r.format = runtime::ResultFormat::Table;
         else if (f == "mat")
-          r.format = RunOptions::Format::Mat;
+          r.format = runtime::ResultFormat::Mat;
         else
           throw UsageError{"unknown format `" + f + "`; expected csv, table or mat"};
       },
@@ -127,7 +127,7 @@ void checkRunOptions(const RunOptions &r) {
   if (!std::isnan(r.plotFrom) && !std::isnan(r.plotTo) && !(r.plotTo > r.plotFrom))
     throw UsageError{"the window --plot-t-start " + exactText(r.plotFrom) + " --plot-t-end " +
                      exactText(r.plotTo) + " is empty: the end must be after the start"};
-  if (trajectory && r.format == RunOptions::Format::Mat && r.events == "-")
+  if (trajectory && r.format == runtime::ResultFormat::Mat && r.events == "-")
     throw UsageError{"`--events -` would follow the MATLAB file on standard output; give "
                      "`--events FILE`"};
   const auto &t0 = r.cli[runtime::Setting::TStart], &t1 = r.cli[runtime::Setting::TEnd];

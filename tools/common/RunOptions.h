@@ -9,6 +9,7 @@
 
 #include "Cli.h"
 
+#include "hbg/runtime/ResultWriter.h"
 #include "hbg/runtime/Setup.h"
 #include "hbg/runtime/Simulate.h"
 
@@ -25,9 +26,10 @@ struct RunOptions {
   /// gives the others): --t-start, --t-end, --dt-out, --dt, --max-step,
   /// --rtol, --atol, --method.
   runtime::ExperimentValues cli;
+  /// The settings only the command line gives (--remap, --remap-factor),
+  /// under the model's and `cli`'s (runSettings()).
+  runtime::SimulateOptions settings;
   std::map<std::string, double> params;
-  runtime::SimulateOptions::Remap remap = runtime::SimulateOptions::Remap::Exact;
-  double remapFactor = 0.4;
   /// `-o`, `--events` ("" when not given; `-` is standard output).
   std::string output, events;
   bool stats = false;
@@ -47,7 +49,7 @@ struct RunOptions {
   double plotStart(double t0) const { return std::isnan(plotFrom) ? t0 : std::max(t0, plotFrom); }
   double plotEnd(double t1) const { return std::isnan(plotTo) ? t1 : std::min(t1, plotTo); }
   /// `--format`: how the trajectory is written.
-  enum class Format { Csv, Table, Mat } format = Format::Csv;
+  runtime::ResultFormat format = runtime::ResultFormat::Csv;
 };
 
 /// Declares RunOptions' options on `app`, parsed into `out`: the

@@ -171,20 +171,11 @@ fmi3Status start(Instance &in) {
   in.stale = false;
   try {
     in.p = img.setup.parameters(in.overrides);
-    runtime::ExperimentValues ev = img.setup.experimentValues(in.p, img.name);
+    // The importer decides the times: the block's other settings apply.
     runtime::SimulateOptions &o = in.options;
-    if (ev[runtime::Setting::Step])
-      o.integrator.step = *ev[runtime::Setting::Step];
-    if (ev[runtime::Setting::MaxStep])
-      o.integrator.maxStep = *ev[runtime::Setting::MaxStep];
-    if (ev[runtime::Setting::Rtol])
-      o.integrator.rtol = *ev[runtime::Setting::Rtol];
-    if (ev[runtime::Setting::Atol])
-      o.integrator.atol = *ev[runtime::Setting::Atol];
-    if (ev.method)
-      o.integrator.method = *ev.method;
+    o = img.setup.experimentValues(in.p, img.name).apply(o);
     if (in.toleranceDefined && in.tolerance > 0)
-      o.integrator.rtol = in.tolerance;
+      o.rtol = in.tolerance;
     o.tStart = in.startTime;
     o.tEnd = std::isfinite(in.stopTime) && in.stopTime > in.startTime ? in.stopTime
                                                                        : in.startTime + 1;

@@ -2,8 +2,9 @@
 
 #include "Command.h"
 
-#include "../common/Results.h"
-#include "../common/RunOptions.h"
+#include "../common/RunModel.h"
+
+#include "hbg/driver/Internal.h"
 
 #include <chrono>
 #include <cstdio>
@@ -37,31 +38,21 @@ struct RunArgs {
   std::_Exit(status);
 }
 
-void printStats(const Model &model, const Result &r, double compileMs, double runMs) {
-  std::cerr << "steps: " << r.steps << " accepted, " << r.rejectedSteps << " rejected\n"
-            << "rhs calls: " << r.rhsCalls << "\n"
-            << "compile time: " << compileMs << " ms\n"
-            << "integration time: " << runMs << " ms\n";
-  for (const runtime::MethodSpan &span : r.methods)
-    std::cerr << "method: " << runtime::methodName(span.method)
-              << " from t = " << timeText(span.from) << " to " << timeText(span.to) << ", "
-              << span.steps << " steps\n";
-  if (r.factorisations > 0)
-    std::cerr << "stiff method: " << r.jacobianCalls << " Jacobians, " << r.factorisations
-              << " LU factorisations\n";
-  if (!model.switched() && r.compileSeconds > 0)
-    std::cerr << "Jacobian compile time during the run: " << 1e3 * r.compileSeconds << " ms\n";
-  if (model.switched())
-    std::cerr << "events: " << r.events.size() + r.eventsDropped << "\n"
-              << "mode-iteration steps: " << r.modeIterations << "\n"
-              << "modes analysed: " << model.modesCompiled() << " (" << r.modesCompiled
-              << " during the run)\n"
-              << "modes compiled by LLVM so far: " << model.modesCompiledByLlvm() << "\n"
-              << "modes compiled by LLVM's quick tier first: " << model.modesCompiledQuickly()
-              << "\n"
-              << "mode analysis time during the run: " << 1e3 * r.compileSeconds << " ms\n"
-              << "integration and events: " << 1e3 * (r.runSeconds - r.compileSeconds)
-              << " ms\n";
+/// `--stats` lines on the modes: analysed and compiled by LLVM so far, and
+/// the time the run spent on them.
+void modeStats(std::ostream &os, const Model &model, const runtime::ProgramSystem &system,
+               double runMs) {
+  if (!model.switched()) {
+    if (system.compileSeconds > 0)
+      os << "Jacobian compile time during the run: " << 1e3 * system.compileSeconds << " ms\n";
+    return;
+  }
+  os << "modes analysed: " << model.modesCompiled() << " (" << system.modesCompiled
+     << " during the run)\n"
+     << "modes compiled by LLVM so far: " << model.modesCompiledByLlvm() << "\n"
+     << "modes compiled by LLVM's quick tier first: " << model.modesCompiledQuickly() << "\n"
+     << "mode analysis time during the run: " << 1e3 * system.compileSeconds << " ms\n"
+     << "integration and events: " << runMs - 1e3 * system.compileSeconds << " ms\n";
 }
 
 int run(RunArgs &a, const Common &common) {
@@ -84,32 +75,12 @@ int run(RunArgs &a, const Common &common) {
     return finishStdout(0);
   }
 
-  // Open the result files before compiling and simulating: an unwritable
-  // path fails at once instead of after the run, where its error would
-  // also hide the run's own. (After the model is read, so that `-o` naming
-  // the model cannot empty it before it is read.) The trajectory and a log
-  // on `-` share standard output.
-  Output stdOut, csvFile, eventsFile;
-  if (!ro.output.empty() && ro.output != "-" && !csvFile.open(ro.output))
+  // Open the result files before compiling and simulating (after the
+  // model is read, so that `-o` naming the model cannot empty it first).
+  RunFiles files;
+  if (!files.open(ro))
     return 1;
-  if (!ro.events.empty() && ro.events != "-" && !eventsFile.open(ro.events))
-    return 1;
-  Output plotFile;
-  if (!ro.plot.empty() && ro.plot != "-" && !plotFile.open(ro.plot))
-    return 1;
-  Output &csv = ro.output.empty() || ro.output == "-" ? stdOut : csvFile;
-  Output &events = ro.events == "-" ? stdOut : eventsFile;
-  Experiment cli = Experiment::of(ro.cli);
-  SimulationOptions base;
-  base.remap = ro.remap == runtime::SimulateOptions::Remap::Iterative
-                   ? SimulationOptions::Remap::Iterative
-                   : SimulationOptions::Remap::Exact;
-  base.remapFactor = ro.remapFactor;
-  // The end time: the command line's or the model's.
-  const bg::Experiment &defaults = session.frontend().graph->experiment;
-  if (!cli.tEnd && !defaults.tEnd.valid())
-    throw UsageError{"`run` needs `--t-end`, or `t_end` in the model's `experiment` block"};
-  bool tStartGiven = defaults.tStart.valid();
+  requireEndTime(ro, session.frontend().graph->experiment.tEnd.valid(), "run");
 
   auto t0 = std::chrono::steady_clock::now();
   CompilerOptions copts;
@@ -120,94 +91,40 @@ int run(RunArgs &a, const Common &common) {
     return 1;
   Model &model = *compiled;
   auto t1 = std::chrono::steady_clock::now();
-  // The model's experiment settings (for the parameters given), then the
-  // command line's over them.
-  SimulationOptions options;
+  // Each value given is checked as the API checks it (a name the model
+  // has, not structural); an input keeps its value for the whole run.
+  runtime::SimulateOptions settings;
   try {
-    options = cli.apply(model.experiment(params).apply(base));
+    Simulation check(model, {});
+    const std::vector<std::string> &inputs = model.inputNames();
+    for (const auto &[name, value] : params) {
+      if (std::find(inputs.begin(), inputs.end(), name) != inputs.end())
+        check.setInput(name, value);
+      else
+        check.setParameter(name, value);
+    }
+    settings = runSettings(ro, model.experiment(params));
   } catch (const std::invalid_argument &e) {
     std::cerr << "hbgc: error: " << e.what() << "\n";
     return 1;
   }
-  if (!(options.tEnd > options.tStart)) {
-    auto from = [](bool cli, const char *flag, const char *setting) {
-      return std::string(cli ? flag : setting);
-    };
-    throw UsageError{"the end time " + timeText(options.tEnd) + " (" +
-                     from(cli.tEnd.has_value(), "`--t-end`", "the model's `t_end`") +
-                     ") must be after the start time " + timeText(options.tStart) + " (" +
-                     from(cli.tStart.has_value(), "`--t-start`",
-                          tStartGiven ? "the model's `t_start`" : "the default") +
-                     ")"};
-  }
-  Simulation sim(model, options);
-  const std::vector<std::string> &inputs = model.inputNames();
-  for (const auto &[name, value] : params) {
-    try {
-      // An input keeps the value given for the whole run.
-      if (std::find(inputs.begin(), inputs.end(), name) != inputs.end())
-        sim.setInput(name, value);
-      else
-        sim.setParameter(name, value);
-    } catch (const std::invalid_argument &e) {
-      std::cerr << "hbgc: error: " << e.what() << "\n";
-      return 1;
-    }
-  }
-  // Rows are written as they are computed; the event log (when asked
-  // for) at the end.
-  std::vector<std::string> names{"time"};
-  names.insert(names.end(), model.outputNames().begin(), model.outputNames().end());
-  ResultWriter writer(csv.stream(), ro.format, names, model.parameterNames(),
-                      model.parameterValues(params), &csv == &csvFile);
-  RunMonitor monitor(!ro.quiet && stderrIsTerminal());
-  std::optional<Plot> plot;
-  if (!ro.plot.empty())
-    plot.emplace(names, ro.plotStart(options.tStart), ro.plotEnd(options.tEnd));
-  sim.options().onRow = [&writer, &plot](const double *row) {
-    writer.row(row);
-    if (plot)
-      plot->row(row);
-  };
-  sim.options().onStep = [&monitor](const runtime::Progress &p) { return monitor.step(p); };
-  if (plot)
-    sim.options().onEvent = [&plot](const runtime::Event &e) { plotEvent(*plot, e); };
-  if (ro.events.empty())
-    sim.options().keepEvents = 0; // counted, not kept
-  Result r = sim.run();
-  monitor.finish();
-  auto t2 = std::chrono::steady_clock::now();
-  for (const RunDiagnostic &w : r.warnings)
-    std::cerr << "hbgc: warning: " << w.text(model.name()) << "\n";
-
-  // A failed or interrupted run has written its trajectory up to where it
-  // stopped; a failed write is reported and the run's own error after it.
-  bool written = writer.finish();
-  written &= csv.finish();
-  if (!ro.events.empty()) {
-    r.writeEventsCsv(events.stream());
-    written &= events.finish();
-  }
-  if (plot) {
-    Output &out = ro.plot == "-" ? stdOut : plotFile;
-    out.stream() << plot->svg({"model " + model.name() + " (" + a.file + ")", ro.plotTogether,
-                                !ro.plotNoEvents, !ro.plotNoModes});
-    written &= out.finish();
-  }
-  if (ro.stats) {
-    using ms = std::chrono::duration<double, std::milli>;
-    printStats(model, r, ms(t1 - t0).count(), ms(t2 - t1).count());
-  }
-  if (r.stopped) {
-    std::cerr << "hbgc: interrupted: " << r.error << "; the " << r.rows
-              << " rows computed up to there are written\n";
-    exitKeepingModel(130);
-  }
-  if (!r.ok()) {
-    std::cerr << "hbgc: error: " << r.error << "\n";
-    exitKeepingModel(1);
-  }
-  exitKeepingModel(written ? 0 : 1);
+  std::vector<double> p = model.parameterValues(params);
+  std::vector<double> x0 = model.initialState(p);
+  settings.nominal = model.nominalState(p);
+  RunSubject subject{model.name(),
+                     "model " + model.name() + " (" + a.file + ")",
+                     model.outputNames(),
+                     model.stateNames(),
+                     model.parameterNames(),
+                     p,
+                     model.switched(),
+                     std::chrono::duration<double, std::milli>(t1 - t0).count(),
+                     [&model](std::ostream &os, const runtime::RunRecord &,
+                              const runtime::ProgramSystem &system, double runMs) {
+                       modeStats(os, model, system, runMs);
+                     }};
+  std::unique_ptr<runtime::ProgramSystem> system = driver::systemOf(model, std::move(p));
+  exitKeepingModel(runModel(*system, x0, std::move(settings), ro, files, subject));
 }
 
 } // namespace

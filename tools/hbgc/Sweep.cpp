@@ -1,19 +1,21 @@
 //===- tools/hbgc/Sweep.cpp - hbgc sweep ----------------------------------===//
 //
-// A model over many parameter sets: compiled once, each set run on its own
-// Simulation, on all cores (--jobs) and, under mpirun, on every MPI rank
-// (rank r runs the sets k with k mod ranks = r; rank 0 writes them in
-// order). Each run is reduced as its rows come to a summary line, so the
+// A model over many parameter sets: compiled once (plan()), each set run
+// by the runtime's loop on a system of its own (runSet()), on all cores
+// (--jobs) and, under mpirun, on every MPI rank (rank r runs the sets k
+// with k mod ranks = r; rank 0 writes them in order, writeSummary()). Each run is reduced as its rows come to a summary line, so the
 // sweep's memory does not grow with the runs' length.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Command.h"
 
-#include "../common/RunOptions.h"
+#include "../common/RunModel.h"
 #include "../mpi/MpiPlugin.h"
 
+#include "hbg/driver/Internal.h"
 #include "hbg/runtime/Csv.h"
+#include "hbg/runtime/ResultWriter.h"
 
 #include <algorithm>
 #include <atomic>
@@ -26,6 +28,7 @@
 #include <fstream>
 #include <iostream>
 #include <limits>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -232,6 +235,237 @@ struct NullStream : std::ostream {
   NullStream() : std::ostream(nullptr) {}
 };
 
+/// What every run of a sweep shares: the compiled model, what each swept
+/// name is, and the outputs summarised.
+struct Plan {
+  std::optional<Model> model;
+  std::vector<bool> isInput, isStructural;
+  /// The outputs summarised, by index in the model's outputs.
+  std::vector<std::size_t> chosen;
+};
+
+/// Compiles the model (a structural parameter given one value compiled
+/// in) and checks the swept names and --outputs against it; false, with
+/// the error on `err`, when one is wrong.
+bool plan(const SweepArgs &a, const Common &common, std::ostream &err, Plan &out) {
+  std::map<std::string, double> fixed;
+  for (const Spec &sp : a.specs)
+    if (!sp.range && sp.values.size() == 1)
+      fixed[sp.name] = sp.values[0];
+  driver::Session session(sessionOptions(common, fixed), err);
+  if (!session.load(a.file))
+    return false;
+  requireEndTime(a.run, session.frontend().graph->experiment.tEnd.valid(), "sweep");
+  out.model = session.compile(Compiler());
+  if (!out.model)
+    return false;
+  const Model &model = *out.model;
+  // Names: each swept one a parameter or an input, none structural.
+  const std::vector<std::string> &params = model.parameterNames(), &inputs = model.inputNames();
+  for (const Spec &s : a.specs) {
+    bool input = std::find(inputs.begin(), inputs.end(), s.name) != inputs.end();
+    if (!input && std::find(params.begin(), params.end(), s.name) == params.end()) {
+      std::vector<std::string> all = params;
+      all.insert(all.end(), inputs.begin(), inputs.end());
+      std::string best = closestName(s.name, all);
+      err << "hbgc: error: model `" << model.name() << "` has no parameter `" << s.name << "`"
+          << (best.empty() ? "" : "; did you mean `" + best + "`?") << "\n";
+      return false;
+    }
+    bool structural = !input && model.structural(s.name);
+    if (structural && (s.range || s.values.size() != 1)) {
+      err << "hbgc: error: parameter `" << s.name
+          << "` is structural (`for` loops or indices are computed from it): a sweep runs one "
+             "compiled model, so it takes one value of it; run a sweep per value (`-p "
+          << s.name << "=5`)\n";
+      return false;
+    }
+    out.isInput.push_back(input);
+    out.isStructural.push_back(structural);
+  }
+  const std::vector<std::string> &outputNames = model.outputNames();
+  if (a.outputs.empty())
+    for (std::size_t i = 0; i < outputNames.size(); ++i)
+      out.chosen.push_back(i);
+  // Each --outputs value is an output's name, or names separated by commas.
+  std::vector<std::string> wanted;
+  for (const std::string &value : a.outputs) {
+    if (std::find(outputNames.begin(), outputNames.end(), value) != outputNames.end())
+      wanted.push_back(value);
+    else
+      for (const std::string &o : split(value, ','))
+        wanted.push_back(o);
+  }
+  for (const std::string &o : wanted) {
+    auto it = std::find(outputNames.begin(), outputNames.end(), o);
+    if (it == outputNames.end()) {
+      std::string best = closestName(o, outputNames);
+      err << "hbgc: error: model `" << model.name() << "` has no output `" << o << "`"
+          << (best.empty() ? "" : "; did you mean `" + best + "`?") << "\n";
+      return false;
+    }
+    out.chosen.push_back(static_cast<std::size_t>(it - outputNames.begin()));
+  }
+  return true;
+}
+
+/// Runs set `k` (`set`: a value per swept name) and returns its summary
+/// line: index, values, status, each chosen output's final value, minimum
+/// and maximum, events and steps. With --trajectories, its rows go to
+/// DIR/run_<k>.csv as they come.
+std::string runSet(const SweepArgs &a, const Plan &plan, std::size_t k,
+                   const std::vector<double> &set) {
+  const Model &model = *plan.model;
+  const std::vector<std::string> &outputNames = model.outputNames();
+  const std::vector<std::size_t> &chosen = plan.chosen;
+  std::map<std::string, double> overrides; // parameters and inputs, not those compiled in
+  for (std::size_t j = 0; j < set.size(); ++j)
+    if (!plan.isStructural[j])
+      overrides[a.specs[j].name] = set[j];
+  std::string status = "ok";
+  Summary sum;
+  runtime::RunRecord r;
+  try {
+    std::map<std::string, double> parameters; // for the experiment block
+    for (std::size_t j = 0; j < set.size(); ++j)
+      if (!plan.isInput[j] && !plan.isStructural[j])
+        parameters[a.specs[j].name] = set[j];
+    runtime::SimulateOptions o =
+        a.run.cli.apply(model.experiment(parameters).apply(a.run.settings));
+    std::vector<double> p = model.parameterValues(overrides);
+    std::vector<double> x0 = model.initialState(p);
+    o.nominal = model.nominalState(p);
+    std::size_t n = chosen.size();
+    sum.final.assign(n, std::numeric_limits<double>::quiet_NaN());
+    sum.low.assign(n, std::numeric_limits<double>::infinity());
+    sum.high.assign(n, -std::numeric_limits<double>::infinity());
+    std::ofstream trajectory;
+    std::optional<runtime::ResultWriter> writer;
+    if (!a.trajectories.empty()) {
+      std::string path = a.trajectories + "/run_" + std::to_string(k) + ".csv";
+      trajectory.open(path);
+      if (!trajectory)
+        throw std::runtime_error("cannot write its trajectory `" + path + "`");
+      std::vector<std::string> names{"time"};
+      names.insert(names.end(), outputNames.begin(), outputNames.end());
+      writer.emplace(trajectory, runtime::ResultFormat::Csv, names);
+    }
+    o.onRow = [&](const double *row) {
+      for (std::size_t c = 0; c < n; ++c) {
+        double v = row[chosen[c] + 1];
+        sum.final[c] = v;
+        sum.low[c] = std::min(sum.low[c], v);
+        sum.high[c] = std::max(sum.high[c], v);
+      }
+      if (writer)
+        writer->row(row);
+    };
+    o.keepEvents = 0;
+    std::unique_ptr<runtime::ProgramSystem> system = driver::systemOf(model, std::move(p));
+    runtime::simulate(*system, x0, o, r);
+    if (!r.error.empty())
+      status = r.errorText(model.name());
+    if (trajectory.is_open()) {
+      trajectory.close();
+      if (!trajectory)
+        status = "cannot write its trajectory into `" + a.trajectories + "`";
+    }
+  } catch (const std::exception &e) {
+    status = e.what();
+  }
+  std::replace(status.begin(), status.end(), '\n', ' ');
+  std::string line = std::to_string(k);
+  for (double v : set)
+    line += "," + exactText(v);
+  line += "," + runtime::csvField(status);
+  for (std::size_t c = 0; c < chosen.size(); ++c)
+    line += status == "ok" ? "," + exactText(sum.final[c]) + "," + exactText(sum.low[c]) + "," +
+                                 exactText(sum.high[c])
+                           : std::string(",,,");
+  line += "," + std::to_string(r.events.size() + r.eventsDropped) + "," +
+          std::to_string(r.steps) + "\n";
+  return line;
+}
+
+/// Runs this rank's sets (`mine`) on `jobs` threads; under MPI, rank 0
+/// gathers every rank's lines. Each line is kept by its set's index.
+std::vector<std::string> runSets(const SweepArgs &a, const Plan &plan,
+                                 const std::vector<std::vector<double>> &sets,
+                                 const std::vector<std::size_t> &mine, const HbgMpi *mpi) {
+  std::vector<std::string> lines(sets.size());
+  std::atomic<std::size_t> nextRun{0};
+  auto worker = [&] {
+    for (std::size_t i = nextRun++; i < mine.size(); i = nextRun++)
+      lines[mine[i]] = runSet(a, plan, mine[i], sets[mine[i]]);
+  };
+  std::size_t jobs = a.jobs ? a.jobs
+                            : (mpi ? 1 : std::max(1u, std::thread::hardware_concurrency()));
+  jobs = std::min(jobs, std::max<std::size_t>(mine.size(), 1));
+  std::vector<std::thread> threads;
+  for (std::size_t j = 1; j < jobs; ++j)
+    threads.emplace_back(worker);
+  worker();
+  for (std::thread &t : threads)
+    t.join();
+  if (!mpi)
+    return lines;
+  std::string mineText;
+  for (std::size_t k : mine)
+    mineText += lines[k];
+  char *all = nullptr;
+  unsigned long size = 0;
+  int gathered = mpi->gather(mineText.data(), mineText.size(), &all, &size);
+  if (gathered == 2)
+    throw std::runtime_error("the summaries exceed the 2 GB MPI gathers at once; sweep "
+                             "fewer sets per call");
+  if (gathered != 0)
+    throw std::runtime_error("MPI could not gather the runs' summaries");
+  if (mpi->rank == 0) {
+    std::istringstream in(std::string(all, size));
+    std::free(all);
+    std::string line;
+    while (std::getline(in, line)) {
+      std::size_t k = std::stoul(line.substr(0, line.find(',')));
+      lines.at(k) = line + "\n";
+    }
+  }
+  return lines;
+}
+
+/// Rank 0's summary: the header and every set's line, in order; the exit
+/// status (1 when a run failed or the summary could not be written).
+int writeSummary(const SweepArgs &a, const Plan &plan, const std::vector<std::string> &lines,
+                 Output &out) {
+  // Failed runs, from their lines (the status follows the index and the
+  // values, which hold no commas).
+  std::size_t failed = 0;
+  for (const std::string &l : lines) {
+    std::size_t at = 0;
+    for (std::size_t c = 0; c <= a.specs.size(); ++c)
+      at = l.find(',', at) + 1;
+    if (l.compare(at, 3, "ok,") != 0)
+      ++failed;
+  }
+  std::ostream &os = out.stream();
+  os << "run";
+  for (const Spec &s : a.specs)
+    os << "," << runtime::csvField(s.name);
+  os << ",status";
+  for (std::size_t c : plan.chosen)
+    for (const char *what : {".final", ".min", ".max"})
+      os << "," << runtime::csvField(plan.model->outputNames()[c] + what);
+  os << ",events,steps\n";
+  for (const std::string &l : lines)
+    os << l;
+  bool written = out.finish();
+  if (failed > 0) {
+    std::cerr << "hbgc: error: " << failed << " of " << lines.size()
+              << " runs failed; their status column says why\n";
+    return 1;
+  }
+  return written ? 0 : 1;
+}
+
 int sweep(SweepArgs &a, const Common &common) {
   if (a.file.empty())
     throw UsageError{"no input file"};
@@ -258,75 +492,9 @@ int sweep(SweepArgs &a, const Common &common) {
   NullStream quiet;
   std::ostream &err = rank == 0 ? std::cerr : quiet;
 
-  // A structural parameter given one value is compiled in.
-  std::map<std::string, double> fixed;
-  for (const Spec &sp : a.specs)
-    if (!sp.range && sp.values.size() == 1)
-      fixed[sp.name] = sp.values[0];
-  driver::Session session(sessionOptions(common, fixed), err);
-  if (!session.load(a.file))
+  Plan p;
+  if (!plan(a, common, err, p))
     return 1;
-  const bg::Experiment &defaults = session.frontend().graph->experiment;
-  Experiment cli = Experiment::of(a.run.cli);
-  if (!cli.tEnd && !defaults.tEnd.valid())
-    throw UsageError{"`sweep` needs `--t-end`, or `t_end` in the model's `experiment` block"};
-  std::optional<Model> compiled = session.compile(Compiler());
-  if (!compiled)
-    return 1;
-  Model &model = *compiled;
-  // Names: each swept one a parameter or an input, none structural.
-  const std::vector<std::string> &params = model.parameterNames(), &inputs = model.inputNames();
-  std::vector<bool> isInput, isStructural;
-  for (const Spec &s : a.specs) {
-    bool input = std::find(inputs.begin(), inputs.end(), s.name) != inputs.end();
-    if (!input && std::find(params.begin(), params.end(), s.name) == params.end()) {
-      std::vector<std::string> all = params;
-      all.insert(all.end(), inputs.begin(), inputs.end());
-      std::string best = closestName(s.name, all);
-      err << "hbgc: error: model `" << model.name() << "` has no parameter `" << s.name << "`"
-          << (best.empty() ? "" : "; did you mean `" + best + "`?") << "\n";
-      return 1;
-    }
-    bool structural = !input && model.structural(s.name);
-    if (structural && (s.range || s.values.size() != 1)) {
-      err << "hbgc: error: parameter `" << s.name
-          << "` is structural (`for` loops or indices are computed from it): a sweep runs one "
-             "compiled model, so it takes one value of it; run a sweep per value (`-p "
-          << s.name << "=5`)\n";
-      return 1;
-    }
-    isInput.push_back(input);
-    isStructural.push_back(structural);
-  }
-  std::vector<std::size_t> chosen;
-  const std::vector<std::string> &outputNames = model.outputNames();
-  if (a.outputs.empty())
-    for (std::size_t i = 0; i < outputNames.size(); ++i)
-      chosen.push_back(i);
-  // Each --outputs value is an output's name, or names separated by commas.
-  std::vector<std::string> wanted;
-  for (const std::string &value : a.outputs) {
-    if (std::find(outputNames.begin(), outputNames.end(), value) != outputNames.end())
-      wanted.push_back(value);
-    else
-      for (const std::string &o : split(value, ','))
-        wanted.push_back(o);
-  }
-  for (const std::string &o : wanted) {
-    auto it = std::find(outputNames.begin(), outputNames.end(), o);
-    if (it == outputNames.end()) {
-      std::string best = closestName(o, outputNames);
-      err << "hbgc: error: model `" << model.name() << "` has no output `" << o << "`"
-          << (best.empty() ? "" : "; did you mean `" + best + "`?") << "\n";
-      return 1;
-    }
-    chosen.push_back(static_cast<std::size_t>(it - outputNames.begin()));
-  }
-  SimulationOptions base;
-  base.remap = a.run.remap == runtime::SimulateOptions::Remap::Iterative
-                   ? SimulationOptions::Remap::Iterative
-                   : SimulationOptions::Remap::Exact;
-  base.remapFactor = a.run.remapFactor;
   if (!a.trajectories.empty()) { // on every rank: each writes its own runs
     std::error_code ec;
     std::filesystem::create_directories(a.trajectories, ec);
@@ -336,155 +504,20 @@ int sweep(SweepArgs &a, const Common &common) {
       return 1;
     }
   }
-  Output file;
-  bool opened = rank != 0 || a.output.empty() || a.output == "-" || file.open(a.output);
+  Output out;
+  bool opened = rank != 0 || a.output.empty() || a.output == "-" || out.open(a.output);
   if (mpi ? !mpi->allOk(opened) : !opened)
     return 1;
 
-  // This rank's sets, run on `jobs` threads; each summary line is kept by
-  // its set's index.
+  // This rank's sets: k with k mod ranks = rank.
   std::vector<std::size_t> mine;
   for (std::size_t k = static_cast<std::size_t>(rank); k < sets.size();
        k += static_cast<std::size_t>(ranks))
     mine.push_back(k);
-  std::vector<std::string> lines(sets.size());
-  std::atomic<std::size_t> nextRun{0};
-  auto worker = [&] {
-    for (std::size_t i = nextRun++; i < mine.size(); i = nextRun++) {
-      std::size_t k = mine[i];
-      const std::vector<double> &set = sets[k];
-      std::map<std::string, double> overrides;
-      for (std::size_t j = 0; j < set.size(); ++j)
-        if (!isInput[j] && !isStructural[j])
-          overrides[a.specs[j].name] = set[j];
-      std::string status = "ok";
-      Summary sum;
-      Result r;
-      try {
-        SimulationOptions options = cli.apply(model.experiment(overrides).apply(base));
-        Simulation sim(model, options);
-        for (std::size_t j = 0; j < set.size(); ++j) {
-          if (isInput[j])
-            sim.setInput(a.specs[j].name, set[j]);
-          else if (!isStructural[j]) // compiled in
-            sim.setParameter(a.specs[j].name, set[j]);
-        }
-        std::size_t n = chosen.size();
-        sum.final.assign(n, std::numeric_limits<double>::quiet_NaN());
-        sum.low.assign(n, std::numeric_limits<double>::infinity());
-        sum.high.assign(n, -std::numeric_limits<double>::infinity());
-        std::ofstream trajectory;
-        if (!a.trajectories.empty()) {
-          std::string path = a.trajectories + "/run_" + std::to_string(k) + ".csv";
-          trajectory.open(path);
-          if (!trajectory)
-            throw std::runtime_error("cannot write its trajectory `" + path + "`");
-          std::vector<std::string> names{"time"};
-          names.insert(names.end(), outputNames.begin(), outputNames.end());
-          runtime::writeCsvHeader(trajectory, names);
-        }
-        std::size_t width = outputNames.size() + 1;
-        sim.options().onRow = [&](const double *row) {
-          for (std::size_t c = 0; c < n; ++c) {
-            double v = row[chosen[c] + 1];
-            sum.final[c] = v;
-            sum.low[c] = std::min(sum.low[c], v);
-            sum.high[c] = std::max(sum.high[c], v);
-          }
-          if (trajectory.is_open())
-            runtime::writeCsvRow(trajectory, row, width);
-        };
-        sim.options().keepEvents = 0;
-        r = sim.run();
-        if (trajectory.is_open()) {
-          trajectory.close();
-          if (!trajectory) {
-            r.error = "cannot write its trajectory into `" + a.trajectories + "`";
-            r.failure.reset();
-          }
-        }
-        if (!r.ok())
-          status = r.error;
-      } catch (const std::exception &e) {
-        status = e.what();
-      }
-      std::replace(status.begin(), status.end(), '\n', ' ');
-      std::string line = std::to_string(k);
-      for (double v : set)
-        line += "," + exactText(v);
-      line += "," + runtime::csvField(status);
-      for (std::size_t c = 0; c < chosen.size(); ++c)
-        line += status == "ok" ? "," + exactText(sum.final[c]) + "," + exactText(sum.low[c]) + "," +
-                                     exactText(sum.high[c])
-                               : std::string(",,,");
-      line += "," + std::to_string(r.events.size() + r.eventsDropped) + "," +
-              std::to_string(r.steps) + "\n";
-      lines[k] = std::move(line);
-    }
-  };
-  std::size_t jobs = a.jobs ? a.jobs
-                            : (mpi ? 1 : std::max(1u, std::thread::hardware_concurrency()));
-  jobs = std::min(jobs, std::max<std::size_t>(mine.size(), 1));
-  std::vector<std::thread> threads;
-  for (std::size_t j = 1; j < jobs; ++j)
-    threads.emplace_back(worker);
-  worker();
-  for (std::thread &t : threads)
-    t.join();
-
-  // Rank 0 writes every set's line, in order.
-  if (mpi) {
-    std::string mineText;
-    for (std::size_t k : mine)
-      mineText += lines[k];
-    char *all = nullptr;
-    unsigned long size = 0;
-    int gathered = mpi->gather(mineText.data(), mineText.size(), &all, &size);
-    if (gathered == 2)
-      throw std::runtime_error("the summaries exceed the 2 GB MPI gathers at once; sweep "
-                               "fewer sets per call");
-    if (gathered != 0)
-      throw std::runtime_error("MPI could not gather the runs' summaries");
-    if (rank == 0) {
-      std::istringstream in(std::string(all, size));
-      std::free(all);
-      std::string line;
-      while (std::getline(in, line)) {
-        std::size_t k = std::stoul(line.substr(0, line.find(',')));
-        lines.at(k) = line + "\n";
-      }
-    }
-  }
+  std::vector<std::string> lines = runSets(a, p, sets, mine, mpi);
   if (rank != 0)
     return 0;
-  // Failed runs, from their lines (the status follows the index and the
-  // values, which hold no commas).
-  std::size_t failed = 0;
-  for (const std::string &l : lines) {
-    std::size_t at = 0;
-    for (std::size_t c = 0; c <= a.specs.size(); ++c)
-      at = l.find(',', at) + 1;
-    if (l.compare(at, 3, "ok,") != 0)
-      ++failed;
-  }
-  std::ostream &os = a.output.empty() || a.output == "-" ? std::cout : file.stream();
-  os << "run";
-  for (const Spec &s : a.specs)
-    os << "," << runtime::csvField(s.name);
-  os << ",status";
-  for (std::size_t c : chosen)
-    for (const char *what : {".final", ".min", ".max"})
-      os << "," << runtime::csvField(outputNames[c] + what);
-  os << ",events,steps\n";
-  for (const std::string &l : lines)
-    os << l;
-  bool written = a.output.empty() || a.output == "-" ? Output().finish() : file.finish();
-  if (failed > 0) {
-    std::cerr << "hbgc: error: " << failed << " of " << sets.size()
-              << " runs failed; their status column says why\n";
-    return 1;
-  }
-  return written ? 0 : 1;
+  return writeSummary(a, p, lines, out);
 }
 
 } // namespace

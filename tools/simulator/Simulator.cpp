@@ -7,11 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "../common/Output.h"
-#include "../common/Results.h"
-#include "../common/RunOptions.h"
+#include "../common/RunModel.h"
 
-#include "hbg/runtime/Csv.h"
 #include "hbg/runtime/Image.h"
 #include "hbg/support/Diagnostics.h"
 
@@ -63,24 +60,6 @@ std::string checkParameters(const runtime::ModelImage &image,
   return "";
 }
 
-/// Sets the settings `v` gives in `o`.
-void apply(const runtime::ExperimentValues &v, runtime::SimulateOptions &o) {
-  using runtime::Setting;
-  auto set = [&](Setting s, double &field) {
-    if (v[s])
-      field = *v[s];
-  };
-  set(Setting::TStart, o.tStart);
-  set(Setting::TEnd, o.tEnd);
-  set(Setting::DtOut, o.dtOut);
-  set(Setting::Step, o.integrator.step);
-  set(Setting::MaxStep, o.integrator.maxStep);
-  set(Setting::Rtol, o.integrator.rtol);
-  set(Setting::Atol, o.integrator.atol);
-  if (v.method)
-    o.integrator.method = *v.method;
-}
-
 int run(int argc, char **argv, const runtime::ModelImage &image) {
   CLI::App app("simulates the model `" + image.name + "`", tools::programName());
   tools::configure(app);
@@ -94,116 +73,48 @@ int run(int argc, char **argv, const runtime::ModelImage &image) {
   if (std::optional<int> status = tools::parse(app, argc, argv))
     return *status;
   tools::checkRunOptions(ro);
-  using runtime::Setting;
   const runtime::SetupProgram &setup = image.setup;
-  if (!ro.cli[Setting::TEnd] && !(setup.given.size() > 1 && setup.given[1]))
-    throw tools::UsageError{"needs `--t-end`: the model's `experiment` block gives no `t_end`"};
+  tools::requireEndTime(ro, setup.given.size() > 1 && setup.given[1], tools::programName());
   std::string wrong = checkParameters(image, ro.params);
   if (!wrong.empty()) {
     std::cerr << tools::programName() << ": error: " << wrong << "\n";
     return 1;
   }
-  tools::Output stdOut, csvFile, eventsFile;
-  if (!ro.output.empty() && ro.output != "-" && !csvFile.open(ro.output))
+  tools::RunFiles files;
+  if (!files.open(ro))
     return 1;
-  if (!ro.events.empty() && ro.events != "-" && !eventsFile.open(ro.events))
-    return 1;
-  tools::Output plotFile;
-  if (!ro.plot.empty() && ro.plot != "-" && !plotFile.open(ro.plot))
-    return 1;
-  tools::Output &csv = ro.output.empty() || ro.output == "-" ? stdOut : csvFile;
-  tools::Output &events = ro.events == "-" ? stdOut : eventsFile;
 
-  auto start = std::chrono::steady_clock::now();
   std::vector<double> p = setup.parameters(ro.params);
-  const std::vector<double> params = p; // stored with the results (--format mat)
-  runtime::SimulateOptions o;
+  runtime::SimulateOptions settings;
   try {
-    apply(setup.experimentValues(p, image.name), o);
+    settings = tools::runSettings(ro, setup.experimentValues(p, image.name));
   } catch (const std::invalid_argument &e) {
     std::cerr << tools::programName() << ": error: " << e.what() << "\n";
     return 1;
   }
-  apply(ro.cli, o);
-  if (!(o.tEnd > o.tStart))
-    throw tools::UsageError{"the end time " + timeText(o.tEnd) + " must be after the start time " +
-                            timeText(o.tStart)};
-  o.remap = ro.remap;
-  o.remapFactor = ro.remapFactor;
-  o.nominal = setup.nominalState(p);
+  settings.nominal = setup.nominalState(p);
   std::vector<double> x0 = setup.initialState(p);
+  tools::RunSubject subject{image.name,
+                            "model " + image.name,
+                            image.outputNames,
+                            image.stateNames,
+                            setup.names,
+                            p,
+                            image.switched,
+                            -1,
+                            [&image](std::ostream &os, const runtime::RunRecord &,
+                                     const runtime::ProgramSystem &system, double) {
+                              if (image.switched)
+                                os << "modes compiled in: " << image.programs.size() << "\n"
+                                   << "modes compiled during the run: " << system.modesCompiled
+                                   << " (" << 1e3 * system.compileSeconds << " ms)\n";
+                            }};
   std::unique_ptr<runtime::ProgramSystem> system;
   if (!image.sources.empty() && hbg_fallback_system)
     system.reset(hbg_fallback_system(image, &p));
   else
     system = std::make_unique<runtime::ImageSystem>(image, p);
-  // Rows are written as they are computed (as hbgc run writes them).
-  std::vector<std::string> names{"time"};
-  names.insert(names.end(), image.outputNames.begin(), image.outputNames.end());
-  tools::ResultWriter writer(csv.stream(), ro.format, names, setup.names, params,
-                             &csv == &csvFile);
-  tools::RunMonitor monitor(!ro.quiet && tools::stderrIsTerminal());
-  std::optional<tools::Plot> plot;
-  if (!ro.plot.empty())
-    plot.emplace(names, ro.plotStart(o.tStart), ro.plotEnd(o.tEnd));
-  o.onRow = [&writer, &plot](const double *row) {
-    writer.row(row);
-    if (plot)
-      plot->row(row);
-  };
-  o.onStep = [&monitor](const runtime::Progress &pr) { return monitor.step(pr); };
-  if (plot)
-    o.onEvent = [&plot](const runtime::Event &e) { tools::plotEvent(*plot, e); };
-  if (ro.events.empty())
-    o.keepEvents = 0; // counted, not kept
-  runtime::RunRecord r;
-  runtime::simulate(*system, x0, o, r);
-  monitor.finish();
-  auto end = std::chrono::steady_clock::now();
-  for (const RunDiagnostic &w : r.warnings)
-    std::cerr << tools::programName() << ": warning: " << w.text(image.name) << "\n";
-
-  bool written = writer.finish();
-  written &= csv.finish();
-  if (!ro.events.empty()) {
-    runtime::writeEventsCsv(events.stream(), r.events, image.stateNames, image.outputNames);
-    written &= events.finish();
-  }
-  if (plot) {
-    tools::Output &out = ro.plot == "-" ? stdOut : plotFile;
-    out.stream() << plot->svg(
-        {"model " + image.name, ro.plotTogether, !ro.plotNoEvents, !ro.plotNoModes});
-    written &= out.finish();
-  }
-  if (ro.stats) {
-    std::cerr << "steps: " << r.steps << " accepted, " << r.rejectedSteps << " rejected\n"
-              << "rhs calls: " << r.rhsCalls << "\n"
-              << "integration time: "
-              << std::chrono::duration<double, std::milli>(end - start).count() << " ms\n";
-    for (const runtime::MethodSpan &span : r.methods)
-      std::cerr << "method: " << runtime::methodName(span.method)
-                << " from t = " << timeText(span.from) << " to " << timeText(span.to) << ", "
-                << span.steps << " steps\n";
-    if (r.factorisations > 0)
-      std::cerr << "stiff method: " << r.jacobianCalls << " Jacobians, " << r.factorisations
-                << " LU factorisations\n";
-    if (image.switched)
-      std::cerr << "events: " << r.events.size() + r.eventsDropped << "\n"
-                << "mode-iteration steps: " << r.modeIterations << "\n"
-                << "modes compiled in: " << image.programs.size() << "\n"
-                << "modes compiled during the run: " << system->modesCompiled << " ("
-                << 1e3 * system->compileSeconds << " ms)\n";
-  }
-  if (r.stopped) {
-    std::cerr << tools::programName() << ": interrupted: " << r.errorText(image.name) << "; the "
-              << r.rows << " rows computed up to there are written\n";
-    return 130;
-  }
-  if (!r.error.empty()) {
-    std::cerr << tools::programName() << ": error: " << r.errorText(image.name) << "\n";
-    return 1;
-  }
-  return written ? 0 : 1;
+  return tools::runModel(*system, x0, std::move(settings), ro, files, subject);
 }
 
 } // namespace

@@ -136,7 +136,8 @@ struct Output {
 /// of parameters (invalid when not given); `method` is the method's name
 /// ("" when not given).
 struct Experiment {
-  sym::ExprId tStart, tEnd, dtOut, step, maxStep, rtol, atol;
+#define HBG_SETTING(Id, name, field, positive) sym::ExprId field;
+#include "hbg/runtime/ExperimentSettings.def"
   std::string method;
   /// Where each given setting is written, by name, for errors found when
   /// its value is known (a non-positive `dt_out`, say).

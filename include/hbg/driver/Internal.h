@@ -9,6 +9,7 @@
 #include "hbg/bondgraph/BondGraph.h"
 #include "hbg/equations/Equations.h"
 #include "hbg/hbg.h"
+#include "hbg/runtime/Program.h"
 
 #include <memory>
 
@@ -22,6 +23,11 @@ namespace hbg::driver {
 /// that reads their expression store while others simulate the model
 /// takes `ctx->mutex()`.
 const eq::EquationSystem &equations(const Model &model);
+
+/// The runtime's view of `model` with the parameter values `params`
+/// (Model::parameterValues()'s layout): what hbg::Simulation runs, for
+/// front doors that run the runtime's loop themselves.
+std::unique_ptr<runtime::ProgramSystem> systemOf(const Model &model, std::vector<double> params);
 
 /// Compiles equations built already, with `compiler`'s options.
 Model compileEquations(const Compiler &compiler, eq::EquationSystem equations);

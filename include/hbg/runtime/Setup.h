@@ -11,6 +11,7 @@
 #pragma once
 
 #include "hbg/runtime/Integrator.h"
+#include "hbg/runtime/Simulate.h"
 #include "hbg/runtime/Tape.h"
 
 #include <map>
@@ -20,19 +21,35 @@
 
 namespace hbg::runtime {
 
-/// The settings an `experiment { ... }` block may give, in the order of
-/// SetupProgram::experiment's results.
-enum class Setting : std::uint8_t { TStart, TEnd, DtOut, Step, MaxStep, Rtol, Atol, Count };
+/// The numeric settings an `experiment { ... }` block may give, in the
+/// order of SetupProgram::experiment's results (ExperimentSettings.def).
+enum class Setting : std::uint8_t {
+#define HBG_SETTING(Id, name, field, positive) Id,
+#include "hbg/runtime/ExperimentSettings.def"
+  Count
+};
 
 /// The settings' names as written in an experiment block (`t_end`).
 const char *settingName(Setting s);
+/// Whether a setting must be positive (times need only be finite).
+bool settingPositive(Setting s);
 
-/// Values of an experiment block's settings: those it gives.
+/// What a model's `experiment { ... }` block sets (docs/language.md), or
+/// a command line: each setting it gives, nothing for the others. The
+/// embedding API calls it hbg::Experiment.
 struct ExperimentValues {
-  std::optional<double> values[static_cast<int>(Setting::Count)];
+#define HBG_SETTING(Id, name, field, positive) std::optional<double> field;
+#include "hbg/runtime/ExperimentSettings.def"
   std::optional<Method> method;
-  std::optional<double> &operator[](Setting s) { return values[static_cast<int>(s)]; }
-  const std::optional<double> &operator[](Setting s) const { return values[static_cast<int>(s)]; }
+
+  std::optional<double> &operator[](Setting s);
+  const std::optional<double> &operator[](Setting s) const {
+    return const_cast<ExperimentValues &>(*this)[s];
+  }
+  /// `base` with every setting given here in place of its own: the one
+  /// merge of run settings. A run's settings are the defaults, then the
+  /// model's block over them, then the command line's over those.
+  SimulateOptions apply(SimulateOptions base = {}) const;
 };
 
 struct SetupProgram {

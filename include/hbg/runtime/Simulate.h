@@ -30,16 +30,18 @@ struct Progress {
   std::size_t steps = 0, events = 0;
 };
 
-/// Settings of one run.
-struct SimulateOptions {
+/// Settings of one run: the integrator's (method, step, tolerances,
+/// maximum step and step budget) and the run's own. The embedding API
+/// calls it hbg::SimulationOptions; a model's `experiment { ... }` block
+/// gives some of them (ExperimentValues::apply, runtime/Setup.h).
+struct SimulateOptions : IntegratorOptions {
   double tStart = 0, tEnd = 1;
   /// Output sampling interval; 0 means (tEnd - tStart) / 100.
   double dtOut = 0;
-  /// Method, step, tolerances, maximum step and step budget.
-  IntegratorOptions integrator;
   /// The nominal magnitude of each slot of the full state, in its own
   /// unit: its absolute tolerance is rtol times the larger of this and the
   /// largest value the slot has had (IntegratorOptions). Empty: zeros.
+  /// (The embedding API fills it from Model::nominalState().)
   std::vector<double> nominal;
   /// State remapping at mode changes: one exact solve by conservation of
   /// state, or HYBRSIM's iteration moving `remapFactor` of the remaining
@@ -61,10 +63,12 @@ struct SimulateOptions {
   std::size_t keepEvents = SIZE_MAX;
   /// Called with each output row (time, then the outputs) as it is
   /// computed. When set, rows are handed over instead of kept in
-  /// RunRecord::columns, so a long run needs no memory for them.
+  /// RunRecord::columns: the caller writes or reduces them, and a run of
+  /// any length needs no memory for them.
   std::function<void(const double *row)> onRow;
   /// Called after every accepted step (and event) with the progress so
-  /// far; returning false stops the run there (RunRecord::stopped).
+  /// far; returning false stops the run there (RunRecord::stopped, and
+  /// RunRecord::error says when): a progress bar, Ctrl-C, a time budget.
   std::function<bool(const Progress &)> onStep;
   /// Called with each event once it is complete (before keepEvents may
   /// drop it): a log or a plot of any number of events.

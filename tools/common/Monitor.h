@@ -1,47 +1,22 @@
-//===- tools/common/Results.h - Streaming results, progress and Ctrl-C ----===//
+//===- tools/common/Monitor.h - A run's progress bar and Ctrl-C -----------===//
 //
-// What `hbgc run` and built simulators do while a run goes: each output row
-// is written as it is computed (nothing is held for the whole run), a
-// progress bar is drawn on a terminal, and Ctrl-C stops the run cleanly
-// so that the rows so far are written.
+// What `hbgc run` and built simulators show while a run goes: a progress
+// bar on a terminal; and Ctrl-C stops the run cleanly, so that the rows so
+// far are written.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
 #include "Plot.h"
-#include "RunOptions.h"
 
-#include "hbg/runtime/Mat.h"
+#include "hbg/runtime/Simulate.h"
 
 #include <chrono>
 #include <iosfwd>
-#include <memory>
 #include <string>
 #include <vector>
 
 namespace hbg::tools {
-
-/// Writes rows in a RunOptions::Format as they come.
-class ResultWriter {
-public:
-  /// `names`: time, then the outputs. The MATLAB file also holds the
-  /// parameters. Writes the header now.
-  /// `file`: `os` is a file opened for the results (the MATLAB file is
-  /// then written as the rows come), not standard output.
-  ResultWriter(std::ostream &os, RunOptions::Format format, std::vector<std::string> names,
-               std::vector<std::string> parameterNames, std::vector<double> parameterValues,
-               bool file);
-  void row(const double *values);
-  /// After the last row (the MATLAB file's counts). False, with the
-  /// error printed, when the format cannot hold what was written.
-  bool finish();
-
-private:
-  std::ostream &os_;
-  RunOptions::Format format_;
-  std::size_t width_;
-  std::unique_ptr<runtime::MatWriter> mat_;
-};
 
 /// The progress bar on stderr, and Ctrl-C.
 class RunMonitor {

@@ -1,10 +1,9 @@
-//===- tools/common/Results.cpp - Streaming results, progress and Ctrl-C --===//
+//===- tools/common/Monitor.cpp - A run's progress bar and Ctrl-C ---------===//
 
-#include "Results.h"
+#include "Monitor.h"
 
 #include "Output.h"
 
-#include "hbg/runtime/Csv.h"
 
 #include <algorithm>
 #include <atomic>
@@ -15,48 +14,6 @@
 #include <unistd.h>
 
 namespace hbg::tools {
-
-ResultWriter::ResultWriter(std::ostream &os, RunOptions::Format format,
-                           std::vector<std::string> names, std::vector<std::string> parameterNames,
-                           std::vector<double> parameterValues, bool file)
-    : os_(os), format_(format), width_(names.size()) {
-  switch (format_) {
-  case RunOptions::Format::Csv:
-    runtime::writeCsvHeader(os_, names);
-    break;
-  case RunOptions::Format::Table:
-    runtime::writeTableHeader(os_, names);
-    break;
-  case RunOptions::Format::Mat:
-    mat_ = std::make_unique<runtime::MatWriter>(os_, std::move(names), std::move(parameterNames),
-                                                std::move(parameterValues), file);
-    break;
-  }
-}
-
-void ResultWriter::row(const double *values) {
-  switch (format_) {
-  case RunOptions::Format::Csv:
-    runtime::writeCsvRow(os_, values, width_);
-    return;
-  case RunOptions::Format::Table:
-    runtime::writeTableRow(os_, values, width_);
-    return;
-  case RunOptions::Format::Mat:
-    mat_->row(values);
-    return;
-  }
-}
-
-bool ResultWriter::finish() {
-  if (mat_ && !mat_->finish()) {
-    std::cerr << programName()
-              << ": error: the run has more samples than a MATLAB v4 file holds (2^31 - 1); "
-                 "write CSV, or a larger --dt-out\n";
-    return false;
-  }
-  return true;
-}
 
 namespace {
 
