@@ -1,7 +1,7 @@
 // Model images (runtime/Image.h): what `hbgc build` embeds in a simulator,
 // read back and run without the compiler, and read from altered bytes.
 
-#include "hbg/driver/Build.h"
+#include "hbg/tooling/Build.h"
 #include "hbg/hbg.h"
 #include "hbg/runtime/Image.h"
 

@@ -3,7 +3,7 @@
 // Linked with the object `hbgc build --fmu` writes (the modes' code and
 // the model's image) into binaries/x86_64-linux/<model>.so. Value
 // references follow modelDescription.xml's variables (compiler/driver/
-// FmuExport.cpp numbers them the same way, FmuLayout.h):
+// FmuExport.cpp numbers them the same way, hbg/runtime/FmuLayout.h):
 //
 //   0                     time
 //   1 .. np               the parameter array by slot: parameters
@@ -24,7 +24,7 @@
 
 #include "fmi3.h"
 
-#include "FmuLayout.h"
+#include "hbg/runtime/FmuLayout.h"
 
 #include "hbg/runtime/Image.h"
 #include "hbg/runtime/Simulate.h"

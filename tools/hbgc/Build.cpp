@@ -2,7 +2,7 @@
 
 #include "Command.h"
 
-#include "hbg/driver/Build.h"
+#include "hbg/tooling/Build.h"
 
 #include <algorithm>
 #include <cmath>

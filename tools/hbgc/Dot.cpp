@@ -2,7 +2,7 @@
 
 #include "Command.h"
 
-#include "hbg/driver/Dot.h"
+#include "hbg/tooling/Dot.h"
 
 #include <cerrno>
 #include <csignal>

@@ -2,6 +2,8 @@
 
 #include "Command.h"
 
+#include "hbg/tooling/Explain.h"
+
 #include <iostream>
 
 namespace hbg::tools {

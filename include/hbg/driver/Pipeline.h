@@ -73,9 +73,4 @@ inline bool readSourceFile(const std::string &path, std::string &text, std::stri
 FrontendResult runFrontend(SourceManager &sm, std::uint32_t file, DiagnosticEngine &diags,
                            const PipelineOptions &opts = {});
 
-/// Causality and equations as an engineer reads them (`hbgc explain`), with
-/// a `mode:` line when the model has switched junctions.
-std::string explain(const bg::BondGraph &g, const causality::CausalAssignment &ca,
-                    const eq::EquationSystem &sys);
-
 } // namespace hbg::driver

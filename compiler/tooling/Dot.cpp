@@ -1,6 +1,6 @@
-//===- compiler/driver/Dot.cpp - The bond graph as Graphviz draws it ------===//
+//===- compiler/tooling/Dot.cpp - The bond graph as Graphviz draws it -----===//
 
-#include "hbg/driver/Dot.h"
+#include "hbg/tooling/Dot.h"
 
 #include "hbg/bondgraph/Mode.h"
 #include "hbg/bondgraph/Path.h"

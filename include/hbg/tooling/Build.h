@@ -1,4 +1,4 @@
-//===- hbg/driver/Build.h - Simulators compiled ahead of time -------------===//
+//===- hbg/tooling/Build.h - Simulators compiled ahead of time -------------===//
 //
 // `hbgc build`: a model's modes compiled to an object file through LLVM's
 // TargetMachine, with the model's image (runtime/Image.h), linked with

@@ -1,4 +1,4 @@
-//===- compiler/driver/FmuExport.h - FMI 3.0 packaging --------------------===//
+//===- compiler/tooling/FmuExport.h - FMI 3.0 packaging -------------------===//
 #pragma once
 
 #include "hbg/runtime/Image.h"
@@ -10,7 +10,7 @@
 namespace hbg::driver {
 
 /// modelDescription.xml of the FMU of `image` (FMI 3.0, Model Exchange and
-/// Co-Simulation): its variables numbered as tools/fmu/FmuLayout.h
+/// Co-Simulation): its variables numbered as hbg/runtime/FmuLayout.h
 /// numbers them, its model structure, its default experiment.
 std::string modelDescription(const runtime::ModelImage &image, const std::string &token);
 

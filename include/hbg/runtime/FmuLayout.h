@@ -1,9 +1,10 @@
-//===- tools/fmu/FmuLayout.h - An FMU's variables and value references ----===//
+//===- hbg/runtime/FmuLayout.h - An FMU's variables and value references -===//
 //
-// One numbering of an hbg FMU's variables, shared by the FMU's functions
-// (Fmu.cpp) and the modelDescription.xml that `hbgc build --fmu` writes
-// (compiler/driver/FmuExport.cpp): time, the parameter array by slot, the
-// full state, its derivatives, the outputs, the event indicators.
+// One numbering of an hbg FMU's variables, a contract between the FMU's
+// functions (tools/fmu/Fmu.cpp) and the modelDescription.xml that `hbgc
+// build --fmu` writes (compiler/tooling/FmuExport.cpp): time, the
+// parameter array by slot, the full state, its derivatives, the outputs,
+// the event indicators.
 //
 //===----------------------------------------------------------------------===//
 #pragma once

@@ -1,4 +1,4 @@
-//===- compiler/driver/FmuExport.cpp - FMI 3.0 packaging ------------------===//
+//===- compiler/tooling/FmuExport.cpp - FMI 3.0 packaging -----------------===//
 //
 // The model description is written from the standard's schema
 // (fmi3ModelDescription.xsd, fmi3Variable.xsd, fmi3ModelStructure.xsd):
@@ -15,7 +15,7 @@
 
 #include "FmuExport.h"
 
-#include "../../tools/fmu/FmuLayout.h"
+#include "hbg/runtime/FmuLayout.h"
 
 #include "hbg/runtime/System.h"
 

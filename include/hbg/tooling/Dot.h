@@ -1,4 +1,4 @@
-//===- hbg/driver/Dot.h - The bond graph as Graphviz draws it -------------===//
+//===- hbg/tooling/Dot.h - The bond graph as Graphviz draws it -------------===//
 //
 // `hbgc dot`: the bond graph in Graphviz's DOT language, drawn as engineers
 // draw bond graphs: each element by its kind and name (`C:cap`, `1:loop`),

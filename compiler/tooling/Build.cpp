@@ -1,4 +1,4 @@
-//===- compiler/driver/Build.cpp - Simulators compiled ahead of time ------===//
+//===- compiler/tooling/Build.cpp - Simulators compiled ahead of time -----===//
 //
 // Every mode to compile in is analysed as a run would analyse it on first
 // entry, with its Jacobian (the stiff method may need it); their
@@ -9,12 +9,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "hbg/driver/Build.h"
+#include "hbg/tooling/Build.h"
 
 #include "FmuExport.h"
-#include "ModelImpl.h"
+#include "../driver/ModelImpl.h"
 
-#include "../../tools/fmu/FmuLayout.h"
+#include "hbg/runtime/FmuLayout.h"
 
 #include "hbg/codegen/CodeGen.h"
 #include "hbg/runtime/Image.h"

@@ -1,5 +1,6 @@
-//===- compiler/driver/Explain.cpp - hbgc explain's text ------------------===//
+//===- compiler/tooling/Explain.cpp - hbgc explain's text -----------------===//
 
+#include "hbg/tooling/Explain.h"
 #include "hbg/driver/Pipeline.h"
 
 #include <sstream>
