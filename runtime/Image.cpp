@@ -6,10 +6,18 @@
 // bounds-checked, and then every index against what it indexes: a
 // truncated, foreign or altered image is an ImageError, never a crash.
 //
+// The fields are listed once, in the templates below, each visited by a
+// Writer and by a Reader (as serialisation libraries do): the Writer
+// appends what each field holds, the Reader fills it from the bytes and
+// makes the checks a read can make as it goes (`check`). Both see the
+// same order, so what is written is what is read. The checks that need
+// the whole image come after the read (validate()).
+//
 //===----------------------------------------------------------------------===//
 
 #include "hbg/runtime/Image.h"
 
+#include <array>
 #include <cstring>
 #include <functional>
 #include <limits>
@@ -21,10 +29,20 @@ namespace {
 
 constexpr char kMagic[8] = {'h', 'b', 'g', 'i', 'm', 'g', '0', '2'};
 
+[[noreturn]] void corrupt() {
+  throw ImageError("the model image is corrupt or from another version of hbg");
+}
+
+/// Appends the fields it is shown. Functions are written as their index
+/// in the table of entry points, and with their tapes when `withTapes`.
 class Writer {
 public:
+  Writer(const std::function<std::uint32_t(const ModeFn &)> &index, bool withTapes)
+      : index_(index), withTapes_(withTapes) {}
   std::string out;
-  template <class T> void pod(T v) {
+
+  void magic() { out.append(kMagic, sizeof kMagic); }
+  template <class T> void pod(const T &v) {
     static_assert(std::is_trivially_copyable_v<T>);
     out.append(reinterpret_cast<const char *>(&v), sizeof v);
   }
@@ -32,221 +50,361 @@ public:
   void u64(std::uint64_t v) { pod(v); }
   void f64(double v) { pod(v); }
   void flag(bool v) { pod(static_cast<std::uint8_t>(v)); }
+  /// `v` written as `encode(v)`, a Stored.
+  template <class Stored, class T, class Encode, class Decode>
+  void as(const T &v, Encode &&encode, Decode &&) {
+    pod(static_cast<Stored>(encode(v)));
+  }
   void str(const std::string &s) {
     u64(s.size());
     out += s;
   }
-  template <class T, class F> void vec(const std::vector<T> &v, F &&each) {
+  /// The size, then each item as `each` writes it.
+  template <class T, class F> void vec(const std::vector<T> &v, std::size_t, F &&each) {
     u64(v.size());
     for (const T &x : v)
       each(x);
-  }
-  void u32s(const std::vector<std::uint32_t> &v) {
-    vec(v, [&](std::uint32_t x) { u32(x); });
-  }
-  void strs(const std::vector<std::string> &v) {
-    vec(v, [&](const std::string &s) { str(s); });
   }
   void flags(const std::vector<bool> &v) {
     u64(v.size());
     for (bool b : v)
       flag(b);
   }
-  void tape(const Tape &t) {
-    vec(t.code, [&](const TapeInstr &i) {
-      pod(static_cast<std::uint8_t>(i.op));
-      u32(i.a);
-      u32(i.b);
-      u32(i.c);
-      f64(i.value);
-    });
-    u32s(t.results);
+  /// Whether there is a value, then the value as `each` writes it.
+  template <class T, class F> void optional(const std::optional<T> &o, F &&each) {
+    flag(o.has_value());
+    if (o)
+      each(*o);
   }
-  void pattern(const SparsePattern &p) {
-    u32s(p.colStart);
-    u32s(p.rows);
-  }
-  void pairs(const std::vector<std::pair<std::uint32_t, std::uint32_t>> &v) {
-    vec(v, [&](const auto &p) {
-      u32(p.first);
-      u32(p.second);
-    });
-  }
-  void guard(const GuardNode &g) {
-    pod(static_cast<std::uint8_t>(g.kind));
-    u32(g.comparison);
-    pod(static_cast<std::uint8_t>(g.op));
-    flag(g.minus);
-    vec(g.children, [&](const GuardNode &c) { guard(c); });
-  }
+  template <class T> const T &pointee(const std::shared_ptr<T> &p) { return *p; }
+  template <class F> void check(F &&) {}
+
+  /// A function's entry point and whether its tape follows; resolve()
+  /// is for the Reader.
+  std::uint32_t entry(const ModeFn &f) const { return index_(f); }
+  bool withTapes() const { return withTapes_; }
+  void resolve(const ModeFn &, std::uint32_t, bool) {}
+
+private:
+  const std::function<std::uint32_t(const ModeFn &)> &index_;
+  bool withTapes_;
 };
 
+/// Fills the fields it is shown from the bytes, bounds-checked: running
+/// out of bytes, an enumerator out of range or a failed check() is an
+/// ImageError. Functions take their entry point from `table` (`tableSize`
+/// entries; null: none, they run on their tapes).
 class Reader {
 public:
-  Reader(const std::uint8_t *data, std::size_t size) : p_(data), end_(data + size) {}
-  template <class T> T pod() {
+  Reader(const std::uint8_t *data, std::size_t size, const CompiledFn *table, std::size_t tableSize)
+      : p_(data), end_(data + size), table_(table), tableSize_(tableSize) {}
+
+  void magic() {
+    need(sizeof kMagic);
+    if (std::memcmp(p_, kMagic, sizeof kMagic) != 0)
+      corrupt();
+    p_ += sizeof kMagic;
+  }
+  template <class T> void pod(T &v) {
     static_assert(std::is_trivially_copyable_v<T>);
     need(sizeof(T));
-    T v;
     std::memcpy(&v, p_, sizeof v);
     p_ += sizeof v;
+  }
+  void u32(std::uint32_t &v) { pod(v); }
+  template <class T> void u64(T &v) { v = static_cast<T>(read<std::uint64_t>()); }
+  void f64(double &v) { pod(v); }
+  void flag(bool &v) { v = read<std::uint8_t>() != 0; }
+  /// `v` read as `decode` of a Stored (which fails on what it cannot decode).
+  template <class Stored, class T, class Encode, class Decode>
+  void as(T &v, Encode &&, Decode &&decode) {
+    v = decode(read<Stored>());
+  }
+  void str(std::string &s) {
+    std::size_t n = count(1);
+    s.assign(reinterpret_cast<const char *>(p_), n);
+    p_ += n;
+  }
+  /// Items, each at least `minBytes` long, each read by `each`.
+  template <class T, class F> void vec(std::vector<T> &v, std::size_t minBytes, F &&each) {
+    v.clear();
+    v.resize(count(minBytes));
+    for (T &x : v)
+      each(x);
+  }
+  void flags(std::vector<bool> &v) {
+    v.clear();
+    v.resize(count(1));
+    for (std::size_t i = 0; i < v.size(); ++i)
+      v[i] = read<std::uint8_t>() != 0;
+  }
+  template <class T, class F> void optional(std::optional<T> &o, F &&each) {
+    o.reset();
+    if (read<std::uint8_t>() != 0)
+      each(o.emplace());
+  }
+  template <class T> T &pointee(std::shared_ptr<T> &p) {
+    p = std::make_shared<T>();
+    return *p;
+  }
+  template <class F> void check(F &&ok) {
+    if (!ok())
+      corrupt();
+  }
+
+  /// What entry() and withTapes() stand for here is read from the image.
+  std::uint32_t entry(const ModeFn &) const { return 0; }
+  bool withTapes() const { return false; }
+  /// The function's machine code, at `entry` of the table, or none: then
+  /// its tape is needed.
+  void resolve(ModeFn &f, std::uint32_t entry, bool tape) {
+    if (table_ && entry < tableSize_)
+      f.jit.store(table_[entry], std::memory_order_relaxed);
+    else if (!tape)
+      corrupt(); // neither code nor tape
+  }
+
+  bool atEnd() const { return p_ == end_; }
+
+private:
+  template <class T> T read() {
+    T v;
+    pod(v);
     return v;
   }
-  std::uint32_t u32() { return pod<std::uint32_t>(); }
-  std::uint64_t u64() { return pod<std::uint64_t>(); }
-  double f64() { return pod<double>(); }
-  bool flag() { return pod<std::uint8_t>() != 0; }
   /// A count of items, each at least `minBytes` long: bounded by what is
   /// left, so a corrupt count cannot ask for a huge allocation.
   std::size_t count(std::size_t minBytes) {
-    std::uint64_t n = u64();
+    std::uint64_t n = read<std::uint64_t>();
     if (n > static_cast<std::uint64_t>(end_ - p_) / std::max<std::size_t>(minBytes, 1))
-      fail();
+      corrupt();
     return static_cast<std::size_t>(n);
   }
-  std::string str() {
-    std::size_t n = count(1);
-    std::string s(reinterpret_cast<const char *>(p_), n);
-    p_ += n;
-    return s;
-  }
-  template <class T, class F> std::vector<T> vec(std::size_t minBytes, F &&each) {
-    std::size_t n = count(minBytes);
-    std::vector<T> v;
-    v.reserve(n);
-    for (std::size_t i = 0; i < n; ++i)
-      v.push_back(each());
-    return v;
-  }
-  std::vector<std::uint32_t> u32s() {
-    return vec<std::uint32_t>(4, [&] { return u32(); });
-  }
-  std::vector<std::string> strs() {
-    return vec<std::string>(8, [&] { return str(); });
-  }
-  std::vector<bool> flags() {
-    return vec<bool>(1, [&] { return flag(); });
-  }
-  Tape tape() {
-    Tape t;
-    t.code = vec<TapeInstr>(21, [&] {
-      TapeInstr i;
-      auto op = pod<std::uint8_t>();
-      if (op > static_cast<std::uint8_t>(TapeOp::Select))
-        fail();
-      i.op = static_cast<TapeOp>(op);
-      i.a = u32();
-      i.b = u32();
-      i.c = u32();
-      i.value = f64();
-      return i;
-    });
-    t.results = u32s();
-    if (!t.verify().empty())
-      fail();
-    return t;
-  }
-  SparsePattern pattern() {
-    SparsePattern p;
-    p.colStart = u32s();
-    p.rows = u32s();
-    return p;
-  }
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs() {
-    return vec<std::pair<std::uint32_t, std::uint32_t>>(8, [&] {
-      std::uint32_t a = u32();
-      return std::pair{a, u32()};
-    });
-  }
-  GuardNode guard(int depth = 0) {
-    if (depth > 10000)
-      fail();
-    GuardNode g;
-    auto kind = pod<std::uint8_t>();
-    if (kind > GuardNode::Not)
-      fail();
-    g.kind = static_cast<GuardNode::Kind>(kind);
-    g.comparison = u32();
-    auto op = pod<std::uint8_t>();
-    if (op > static_cast<std::uint8_t>(CompareOp::Greater))
-      fail();
-    g.op = static_cast<CompareOp>(op);
-    g.minus = flag();
-    g.children = vec<GuardNode>(15, [&] { return guard(depth + 1); });
-    return g;
-  }
-  bool atEnd() const { return p_ == end_; }
-  [[noreturn]] static void fail() {
-    throw ImageError("the model image is corrupt or from another version of hbg");
-  }
-
-private:
   void need(std::size_t n) {
     if (static_cast<std::size_t>(end_ - p_) < n)
-      fail();
+      corrupt();
   }
   const std::uint8_t *p_, *end_;
+  const CompiledFn *table_;
+  std::size_t tableSize_;
 };
 
-void writeFn(Writer &w, const ModeFn &f, const std::function<std::uint32_t(const ModeFn &)> &index,
-             bool withTapes) {
-  w.flag(f.present);
-  if (!f.present)
-    return;
-  w.u32(index(f));
-  w.flag(withTapes);
-  if (withTapes)
-    w.tape(f.tape);
+// The fields. Each template takes the archive (Writer or Reader) and the
+// object (const when written); its lines are the format.
+
+/// An enumerator, one byte, at most `last`.
+template <class A, class E> void enumerator(A &a, E &e, std::remove_const_t<E> last) {
+  using Enum = std::remove_const_t<E>;
+  a.template as<std::uint8_t>(
+      e, [](Enum v) { return static_cast<std::uint8_t>(v); },
+      [last](std::uint8_t v) {
+        if (v > static_cast<std::uint8_t>(last))
+          corrupt();
+        return static_cast<Enum>(v);
+      });
 }
 
-void readFn(Reader &r, ModeFn &f, const CompiledFn *table, std::size_t tableSize) {
-  f.present = r.flag();
+template <class A, class V> void u32s(A &a, V &v) {
+  a.vec(v, 4, [&](auto &x) { a.u32(x); });
+}
+
+template <class A, class V> void strs(A &a, V &v) {
+  a.vec(v, 8, [&](auto &s) { a.str(s); });
+}
+
+template <class A, class V> void pairs(A &a, V &v) {
+  a.vec(v, 8, [&](auto &p) {
+    a.u32(p.first);
+    a.u32(p.second);
+  });
+}
+
+template <class A, class T> void tapeFields(A &a, T &t) {
+  a.vec(t.code, 21, [&](auto &i) {
+    enumerator(a, i.op, TapeOp::Select);
+    a.u32(i.a);
+    a.u32(i.b);
+    a.u32(i.c);
+    a.f64(i.value);
+  });
+  u32s(a, t.results);
+  a.check([&] { return t.verify().empty(); });
+}
+
+template <class A, class P> void patternFields(A &a, P &p) {
+  u32s(a, p.colStart);
+  u32s(a, p.rows);
+}
+
+template <class A, class G> void guardFields(A &a, G &g, int depth = 0) {
+  a.check([&] { return depth <= 10000; });
+  enumerator(a, g.kind, GuardNode::Not);
+  a.u32(g.comparison);
+  enumerator(a, g.op, CompareOp::Greater);
+  a.flag(g.minus);
+  a.vec(g.children, 15, [&](auto &c) { guardFields(a, c, depth + 1); });
+}
+
+/// A function: whether it is there; then its entry point in the table and
+/// whether its tape follows, and the tape.
+template <class A, class F> void functionFields(A &a, F &f) {
+  a.flag(f.present);
   if (!f.present)
     return;
-  std::uint32_t k = r.u32();
-  bool tape = r.flag();
+  std::uint32_t entry = a.entry(f);
+  bool tape = a.withTapes();
+  a.u32(entry);
+  a.flag(tape);
   if (tape)
-    f.tape = r.tape();
-  if (table && k < tableSize)
-    f.jit.store(table[k], std::memory_order_relaxed);
-  else if (!tape)
-    Reader::fail(); // neither code nor tape
+    tapeFields(a, f.tape);
+  a.resolve(f, entry, tape);
 }
 
-void writeSetup(Writer &w, const SetupProgram &s) {
-  w.strs(s.names);
-  w.vec(s.defaults, [&](const Tape &t) { w.tape(t); });
-  w.flags(s.inputs);
-  w.u32s(s.order);
-  w.tape(s.initial);
-  w.tape(s.nominal);
-  w.tape(s.experiment);
-  w.flags(s.given);
-  w.pod(static_cast<std::int8_t>(s.method ? static_cast<int>(*s.method) : -1));
+template <class A, class S> void setupFields(A &a, S &s) {
+  strs(a, s.names);
+  a.vec(s.defaults, 16, [&](auto &t) { tapeFields(a, t); });
+  a.flags(s.inputs);
+  u32s(a, s.order);
+  tapeFields(a, s.initial);
+  tapeFields(a, s.nominal);
+  tapeFields(a, s.experiment);
+  a.flags(s.given);
+  // The method, or -1 for none.
+  a.template as<std::int8_t>(
+      s.method, [](const std::optional<Method> &m) { return m ? static_cast<int>(*m) : -1; },
+      [](std::int8_t m) -> std::optional<Method> {
+        if (m > static_cast<int>(Method::Auto))
+          corrupt();
+        if (m >= 0)
+          return static_cast<Method>(m);
+        return std::nullopt;
+      });
+  a.check([&] {
+    std::size_t n = s.names.size();
+    if (s.defaults.size() != n || s.inputs.size() != n || s.order.size() != n)
+      return false;
+    for (std::uint32_t i : s.order)
+      if (i >= n)
+        return false;
+    return true;
+  });
 }
 
-SetupProgram readSetup(Reader &r) {
-  SetupProgram s;
-  s.names = r.strs();
-  s.defaults = r.vec<Tape>(16, [&] { return r.tape(); });
-  s.inputs = r.flags();
-  s.order = r.u32s();
-  s.initial = r.tape();
-  s.nominal = r.tape();
-  s.experiment = r.tape();
-  s.given = r.flags();
-  auto method = r.pod<std::int8_t>();
-  if (method > static_cast<int>(Method::Auto))
-    Reader::fail();
-  if (method >= 0)
-    s.method = static_cast<Method>(method);
-  std::size_t n = s.names.size();
-  if (s.defaults.size() != n || s.inputs.size() != n || s.order.size() != n)
-    Reader::fail();
-  for (std::uint32_t i : s.order)
-    if (i >= n)
-      Reader::fail();
-  return s;
+template <class A, class J> void junctionFields(A &a, J &j) {
+  a.str(j.name);
+  strs(a, j.stateNames);
+  a.u32(j.initial);
+  a.flag(j.dissipative);
+  a.vec(j.transitions, 30, [&](auto &t) {
+    a.u32(t.from);
+    a.u32(t.to);
+    guardFields(a, t.guard);
+    a.str(t.text);
+  });
+}
+
+/// The junctions, then every comparison's operator.
+template <class A, class Js, class Ops> void switchingFields(A &a, Js &junctions, Ops &ops) {
+  a.vec(junctions, 32, [&](auto &j) { junctionFields(a, j); });
+  a.vec(ops, 1, [&](auto &op) { enumerator(a, op, CompareOp::Greater); });
+}
+
+void switchingFields(Writer &w, const Switching &sw) {
+  std::vector<CompareOp> ops;
+  for (std::uint32_t k = 0; k < sw.numComparisons(); ++k)
+    ops.push_back(sw.op(k));
+  switchingFields(w, sw.junctions(), ops);
+}
+
+void switchingFields(Reader &r, Switching &sw) {
+  std::vector<Junction> junctions;
+  std::vector<CompareOp> ops;
+  switchingFields(r, junctions, ops);
+  sw = Switching(std::move(junctions), std::move(ops));
+}
+
+template <class A, class L> void storageLawFields(A &a, L &law) {
+  a.optional(law, [&](auto &l) {
+    a.u32(l.slot);
+    // One byte: 0 linear, anything else integral.
+    a.template as<std::uint8_t>(
+        l.form, [](StorageLaw::Form f) { return static_cast<std::uint8_t>(f); },
+        [](std::uint8_t f) { return f ? StorageLaw::Form::Integral : StorageLaw::Form::Linear; });
+    tapeFields(a, l.law);
+  });
+}
+
+/// The functions of a program in the order the image stores them.
+template <class P> auto functionsOf(P &p) {
+  return std::array{&p.rhs,         &p.outputs, &p.residual.fn, &p.jacobian.fn,       &p.guards,
+                    &p.held,        &p.kinks,   &p.dependent,   &p.dependentJacobian, &p.impulse,
+                    &p.guardImpulse};
+}
+
+template <class A, class J> void jacobianFields(A &a, J &j) {
+  functionFields(a, j.fn);
+  patternFields(a, j.pattern);
+  u32s(a, j.fxAt);
+  pairs(a, j.fz);
+  pairs(a, j.rx);
+  u32s(a, j.columns);
+  u32s(a, j.fzAt);
+  a.u64(j.numOutputs);
+}
+
+template <class A, class P> void programFields(A &a, P &p) {
+  strs(a, p.stateNames);
+  for (auto *f : functionsOf(p))
+    functionFields(a, *f);
+  a.u64(p.numUnknowns);
+  patternFields(a, p.loopPattern);
+  for (auto *s : {&p.residual, &p.jacobian}) {
+    u32s(a, s->of);
+    a.u64(s->distinct);
+  }
+  a.flag(p.linearLoops);
+  a.vec(p.kinkInfo, 9, [&](auto &k) {
+    a.flag(k.floor);
+    a.flag(k.slides);
+    a.str(k.text);
+  });
+  a.optional(p.guardTape, [&](auto &t) { tapeFields(a, t); });
+  u32s(a, p.guardStates);
+  u32s(a, p.timeComparisons);
+  a.str(p.nonlinearLoops);
+  a.str(p.modeName);
+  u32s(a, p.stateSlots);
+  u32s(a, p.dependentSlots);
+  a.str(p.shortCircuit);
+  strs(a, p.standIns);
+  a.flag(p.hasJacobian);
+  if (p.hasJacobian)
+    jacobianFields(a, p.jacobianCode);
+}
+
+template <class A, class M> void imageFields(A &a, M &image) {
+  a.magic();
+  a.str(image.name);
+  strs(a, image.stateNames);
+  strs(a, image.outputNames);
+  setupFields(a, image.setup);
+  a.flags(image.structural);
+  a.u64(image.numHeld);
+  a.flag(image.switched);
+  switchingFields(a, image.switching);
+  a.vec(image.storageLaws, 1, [&](auto &law) { storageLawFields(a, law); });
+  a.vec(image.programs, 64, [&](auto &p) { programFields(a, a.pointee(p)); });
+  a.vec(image.modes, 20, [&](auto &m) {
+    u32s(a, m.states);
+    a.pod(m.program);
+    a.str(m.why);
+    a.check([&] { return m.program < static_cast<std::int64_t>(image.programs.size()); });
+  });
+  a.str(image.missingModes);
+  a.vec(image.sources, 16, [&](auto &s) {
+    a.str(s.first);
+    a.str(s.second);
+  });
 }
 
 /// Whether every x[a] and p[a] the tape reads is below nx and np.
@@ -262,7 +420,7 @@ bool reads(const Tape &t, std::size_t nx, std::size_t np) {
 void validate(const ModelImage &image, std::size_t bytes) {
   auto check = [](bool ok) {
     if (!ok)
-      Reader::fail();
+      corrupt();
   };
   const SetupProgram &s = image.setup;
   std::size_t np = s.names.size(), ns = image.stateNames.size();
@@ -375,208 +533,25 @@ const JacobianProgram &ImageProgram::jacobianProgram() const {
 }
 
 std::vector<const ModeFn *> programFunctions(const ModeProgram &p) {
-  return {&p.rhs,  &p.outputs, &p.residual.fn, &p.jacobian.fn,        &p.guards,  &p.held,
-          &p.kinks, &p.dependent, &p.dependentJacobian, &p.impulse, &p.guardImpulse};
+  auto functions = functionsOf(p);
+  return {functions.begin(), functions.end()};
 }
 
 std::string writeImage(const ModelImage &image,
                        const std::function<std::uint32_t(const ModeFn &)> &index,
                        bool withTapes) {
-  Writer w;
-  w.out.append(kMagic, sizeof kMagic);
-  w.str(image.name);
-  w.strs(image.stateNames);
-  w.strs(image.outputNames);
-  writeSetup(w, image.setup);
-  w.flags(image.structural);
-  w.u64(image.numHeld);
-  w.flag(image.switched);
-  const Switching &sw = image.switching;
-  w.vec(sw.junctions(), [&](const Junction &j) {
-    w.str(j.name);
-    w.strs(j.stateNames);
-    w.u32(j.initial);
-    w.flag(j.dissipative);
-    w.vec(j.transitions, [&](const Transition &t) {
-      w.u32(t.from);
-      w.u32(t.to);
-      w.guard(t.guard);
-      w.str(t.text);
-    });
-  });
-  w.u64(sw.numComparisons());
-  for (std::uint32_t k = 0; k < sw.numComparisons(); ++k)
-    w.pod(static_cast<std::uint8_t>(sw.op(k)));
-  w.vec(image.storageLaws, [&](const std::optional<StorageLaw> &law) {
-    w.flag(law.has_value());
-    if (law) {
-      w.u32(law->slot);
-      w.pod(static_cast<std::uint8_t>(law->form));
-      w.tape(law->law);
-    }
-  });
-  w.vec(image.programs, [&](const std::shared_ptr<ImageProgram> &pp) {
-    const ImageProgram &p = *pp;
-    w.strs(p.stateNames);
-    for (const ModeFn *f : programFunctions(p))
-      writeFn(w, *f, index, withTapes);
-    w.u64(p.numUnknowns);
-    w.pattern(p.loopPattern);
-    for (const ScatteredFn *s : {&p.residual, &p.jacobian}) {
-      w.u32s(s->of);
-      w.u64(s->distinct);
-    }
-    w.flag(p.linearLoops);
-    w.vec(p.kinkInfo, [&](const KinkInfo &k) {
-      w.flag(k.floor);
-      w.flag(k.slides);
-      w.str(k.text);
-    });
-    w.flag(p.guardTape.has_value());
-    if (p.guardTape)
-      w.tape(*p.guardTape);
-    w.u32s(p.guardStates);
-    w.u32s(p.timeComparisons);
-    w.str(p.nonlinearLoops);
-    w.str(p.modeName);
-    w.u32s(p.stateSlots);
-    w.u32s(p.dependentSlots);
-    w.str(p.shortCircuit);
-    w.strs(p.standIns);
-    w.flag(p.hasJacobian);
-    if (p.hasJacobian) {
-      const JacobianProgram &j = p.jacobianCode;
-      writeFn(w, j.fn, index, withTapes);
-      w.pattern(j.pattern);
-      w.u32s(j.fxAt);
-      w.pairs(j.fz);
-      w.pairs(j.rx);
-      w.u32s(j.columns);
-      w.u32s(j.fzAt);
-      w.u64(j.numOutputs);
-    }
-  });
-  w.vec(image.modes, [&](const ImageMode &m) {
-    w.u32s(m.states);
-    w.pod(m.program);
-    w.str(m.why);
-  });
-  w.str(image.missingModes);
-  w.vec(image.sources, [&](const auto &s) {
-    w.str(s.first);
-    w.str(s.second);
-  });
+  Writer w(index, withTapes);
+  imageFields(w, image);
   return std::move(w.out);
 }
 
 ModelImage readImage(const std::uint8_t *data, std::size_t size, const CompiledFn *table,
                      std::size_t tableSize) {
-  if (size < sizeof kMagic || std::memcmp(data, kMagic, sizeof kMagic) != 0)
-    Reader::fail();
-  Reader r(data + sizeof kMagic, size - sizeof kMagic);
+  Reader r(data, size, table, tableSize);
   ModelImage image;
-  image.name = r.str();
-  image.stateNames = r.strs();
-  image.outputNames = r.strs();
-  image.setup = readSetup(r);
-  image.structural = r.flags();
-  image.numHeld = r.u64();
-  image.switched = r.flag();
-  std::vector<Junction> junctions = r.vec<Junction>(32, [&] {
-    Junction j;
-    j.name = r.str();
-    j.stateNames = r.strs();
-    j.initial = r.u32();
-    j.dissipative = r.flag();
-    j.transitions = r.vec<Transition>(30, [&] {
-      Transition t;
-      t.from = r.u32();
-      t.to = r.u32();
-      t.guard = r.guard();
-      t.text = r.str();
-      return t;
-    });
-    return j;
-  });
-  std::vector<CompareOp> ops = r.vec<CompareOp>(1, [&] {
-    auto op = r.pod<std::uint8_t>();
-    if (op > static_cast<std::uint8_t>(CompareOp::Greater))
-      Reader::fail();
-    return static_cast<CompareOp>(op);
-  });
-  image.switching = Switching(std::move(junctions), std::move(ops));
-  image.storageLaws = r.vec<std::optional<StorageLaw>>(1, [&] {
-    std::optional<StorageLaw> law;
-    if (r.flag()) {
-      law.emplace();
-      law->slot = r.u32();
-      law->form = r.pod<std::uint8_t>() ? StorageLaw::Form::Integral : StorageLaw::Form::Linear;
-      law->law = r.tape();
-    }
-    return law;
-  });
-  image.programs = r.vec<std::shared_ptr<ImageProgram>>(64, [&] {
-    auto pp = std::make_shared<ImageProgram>();
-    ImageProgram &p = *pp;
-    p.stateNames = r.strs();
-    // The functions programFunctions() lists, in its order.
-    for (ModeFn *f : {&p.rhs, &p.outputs, &p.residual.fn, &p.jacobian.fn, &p.guards, &p.held,
-                      &p.kinks, &p.dependent, &p.dependentJacobian, &p.impulse, &p.guardImpulse})
-      readFn(r, *f, table, tableSize);
-    p.numUnknowns = r.u64();
-    p.loopPattern = r.pattern();
-    for (ScatteredFn *s : {&p.residual, &p.jacobian}) {
-      s->of = r.u32s();
-      s->distinct = r.u64();
-    }
-    p.linearLoops = r.flag();
-    p.kinkInfo = r.vec<KinkInfo>(9, [&] {
-      KinkInfo k;
-      k.floor = r.flag();
-      k.slides = r.flag();
-      k.text = r.str();
-      return k;
-    });
-    if (r.flag())
-      p.guardTape = r.tape();
-    p.guardStates = r.u32s();
-    p.timeComparisons = r.u32s();
-    p.nonlinearLoops = r.str();
-    p.modeName = r.str();
-    p.stateSlots = r.u32s();
-    p.dependentSlots = r.u32s();
-    p.shortCircuit = r.str();
-    p.standIns = r.strs();
-    p.hasJacobian = r.flag();
-    if (p.hasJacobian) {
-      JacobianProgram &j = p.jacobianCode;
-      readFn(r, j.fn, table, tableSize);
-      j.pattern = r.pattern();
-      j.fxAt = r.u32s();
-      j.fz = r.pairs();
-      j.rx = r.pairs();
-      j.columns = r.u32s();
-      j.fzAt = r.u32s();
-      j.numOutputs = r.u64();
-    }
-    return pp;
-  });
-  image.modes = r.vec<ImageMode>(20, [&] {
-    ImageMode m;
-    m.states = r.u32s();
-    m.program = r.pod<std::int32_t>();
-    m.why = r.str();
-    if (m.program >= static_cast<std::int64_t>(image.programs.size()))
-      Reader::fail();
-    return m;
-  });
-  image.missingModes = r.str();
-  image.sources = r.vec<std::pair<std::string, std::string>>(16, [&] {
-    std::string path = r.str();
-    return std::pair{path, r.str()};
-  });
+  imageFields(r, image);
   if (!r.atEnd())
-    Reader::fail();
+    corrupt();
   validate(image, size);
   return image;
 }
