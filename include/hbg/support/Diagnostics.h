@@ -36,6 +36,9 @@ enum class DiagKind {
 const char *diagKindName(DiagKind kind);
 /// Number of kinds.
 std::size_t numDiagKinds();
+/// A kind's severity and message format (DiagnosticKinds.def).
+Severity diagKindSeverity(DiagKind kind);
+const char *diagKindFormat(DiagKind kind);
 
 /// The one way hbg writes a time, in messages and in result files: the
 /// shortest decimal that reads back as the same double (`0.5`,

@@ -1,6 +1,8 @@
 //===- hbg/support/Source.h - Source buffers and locations ----------------===//
 #pragma once
 
+#include "hbg/support/File.h"
+
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -51,9 +53,5 @@ private:
   };
   std::vector<File> files_;
 };
-
-/// Reads a whole file into `text`. False, with `why` ("no such file",
-/// "permission denied", "it is a directory"), when it cannot.
-bool readFile(const std::string &path, std::string &text, std::string &why);
 
 } // namespace hbg

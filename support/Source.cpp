@@ -1,4 +1,4 @@
-//===- compiler/support/Source.cpp - Source buffers -----------------------===//
+//===- support/Source.cpp - Source buffers --------------------------------===//
 
 #include "hbg/support/Source.h"
 
@@ -48,23 +48,6 @@ std::string_view SourceManager::lineText(std::uint32_t file, std::uint32_t line)
   if (!s.empty() && s.back() == '\r')
     s.remove_suffix(1);
   return s;
-}
-
-bool readFile(const std::string &path, std::string &text, std::string &why) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    why = "it is a directory";
-    return false;
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    why = std::filesystem::exists(path, ec) ? "permission denied" : "no such file";
-    return false;
-  }
-  std::ostringstream os;
-  os << in.rdbuf();
-  text = os.str();
-  return true;
 }
 
 } // namespace hbg

@@ -1,4 +1,4 @@
-//===- compiler/support/Compare.cpp - Comparison operators of guards ------===//
+//===- support/Compare.cpp - Comparison operators of guards ---------------===//
 
 #include "hbg/support/Compare.h"
 

@@ -1,4 +1,4 @@
-//===- compiler/support/Graph.cpp - Algorithms on directed graphs ---------===//
+//===- support/Graph.cpp - Algorithms on directed graphs ------------------===//
 
 #include "hbg/support/Graph.h"
 

@@ -1,4 +1,4 @@
-//===- compiler/support/Diagnostics.cpp - Diagnostics engine --------------===//
+//===- support/Diagnostics.cpp - Diagnostic kinds, run diagnostics -------===//
 
 #include "hbg/support/Diagnostics.h"
 
@@ -21,18 +21,12 @@ const KindInfo kKinds[] = {
 #include "hbg/support/DiagnosticKinds.def"
 };
 
-const char *severityText(Severity s) {
-  switch (s) {
-  case Severity::Error: return "error";
-  case Severity::Warning: return "warning";
-  case Severity::Note: return "note";
-  }
-  return "error";
-}
 } // namespace
 
 const char *diagKindName(DiagKind kind) { return kKinds[static_cast<int>(kind)].name; }
 std::size_t numDiagKinds() { return sizeof kKinds / sizeof kKinds[0]; }
+Severity diagKindSeverity(DiagKind kind) { return kKinds[static_cast<int>(kind)].severity; }
+const char *diagKindFormat(DiagKind kind) { return kKinds[static_cast<int>(kind)].format; }
 
 DiagArg::DiagArg(double v) {
   std::ostringstream os;
@@ -111,80 +105,6 @@ std::string formatMessage(const char *format, std::initializer_list<DiagArg> arg
       out += *p;
     }
   }
-  return out;
-}
-
-Diagnostic &DiagnosticEngine::report(DiagKind kind, SourceRange range,
-                                     std::initializer_list<DiagArg> args) {
-  const KindInfo &info = kKinds[static_cast<int>(kind)];
-  if (info.severity == Severity::Error)
-    ++errors_;
-  Diagnostic d{kind, info.severity, range, formatMessage(info.format, args), {}};
-  // Past the limit errors are counted but not kept; the last slot absorbs
-  // notes meant for dropped errors.
-  if (info.severity == Severity::Error && errors_ > limit_) {
-    static thread_local Diagnostic sink;
-    sink = d;
-    return sink;
-  }
-  diags_.push_back(std::move(d));
-  return diags_.back();
-}
-
-void DiagnosticEngine::note(DiagKind kind, SourceRange range,
-                            std::initializer_list<DiagArg> args) {
-  const KindInfo &info = kKinds[static_cast<int>(kind)];
-  if (diags_.empty() || errors_ > limit_)
-    return;
-  diags_.back().notes.push_back(
-      Diagnostic{kind, info.severity, range, formatMessage(info.format, args), {}});
-}
-
-std::string DiagnosticEngine::renderOne(const Diagnostic &d) const {
-  std::string out;
-  if (!d.range.valid()) {
-    out += std::string("hbgc: ") + severityText(d.severity) + ": " + d.message + "\n";
-    return out;
-  }
-  LineCol lc = sm_.lineCol(d.range.begin);
-  out += sm_.name(d.range.begin.file) + ":" + std::to_string(lc.line) + ":" +
-         std::to_string(lc.column) + ": " + severityText(d.severity) + ": " + d.message + "\n";
-  std::string_view line = sm_.lineText(d.range.begin.file, lc.line);
-  out += std::string(line) + "\n";
-  // Keep tabs in the caret line's indentation so the caret lines up.
-  std::string caret;
-  for (std::uint32_t i = 0; i + 1 < lc.column && i < line.size(); ++i)
-    caret += line[i] == '\t' ? '\t' : ' ';
-  caret += '^';
-  std::size_t room = line.size() >= lc.column ? line.size() - lc.column : 0;
-  std::size_t tildes = std::min<std::size_t>(d.range.length > 0 ? d.range.length - 1 : 0, room);
-  caret.append(tildes, '~');
-  out += caret + "\n";
-  return out;
-}
-
-Diagnostic DiagnosticEngine::make(DiagKind kind, SourceRange range,
-                                  std::initializer_list<DiagArg> args) {
-  const KindInfo &info = kKinds[static_cast<int>(kind)];
-  return Diagnostic{kind, info.severity, range, formatMessage(info.format, args), {}};
-}
-
-std::string DiagnosticEngine::render(const Diagnostic &d) const {
-  std::string out = renderOne(d);
-  for (const Diagnostic &n : d.notes)
-    out += renderOne(n);
-  if (context_)
-    for (const Diagnostic &n : context_(d))
-      out += renderOne(n);
-  return out;
-}
-
-std::string DiagnosticEngine::renderFrom(std::size_t first) const {
-  std::string out;
-  for (std::size_t i = first; i < diags_.size(); ++i)
-    out += render(diags_[i]);
-  if (errors_ > limit_)
-    out += "hbgc: note: " + std::to_string(errors_ - limit_) + " more errors not shown\n";
   return out;
 }
 
