@@ -21,6 +21,11 @@ namespace {
 
 constexpr char kMagic[8] = {'h', 'b', 'g', 'i', 'm', 'g', '0', '2'};
 
+// A tape instruction is stored with its TapeOp's value, so the order of
+// hbg/support/ExprOps.def is part of the format: ops are added at its end.
+static_assert(static_cast<int>(TapeOp::Neg) == 4 && static_cast<int>(TapeOp::Select) == 22,
+              "an image stores TapeOp by value: add ops at the end of ExprOps.def");
+
 class Writer {
 public:
   std::string out;
@@ -132,7 +137,7 @@ public:
     t.code = vec<TapeInstr>(21, [&] {
       TapeInstr i;
       auto op = pod<std::uint8_t>();
-      if (op > static_cast<std::uint8_t>(TapeOp::Select))
+      if (op >= kNumTapeOps)
         fail();
       i.op = static_cast<TapeOp>(op);
       i.a = u32();
