@@ -29,6 +29,11 @@ namespace {
 
 constexpr char kMagic[8] = {'h', 'b', 'g', 'i', 'm', 'g', '0', '2'};
 
+// A tape instruction is stored with its TapeOp's value, so the order of
+// hbg/support/ExprOps.def is part of the format: ops are added at its end.
+static_assert(static_cast<int>(TapeOp::Neg) == 4 && static_cast<int>(TapeOp::Select) == 22,
+              "an image stores TapeOp by value: add ops at the end of ExprOps.def");
+
 [[noreturn]] void corrupt() {
   throw ImageError("the model image is corrupt or from another version of hbg");
 }
@@ -221,7 +226,7 @@ template <class A, class V> void pairs(A &a, V &v) {
 
 template <class A, class T> void tapeFields(A &a, T &t) {
   a.vec(t.code, 21, [&](auto &i) {
-    enumerator(a, i.op, TapeOp::Select);
+    enumerator(a, i.op, static_cast<TapeOp>(kNumTapeOps - 1));
     a.u32(i.a);
     a.u32(i.b);
     a.u32(i.c);

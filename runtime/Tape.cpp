@@ -74,28 +74,10 @@ int arity(TapeOp op) {
   case TapeOp::X:
   case TapeOp::P:
     return 0;
-  case TapeOp::Neg:
-  case TapeOp::Sin:
-  case TapeOp::Cos:
-  case TapeOp::Tan:
-  case TapeOp::Exp:
-  case TapeOp::Log:
-  case TapeOp::Sqrt:
-  case TapeOp::Tanh:
-  case TapeOp::Abs:
-  case TapeOp::Sign:
-  case TapeOp::Floor:
-    return 1;
-  case TapeOp::Add:
-  case TapeOp::Sub:
-  case TapeOp::Mul:
-  case TapeOp::Div:
-  case TapeOp::Pow:
-  case TapeOp::Min:
-  case TapeOp::Max:
-    return 2;
-  case TapeOp::Select:
-    return 3;
+#define HBG_OP(ID, ARITY, SOURCE_NAME, TAPE_NAME)                                                  \
+  case TapeOp::ID:                                                                                 \
+    return ARITY;
+#include "hbg/support/ExprOps.def"
   }
   return 0;
 }
@@ -106,25 +88,10 @@ const char *opName(TapeOp op) {
   case TapeOp::Time: return "time";
   case TapeOp::X: return "x";
   case TapeOp::P: return "p";
-  case TapeOp::Neg: return "neg";
-  case TapeOp::Sin: return "sin";
-  case TapeOp::Cos: return "cos";
-  case TapeOp::Tan: return "tan";
-  case TapeOp::Exp: return "exp";
-  case TapeOp::Log: return "log";
-  case TapeOp::Sqrt: return "sqrt";
-  case TapeOp::Tanh: return "tanh";
-  case TapeOp::Abs: return "abs";
-  case TapeOp::Sign: return "sign";
-  case TapeOp::Floor: return "floor";
-  case TapeOp::Add: return "add";
-  case TapeOp::Sub: return "sub";
-  case TapeOp::Mul: return "mul";
-  case TapeOp::Div: return "div";
-  case TapeOp::Pow: return "pow";
-  case TapeOp::Min: return "min";
-  case TapeOp::Max: return "max";
-  case TapeOp::Select: return "select";
+#define HBG_OP(ID, ARITY, SOURCE_NAME, TAPE_NAME)                                                  \
+  case TapeOp::ID:                                                                                 \
+    return TAPE_NAME;
+#include "hbg/support/ExprOps.def"
   }
   return "?";
 }
@@ -352,7 +319,7 @@ std::string Tape::verify() const {
   for (std::size_t i = 0; i < code.size(); ++i) {
     const TapeInstr &in = code[i];
     std::string where = "instruction " + std::to_string(i);
-    if (in.op > TapeOp::Select)
+    if (static_cast<std::size_t>(in.op) >= kNumTapeOps)
       return where + " has an unknown op (" + std::to_string(static_cast<int>(in.op)) + ")";
     const std::uint32_t operands[] = {in.a, in.b, in.c};
     for (int k = 0; k < arity(in.op); ++k)

@@ -8,34 +8,19 @@
 namespace hbg::codegen {
 
 namespace {
+/// The tape op of a DAG operation: both enums take their operations from
+/// ExprOps.def, under the same names.
 runtime::TapeOp tapeOp(sym::Op op) {
-  using sym::Op;
-  using runtime::TapeOp;
   switch (op) {
-  case Op::Neg: return TapeOp::Neg;
-  case Op::Sin: return TapeOp::Sin;
-  case Op::Cos: return TapeOp::Cos;
-  case Op::Tan: return TapeOp::Tan;
-  case Op::Exp: return TapeOp::Exp;
-  case Op::Log: return TapeOp::Log;
-  case Op::Sqrt: return TapeOp::Sqrt;
-  case Op::Tanh: return TapeOp::Tanh;
-  case Op::Abs: return TapeOp::Abs;
-  case Op::Sign: return TapeOp::Sign;
-  case Op::Floor: return TapeOp::Floor;
-  case Op::Add: return TapeOp::Add;
-  case Op::Sub: return TapeOp::Sub;
-  case Op::Mul: return TapeOp::Mul;
-  case Op::Div: return TapeOp::Div;
-  case Op::Pow: return TapeOp::Pow;
-  case Op::Min: return TapeOp::Min;
-  case Op::Max: return TapeOp::Max;
-  case Op::Select: return TapeOp::Select;
-  case Op::Const:
-  case Op::Symbol:
+#define HBG_OP(ID, ARITY, SOURCE_NAME, TAPE_NAME)                                                  \
+  case sym::Op::ID:                                                                                \
+    return runtime::TapeOp::ID;
+#include "hbg/support/ExprOps.def"
+  case sym::Op::Const:
+  case sym::Op::Symbol:
     break;
   }
-  return TapeOp::Const;
+  return runtime::TapeOp::Const;
 }
 } // namespace
 

@@ -43,18 +43,16 @@ const std::map<std::string, ElementKind> kElementKinds = {
     {"MTF", ElementKind::MTF}, {"MGY", ElementKind::MGY},
 };
 
-/// Functions callable in expressions, with their arity.
-struct FunctionInfo {
-  sym::Op op;
-  int arity;
-};
-const std::map<std::string, FunctionInfo> kFunctions = {
-    {"sin", {sym::Op::Sin, 1}},   {"cos", {sym::Op::Cos, 1}},   {"tan", {sym::Op::Tan, 1}},
-    {"exp", {sym::Op::Exp, 1}},   {"log", {sym::Op::Log, 1}},   {"sqrt", {sym::Op::Sqrt, 1}},
-    {"tanh", {sym::Op::Tanh, 1}}, {"abs", {sym::Op::Abs, 1}},   {"sign", {sym::Op::Sign, 1}},
-    {"min", {sym::Op::Min, 2}},   {"max", {sym::Op::Max, 2}},   {"pow", {sym::Op::Pow, 2}},
-    {"floor", {sym::Op::Floor, 1}},
-};
+/// Functions callable in expressions that are operations of the DAG, by
+/// their name in source (hbg/support/ExprOps.def); each takes as many
+/// arguments as its op has operands.
+const std::map<std::string, sym::Op> kFunctions = [] {
+  std::map<std::string, sym::Op> byName;
+  for (std::size_t i = 0; i < sym::kNumOps; ++i)
+    if (const char *name = sym::functionName(static_cast<sym::Op>(i)))
+      byName.emplace(name, static_cast<sym::Op>(i));
+  return byName;
+}();
 
 /// Functions built from others when lowered (docs/language.md,
 /// "Functions"), by name: their arity and the expression. Their jumps are
@@ -1064,6 +1062,18 @@ sym::ExprId Analyzer::lowerCall(const ast::Expr &e, const ExprScope &scope) {
     diags_.report(DiagKind::WrongArgumentCount, e.range,
                   {"function", e.name, expected, e.operands.size()});
   };
+  // Checks that there are `arity` arguments and lowers them into `args`;
+  // false when one of them failed (and was reported).
+  auto lowerArguments = [&](int arity, sym::ExprId *args) {
+    if (static_cast<int>(e.operands.size()) != arity) {
+      argCountError(argumentWords(arity));
+      return false;
+    }
+    bool ok = true;
+    for (int k = 0; k < arity; ++k)
+      ok = (args[k] = lower(*e.operands[k], scope)).valid() && ok;
+    return ok;
+  };
   if (e.name == "pre")
     return lowerPre(e, scope);
   if (e.name == "activeState" || e.name == "stateIndex")
@@ -1098,15 +1108,8 @@ sym::ExprId Analyzer::lowerCall(const ast::Expr &e, const ExprScope &scope) {
   auto derived = kDerived.find(e.name);
   if (derived != kDerived.end()) {
     const DerivedFunction &fn = derived->second;
-    if (static_cast<int>(e.operands.size()) != fn.arity) {
-      argCountError(argumentWords(fn.arity));
-      return {};
-    }
     sym::ExprId args[3];
-    bool ok = true;
-    for (int k = 0; k < fn.arity; ++k)
-      ok = (args[k] = lower(*e.operands[k], scope)).valid() && ok;
-    return ok ? fn.build(ctx(), args) : sym::ExprId();
+    return lowerArguments(fn.arity, args) ? fn.build(ctx(), args) : sym::ExprId();
   }
   auto it = kFunctions.find(e.name);
   if (it == kFunctions.end()) {
@@ -1127,16 +1130,10 @@ sym::ExprId Analyzer::lowerCall(const ast::Expr &e, const ExprScope &scope) {
       diags_.report(DiagKind::UnknownFunctionSuggest, e.nameRange, {e.name, best});
     return {};
   }
-  const FunctionInfo &fn = it->second;
-  if (static_cast<int>(e.operands.size()) != fn.arity) {
-    argCountError(argumentWords(fn.arity));
-    return {};
-  }
-  sym::ExprId a = lower(*e.operands[0], scope);
-  sym::ExprId b = fn.arity == 2 ? lower(*e.operands[1], scope) : sym::ExprId();
-  if (!a.valid() || (fn.arity == 2 && !b.valid()))
-    return {};
-  return ctx().make(fn.op, a, b);
+  sym::Op op = it->second;
+  sym::ExprId args[3];
+  return lowerArguments(sym::arity(op), args) ? ctx().make(op, args[0], args[1], args[2])
+                                              : sym::ExprId();
 }
 
 sym::ExprId Analyzer::lowerCondition(const ast::Guard &cond, sym::ExprId yes, sym::ExprId no,

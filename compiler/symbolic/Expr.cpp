@@ -14,38 +14,25 @@ int arity(Op op) {
   case Op::Const:
   case Op::Symbol:
     return 0;
-  case Op::Add:
-  case Op::Sub:
-  case Op::Mul:
-  case Op::Div:
-  case Op::Pow:
-  case Op::Min:
-  case Op::Max:
-    return 2;
-  case Op::Select:
-    return 3;
-  default:
-    return 1;
+#define HBG_OP(ID, ARITY, SOURCE_NAME, TAPE_NAME)                                                  \
+  case Op::ID:                                                                                     \
+    return ARITY;
+#include "hbg/support/ExprOps.def"
   }
+  return 0;
 }
 
 const char *functionName(Op op) {
   switch (op) {
-  case Op::Sin: return "sin";
-  case Op::Cos: return "cos";
-  case Op::Tan: return "tan";
-  case Op::Exp: return "exp";
-  case Op::Log: return "log";
-  case Op::Sqrt: return "sqrt";
-  case Op::Tanh: return "tanh";
-  case Op::Abs: return "abs";
-  case Op::Sign: return "sign";
-  case Op::Floor: return "floor";
-  case Op::Min: return "min";
-  case Op::Max: return "max";
-  case Op::Pow: return "pow";
-  default: return nullptr;
+  case Op::Const:
+  case Op::Symbol:
+    return nullptr;
+#define HBG_OP(ID, ARITY, SOURCE_NAME, TAPE_NAME)                                                  \
+  case Op::ID:                                                                                     \
+    return SOURCE_NAME;
+#include "hbg/support/ExprOps.def"
   }
+  return nullptr;
 }
 
 /// Applies an op to numbers; shared by constant folding and evaluation.
@@ -297,10 +284,23 @@ ExprId ExprContext::make(Op op, ExprId a, ExprId b, ExprId c) {
   case Op::Pow: return pow(a, b);
   case Op::Min: return min(a, b);
   case Op::Max: return max(a, b);
+  case Op::Neg:
+  case Op::Sin:
+  case Op::Cos:
+  case Op::Tan:
+  case Op::Exp:
+  case Op::Log:
+  case Op::Sqrt:
+  case Op::Tanh:
+  case Op::Abs:
+  case Op::Sign:
+  case Op::Floor:
+    return unary(op, a);
   case Op::Const:
-  case Op::Symbol: return a;
-  default: return unary(op, a);
+  case Op::Symbol:
+    return a;
   }
+  return a;
 }
 
 std::vector<std::uint32_t> ExprContext::reach(const std::vector<ExprId> &roots) const {

@@ -1,9 +1,11 @@
 // Model images (runtime/Image.h): what `hbgc build` embeds in a simulator,
-// read back and run without the compiler, and read from altered bytes.
+// read back and run without the compiler, and read from altered bytes; the
+// numbering of tape ops they store.
 
 #include "hbg/tooling/Build.h"
 #include "hbg/hbg.h"
 #include "hbg/runtime/Image.h"
+#include "hbg/runtime/Tape.h"
 
 #include <doctest/doctest.h>
 
@@ -54,6 +56,16 @@ TEST_CASE("an image runs as the model does, bit for bit") {
     CHECK(r.columns == expected.columns);
     CHECK(r.events.size() == expected.events.size());
   }
+}
+
+TEST_CASE("tape ops keep the values images store them by") {
+  // An image stores each instruction's op by its value, so the order of
+  // hbg/support/ExprOps.def is part of the format: a new op goes at its end.
+  std::string names;
+  for (std::size_t i = 0; i < hbg::runtime::kNumTapeOps; ++i)
+    names += std::string(opName(static_cast<hbg::runtime::TapeOp>(i))) + " ";
+  CHECK(names == "const time x p neg sin cos tan exp log sqrt tanh abs sign floor add sub mul "
+                 "div pow min max select ");
 }
 
 TEST_CASE("altered or truncated images are errors, never crashes") {

@@ -13,46 +13,36 @@
 
 #include "hbg/runtime/Interval.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 namespace hbg::runtime {
 
-/// The operation of a tape instruction: the ops of the expression DAG,
-/// with symbols split by the array they read.
+/// The operation of a tape instruction: the ops of the expression DAG
+/// (hbg/support/ExprOps.def), with symbols split by the array they read.
+/// Unary ops read instruction a, binary ones a and b, Select a, b and c.
+/// Pow computes a^b as the JIT does: powi for a Const integer b of
+/// magnitude <= 16 (codegen), and the forms LLVM rewrites llvm.pow into:
+/// sqrt for a Const b of 0.5, exp2(b * k) for a Const a of 2^k; else
+/// std::pow. The values are stored in model images (runtime/Image.cpp).
 enum class TapeOp : std::uint8_t {
   // Leaves.
   Const, ///< value
   Time,  ///< t
   X,     ///< x[a]
   P,     ///< p[a]
-  // Unary, on instruction a.
-  Neg,
-  Sin,
-  Cos,
-  Tan,
-  Exp,
-  Log,
-  Sqrt,
-  Tanh,
-  Abs,
-  Sign, ///< 1 above zero, -1 below, 0 for zeros and NaN
-  Floor, ///< std::floor
-  // Binary, on instructions a and b.
-  Add,
-  Sub,
-  Mul,
-  Div,
-  /// a^b as the JIT computes it: powi for a Const integer b of magnitude
-  /// <= 16 (codegen), and the forms LLVM rewrites llvm.pow into: sqrt for
-  /// a Const b of 0.5, exp2(b * k) for a Const a of 2^k; else std::pow.
-  Pow,
-  Min, ///< std::fmin
-  Max, ///< std::fmax
-  // Ternary.
-  Select, ///< a > 0 ? b : c (a NaN a selects c)
+#define HBG_OP(ID, ARITY, SOURCE_NAME, TAPE_NAME) ID,
+#include "hbg/support/ExprOps.def"
 };
+
+/// Number of ops, leaves included: TapeOp's values are 0 to
+/// kNumTapeOps - 1.
+constexpr std::size_t kNumTapeOps = 4
+#define HBG_OP(ID, ARITY, SOURCE_NAME, TAPE_NAME) +1
+#include "hbg/support/ExprOps.def"
+    ;
 
 /// Number of earlier instructions an op reads (0 to 3).
 int arity(TapeOp op);

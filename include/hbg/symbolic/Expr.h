@@ -14,6 +14,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <mutex>
@@ -56,34 +57,21 @@ struct Symbol {
   std::uint32_t slot;
 };
 
-/// The operation of a node.
+/// The operation of a node: a leaf, or an operation of ExprOps.def on the
+/// node's first arity(op) operands.
 enum class Op : std::uint8_t {
   // Leaves.
   Const,  ///< value
   Symbol, ///< symbol
-  // Unary.
-  Neg,
-  Sin,
-  Cos,
-  Tan,
-  Exp,
-  Log,
-  Sqrt,
-  Tanh,
-  Abs,
-  Sign, ///< -1, 0 or 1 (the derivative of abs)
-  Floor, ///< the largest integer not above its operand
-  // Binary.
-  Add,
-  Sub,
-  Mul,
-  Div,
-  Pow,
-  Min,
-  Max,
-  // Ternary.
-  Select, ///< lhs > 0 ? rhs : third (pivoting in generated linear solves)
+#define HBG_OP(ID, ARITY, SOURCE_NAME, TAPE_NAME) ID,
+#include "hbg/support/ExprOps.def"
 };
+
+/// Number of ops, leaves included: Op's values are 0 to kNumOps - 1.
+constexpr std::size_t kNumOps = 2
+#define HBG_OP(ID, ARITY, SOURCE_NAME, TAPE_NAME) +1
+#include "hbg/support/ExprOps.def"
+    ;
 
 /// Number of operands of an op (0 to 3).
 int arity(Op op);
@@ -211,7 +199,7 @@ private:
   std::vector<Node> nodes_;
   std::vector<Symbol> symbols_;
   std::unordered_map<Node, ExprId, KeyHash, KeyEq> interned_;
-  std::array<std::size_t, static_cast<std::size_t>(Op::Select) + 1> opCount_{};
+  std::array<std::size_t, kNumOps> opCount_{};
   SymbolId time_;
 };
 
