@@ -75,7 +75,7 @@ void printStats(std::ostream &os, const RunSubject &s, const runtime::RunRecord 
     os << "events: " << r.events.size() + r.eventsDropped << "\n"
        << "mode-iteration steps: " << r.modeIterations << "\n";
   if (s.compileStats)
-    s.compileStats(os, r, system, runMs);
+    s.compileStats(os, system, runMs);
 }
 
 } // namespace

@@ -67,9 +67,7 @@ struct RunSubject {
   /// `--stats`: the time compiling took before the run (negative: not
   /// measured), and lines on the compiled modes after the events' lines.
   double compileMs = -1;
-  std::function<void(std::ostream &, const runtime::RunRecord &, const runtime::ProgramSystem &,
-                     double runMs)>
-      compileStats;
+  std::function<void(std::ostream &, const runtime::ProgramSystem &, double runMs)> compileStats;
 };
 
 /// Runs `system` from the full state `x0` with `settings` and writes

@@ -119,8 +119,7 @@ int run(RunArgs &a, const Common &common) {
                      p,
                      model.switched(),
                      std::chrono::duration<double, std::milli>(t1 - t0).count(),
-                     [&model](std::ostream &os, const runtime::RunRecord &,
-                              const runtime::ProgramSystem &system, double runMs) {
+                     [&model](std::ostream &os, const runtime::ProgramSystem &system, double runMs) {
                        modeStats(os, model, system, runMs);
                      }};
   std::unique_ptr<runtime::ProgramSystem> system = driver::systemOf(model, std::move(p));

@@ -239,7 +239,8 @@ struct NullStream : std::ostream {
 /// name is, and the outputs summarised.
 struct Plan {
   std::optional<Model> model;
-  std::vector<bool> isInput, isStructural;
+  /// Per swept name: compiled in (structural, one value).
+  std::vector<bool> isStructural;
   /// The outputs summarised, by index in the model's outputs.
   std::vector<std::size_t> chosen;
 };
@@ -280,7 +281,6 @@ bool plan(const SweepArgs &a, const Common &common, std::ostream &err, Plan &out
           << s.name << "=5`)\n";
       return false;
     }
-    out.isInput.push_back(input);
     out.isStructural.push_back(structural);
   }
   const std::vector<std::string> &outputNames = model.outputNames();
@@ -326,12 +326,10 @@ std::string runSet(const SweepArgs &a, const Plan &plan, std::size_t k,
   Summary sum;
   runtime::RunRecord r;
   try {
-    std::map<std::string, double> parameters; // for the experiment block
-    for (std::size_t j = 0; j < set.size(); ++j)
-      if (!plan.isInput[j] && !plan.isStructural[j])
-        parameters[a.specs[j].name] = set[j];
+    // The experiment block reads no input (sema refuses it), so the
+    // inputs among the overrides leave its settings alone.
     runtime::SimulateOptions o =
-        a.run.cli.apply(model.experiment(parameters).apply(a.run.settings));
+        a.run.cli.apply(model.experiment(overrides).apply(a.run.settings));
     std::vector<double> p = model.parameterValues(overrides);
     std::vector<double> x0 = model.initialState(p);
     o.nominal = model.nominalState(p);

@@ -102,8 +102,7 @@ int run(int argc, char **argv, const runtime::ModelImage &image) {
                             p,
                             image.switched,
                             -1,
-                            [&image](std::ostream &os, const runtime::RunRecord &,
-                                     const runtime::ProgramSystem &system, double) {
+                            [&image](std::ostream &os, const runtime::ProgramSystem &system, double) {
                               if (image.switched)
                                 os << "modes compiled in: " << image.programs.size() << "\n"
                                    << "modes compiled during the run: " << system.modesCompiled
