@@ -77,7 +77,7 @@ bool Evaluator::call(const ModeFn &f, double t, const double *x, double *out) {
 bool Evaluator::jacobian(double t, const double *x, double *values, double *dfdt) {
   const JacobianProgram &jc = m_.jacobianProgram();
   raw_.resize(jc.numOutputs);
-  jc.used();
+  jc.used(t);
   if (!call(jc.fn, t, x, raw_.data()))
     return false;
   std::size_t nnz = jc.pattern.nonZeros(), nfx = jc.fxAt.size();

@@ -354,6 +354,7 @@ void Run::simulate() {
   double dtOut = o_.dtOut > 0 ? o_.dtOut : (span > 0 ? span / 100 : 1);
   grid_.emplace(o_.tStart, o_.tEnd, dtOut);
   next_ = grid_->at(0);
+  sys_.runSpan(o_.tStart, o_.tEnd);
   start();
   advance(o_.tEnd);
 }
@@ -720,6 +721,7 @@ SteppedRun::SteppedRun(System &system, const std::vector<double> &x0, const Simu
                        RunRecord &record)
     : run_(std::make_unique<Run>(system, x0, opts, record)), record_(record) {
   record.columns.assign(1 + system.numOutputs(), {});
+  system.runSpan(opts.tStart, std::numeric_limits<double>::infinity());
 }
 
 SteppedRun::~SteppedRun() = default;

@@ -6,6 +6,7 @@
 
 #include <dlfcn.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <mutex>
 #include <stdexcept>
@@ -69,13 +70,22 @@ Backend *load() {
 
 } // namespace
 
+namespace {
+std::atomic<bool> wasLoaded{false};
+} // namespace
+
 Backend &backend() {
   // Loaded once and never unloaded: compiled code and the handles' deleters
   // live in it.
   static Backend *loaded = nullptr;
   static std::once_flag once;
-  std::call_once(once, [] { loaded = load(); });
+  std::call_once(once, [] {
+    loaded = load();
+    wasLoaded = true;
+  });
   return *loaded;
 }
+
+bool backendLoaded() { return wasLoaded.load(std::memory_order_relaxed); }
 
 } // namespace hbg::codegen

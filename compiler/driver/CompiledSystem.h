@@ -20,6 +20,7 @@ public:
   const std::vector<std::string> &stateNames() const override { return m_.stateNames; }
   const std::vector<std::string> &outputNames() const override { return m_.outputNames; }
   const runtime::Switching &switching() const override { return m_.switching; }
+  void runSpan(double t0, double tEnd) override { m_.tiers->runSpan(t0, tEnd); }
 
 protected:
   std::shared_ptr<const runtime::ModeProgram> program(const std::vector<std::uint32_t> &q,

@@ -14,10 +14,8 @@ Model driver::compileEquations(const Compiler &compiler, eq::EquationSystem equa
   for (const eq::Output &o : equations.outputs)
     impl->outputNames.push_back(o.name);
   impl->nameParameters(equations);
-  // One mode, real for the whole run: tiered, it is queued for LLVM at
-  // once and runs on its tapes until the code is in.
   impl->tiers = std::make_shared<CodeTiers>(opts_.codegen, opts_.tiering, opts_.hotCalls,
-                                            opts_.quickTierMin, /*eager=*/true);
+                                            opts_.quickTierMin);
   impl->initial = compileMode(std::move(equations), impl->tiers, false, false);
   impl->buildSetup();
   return Model(std::move(impl));

@@ -4,6 +4,7 @@
 #include "hbg/hbg.h"
 #include "hbg/codegen/CodeGen.h"
 #include "hbg/driver/Internal.h"
+#include "TierPolicy.h"
 #include "hbg/equations/Equations.h"
 #include "hbg/runtime/Energy.h"
 #include "hbg/runtime/Guards.h"
@@ -40,12 +41,13 @@ struct TieredCode {
   std::vector<codegen::FunctionSpec> specs;
   /// The function of each spec, in the same order.
   std::vector<ModeFn *> fns;
-  /// Evaluations by tape of the right-hand side (of the Jacobian, for a
-  /// Jacobian's code), counted until the compiled code is in.
+  /// Evaluations of the right-hand side (of the Jacobian, for a
+  /// Jacobian's code), counted until the optimised code is in.
   mutable std::atomic<std::uint32_t> calls{0};
-  /// Set once: the code was asked for (now, or of the background thread).
-  mutable std::atomic<bool> requested{false};
-  /// Set once the compiled code is published in every ModeFn.
+  /// The code asked for so far, raised once per level: kQuickTier (LLVM's
+  /// quick tier), kOptimisedTier.
+  mutable std::atomic<int> requested{0};
+  /// Set once the optimised code is published in every ModeFn.
   std::atomic<bool> compiled{false};
   codegen::CompiledModule module;
   /// LLVM's quick code (CodeGenOptions::quick), compiled first when the
@@ -53,9 +55,12 @@ struct TieredCode {
   /// in it when the optimised code is swapped in.
   codegen::CompiledModule quickModule;
   /// Set once the quick code is in (or was tried).
-  bool quickDone = false;
+  std::atomic<bool> quickDone{false};
   /// Instructions of all the functions' tapes: their size.
   std::size_t tapeSize() const;
+  /// Tape instructions one counted evaluation runs: the right-hand side's
+  /// with its loops' residual and Jacobian, or the Jacobian's.
+  std::size_t perCall() const;
   /// A mode's functions (counted in CodeTiers::compiledModes()), not a
   /// Jacobian's.
   bool mode = true;
@@ -68,15 +73,30 @@ struct TieredCode {
   /// Adds function `name` of `outputs`, its tape built now (the caller
   /// holds the expression store's lock).
   void add(ModeFn &fn, std::string name, std::vector<sym::ExprId> outputs);
-  /// Counts an evaluation by tape; the `hotCalls`-th asks for the code.
-  void used() const {
-    if (!compiled.load(std::memory_order_relaxed) &&
-        calls.fetch_add(1, std::memory_order_relaxed) + 1 == hotCalls)
-      requestCompile();
+  /// Counts an evaluation at time t on the way to LLVM (Tiering::Tiered):
+  /// the `hotCalls`-th asks for the code, or, by default, LLVM's cost is
+  /// weighed against what its code would save over the rest of the run
+  /// at the 64th, 128th, 256th, ... (CodeTiers::consider).
+  void used(double t) const {
+    if (trigger == Trigger::Never || compiled.load(std::memory_order_relaxed))
+      return;
+    std::uint32_t n = calls.fetch_add(1, std::memory_order_relaxed) + 1;
+    if (trigger == Trigger::Count) {
+      if (n == hotCalls)
+        requestCompile(kQuickTier);
+    } else if (n >= 64 && (n & (n - 1)) == 0) {
+      consider(t, n);
+    }
   }
+  enum class Trigger : std::uint8_t { Never, Count, Cost };
+  Trigger trigger = Trigger::Never;
   std::uint32_t hotCalls = std::numeric_limits<std::uint32_t>::max();
-  /// Queues the code for the background thread, once (Tiering::Tiered).
-  void requestCompile() const;
+  /// Queues the code for the background thread at `level` (kQuickTier:
+  /// quick first when large; for Trigger::Count, optimised after it),
+  /// unless it was asked for at that level or higher before.
+  void requestCompile(int level) const;
+  /// Trigger::Cost: asks for the tier that pays back most, if any.
+  void consider(double t, std::uint32_t calls) const;
 };
 
 /// How a model's code reaches LLVM (CompilerOptions::tiering): one JIT
@@ -85,12 +105,12 @@ struct TieredCode {
 /// compilation under way.
 class CodeTiers : public std::enable_shared_from_this<CodeTiers> {
 public:
-  /// `eager`: Tiered code is queued for LLVM at once instead of when hot
-  /// (a model without switched junctions: its one mode is the whole run).
-  /// Tiered code of `quickTierMin` tape instructions or more is compiled
-  /// by LLVM's quick tier first, then optimised.
+  /// Tiered code is compiled once `hotCalls` evaluations ask for it, or,
+  /// with hotCalls 0, when LLVM pays back (TieredCode::consider); code of
+  /// `quickTierMin` tape instructions or more is compiled by LLVM's quick
+  /// tier first, and with hotCalls given then optimised.
   CodeTiers(codegen::CodeGenOptions opts, Tiering policy, unsigned hotCalls,
-            std::size_t quickTierMin, bool eager = false);
+            std::size_t quickTierMin);
   ~CodeTiers();
   /// Sets up `code`'s tiers once its functions are added: compiles it now
   /// (Tiering::Jit, `ctxLocked`: the caller holds the expression store's
@@ -108,6 +128,18 @@ public:
   const codegen::CodeGenOptions &options() const { return opts_; }
   /// Modes compiled in LLVM's quick tier before being optimised.
   std::size_t quickModes() const { return quick_.load(); }
+  /// The run under way integrates from t0 to tEnd (infinite when not
+  /// known, as for the step API): how far it has come is what the cost
+  /// of LLVM is weighed against.
+  void runSpan(double t0, double tEnd) {
+    t0_.store(t0, std::memory_order_relaxed);
+    tEnd_.store(tEnd, std::memory_order_relaxed);
+  }
+  /// Evaluations still ahead for code evaluated `calls` times so far, now
+  /// at time t: as many again per unit of time until the run's end, and
+  /// as many again as so far when the end is not known.
+  double callsAhead(double t, std::uint32_t calls) const;
+  const TierCosts &costs() const { return costs_; }
 
 private:
   void run();
@@ -116,7 +148,8 @@ private:
   Tiering policy_;
   unsigned hotCalls_;
   std::size_t quickTierMin_;
-  bool eager_;
+  TierCosts costs_;
+  std::atomic<double> t0_{0}, tEnd_{std::numeric_limits<double>::infinity()};
   std::mutex sessionMutex_;
   std::shared_ptr<codegen::JitSession> session_;
   std::atomic<std::size_t> compiled_{0}, quick_{0};
@@ -136,7 +169,7 @@ std::vector<sym::ExprId> gather(ScatteredFn &f, const std::vector<sym::ExprId> &
 /// compiled in the mode's tiers.
 struct JacobianCode final : runtime::JacobianProgram {
   TieredCode code;
-  void used() const override { code.used(); }
+  void used(double t) const override { code.used(t); }
 };
 
 /// The compiled code of one mode (of the only mode, for models without
@@ -153,7 +186,7 @@ struct ModeCode final : runtime::ModeProgram, std::enable_shared_from_this<ModeC
   /// The functions of runtime::ModeProgram, as tapes and (once compiled)
   /// LLVM code; its tiers also serve the Jacobian's code.
   TieredCode code;
-  void used() const override { code.used(); }
+  void used(double t) const override { code.used(t); }
 };
 
 struct Model::Impl {

@@ -17,6 +17,8 @@
 
 #include "hbg/codegen/Tape.h"
 
+#include <cmath>
+
 namespace hbg {
 
 void TieredCode::add(ModeFn &fn, std::string name, std::vector<sym::ExprId> outputs) {
@@ -29,15 +31,53 @@ void TieredCode::add(ModeFn &fn, std::string name, std::vector<sym::ExprId> outp
   fns.push_back(&fn);
 }
 
-void TieredCode::requestCompile() const {
+void TieredCode::requestCompile(int level) const {
   std::shared_ptr<CodeTiers> t = tiers.lock();
   std::shared_ptr<const void> keep = owner.lock();
-  if (!t || !keep || requested.exchange(true))
+  if (!t || !keep)
     return;
+  int before = requested.load();
+  do {
+    if (before >= level)
+      return;
+  } while (!requested.compare_exchange_weak(before, level));
   // Aliasing: the queue's pointer keeps the owner (the mode) alive.
   // Evaluators see the code as const; swapping its tier in is the one
   // change it takes, through the atomics of its functions.
   t->request(std::shared_ptr<TieredCode>(keep, const_cast<TieredCode *>(this)));
+}
+
+void TieredCode::consider(double t, std::uint32_t n) const {
+  std::shared_ptr<CodeTiers> tiers = this->tiers.lock();
+  if (!tiers)
+    return;
+  int current = requested.load();
+  if (current >= kOptimisedTier)
+    return;
+  int level = chooseTier(tiers->costs(), perCall(), tapeSize(), tiers->callsAhead(t, n), current,
+                         codegen::backendLoaded());
+  if (level > current)
+    requestCompile(level);
+}
+
+int chooseTier(const TierCosts &c, std::size_t perCall, std::size_t size, double callsAhead,
+               int current, bool loaded) {
+  // Nanoseconds the rest of the run saves on each tier, net of compiling
+  // it; a tier already asked for is paid.
+  double tape = c.tapeNs * static_cast<double>(perCall) * callsAhead;
+  double fixed = c.moduleNs + (loaded ? 0 : c.loadNs);
+  double quickGain = current >= kQuickTier
+                         ? -1
+                         : tape * (1 - c.quickNs / c.tapeNs) -
+                               (fixed + c.quickCompileNs * static_cast<double>(size));
+  double base = current >= kQuickTier ? c.quickNs / c.tapeNs : 1;
+  double optimisedGain = tape * (base - c.optimisedNs / c.tapeNs) -
+                         (fixed + c.optimisedCompileNs * static_cast<double>(size));
+  if (optimisedGain > 0 && optimisedGain >= quickGain)
+    return kOptimisedTier;
+  if (quickGain > 0)
+    return kQuickTier;
+  return current;
 }
 
 std::size_t TieredCode::tapeSize() const {
@@ -47,10 +87,27 @@ std::size_t TieredCode::tapeSize() const {
   return n;
 }
 
+std::size_t TieredCode::perCall() const {
+  // The first function is the one counted (the right-hand side, or the
+  // Jacobian); a mode's loops are solved on every call of it.
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < specs.size(); ++i)
+    if (i == 0 || specs[i].name == "residual" || specs[i].name == "jacobian")
+      n += fns[i]->tape.code.size();
+  return n;
+}
+
+double CodeTiers::callsAhead(double t, std::uint32_t calls) const {
+  double t0 = t0_.load(std::memory_order_relaxed), tEnd = tEnd_.load(std::memory_order_relaxed);
+  double done = t - t0, total = tEnd - t0;
+  if (!(done > 0) || !(total > done) || !std::isfinite(total))
+    return calls; // as many again
+  return calls * ((total - done) / done);
+}
+
 CodeTiers::CodeTiers(codegen::CodeGenOptions opts, Tiering policy, unsigned hotCalls,
-                     std::size_t quickTierMin, bool eager)
-    : opts_(std::move(opts)), policy_(policy), hotCalls_(std::max(1u, hotCalls)),
-      quickTierMin_(quickTierMin), eager_(eager) {}
+                     std::size_t quickTierMin)
+    : opts_(std::move(opts)), policy_(policy), hotCalls_(hotCalls), quickTierMin_(quickTierMin) {}
 
 CodeTiers::~CodeTiers() {
   {
@@ -75,13 +132,12 @@ void CodeTiers::start(TieredCode &code, std::shared_ptr<const void> owner, bool 
   code.tiers = weak_from_this();
   switch (policy_) {
   case Tiering::Jit:
-    code.requested = true;
+    code.requested = kOptimisedTier;
     compileNow(code, ctxLocked);
     return;
   case Tiering::Tiered:
+    code.trigger = hotCalls_ ? TieredCode::Trigger::Count : TieredCode::Trigger::Cost;
     code.hotCalls = hotCalls_;
-    if (eager_)
-      code.requestCompile();
     return;
   case Tiering::Tape:
     return;
@@ -143,21 +199,30 @@ void CodeTiers::run() {
     if (!code)
       continue; // the mode was dropped before its turn
     lock.unlock();
-    // Large code gets LLVM's quick tier first (about a tenth of the
-    // compile time), and is queued again, behind everything waiting, to
-    // be optimised.
-    bool quick = !code->quickDone && code->tapeSize() >= quickTierMin_;
-    code->quickDone = true;
-    try {
-      compileNow(*code, false, quick);
-    } catch (const std::exception &) {
-      // The tapes compute the same values: a mode whose compilation fails
-      // keeps running on them.
-      quick = false;
+    // Asked for the quick tier: large code (any code, when the cost
+    // decided) gets it, about a tenth of the compile time; by count, it is
+    // then queued again, behind everything waiting, to be optimised.
+    int level = code->requested.load();
+    bool byCost = code->trigger == TieredCode::Trigger::Cost;
+    bool quick = level == kQuickTier &&
+                 (byCost || code->tapeSize() >= quickTierMin_);
+    bool skip = quick ? code->quickDone.load() : code->compiled.load();
+    if (!skip) {
+      try {
+        compileNow(*code, false, quick);
+      } catch (const std::exception &) {
+        // The tapes compute the same values: a mode whose compilation
+        // fails keeps running on them.
+        quick = false;
+      }
     }
+    if (quick)
+      code->quickDone = true;
     lock.lock();
-    if (quick && !stop_)
+    if (quick && !byCost && !stop_) {
+      code->requested = kOptimisedTier;
       queue_.push_back(code);
+    }
     code.reset();
   }
 }

@@ -129,15 +129,15 @@ private:
 /// Compiler settings.
 /// How a mode's code is made ready (docs/architecture.md, "Tiers").
 enum class Tiering : std::uint8_t {
-  /// A switched model's modes run on tapes (an interpreter of the
-  /// expression DAG, bit for bit the compiled code's values) from their
-  /// first use; a mode whose right-hand side has been evaluated
-  /// CompilerOptions::hotCalls times is compiled by LLVM on a background
-  /// thread and swapped in. Runs integrate in real modes only, so modes
-  /// only passed through (mythical) are never LLVM-compiled. A model without switched
-  /// junctions has one mode, used by the whole run: it is queued for LLVM
-  /// at once and runs on its tapes until the code is in (LLVM is loaded
-  /// and compiles on the background thread meanwhile).
+  /// Every mode runs on tapes (an interpreter of the expression DAG, bit
+  /// for bit the compiled code's values) from its first use. LLVM is
+  /// loaded, and a mode compiled on a background thread and swapped in,
+  /// only when the compilation pays back: its cost, estimated from the
+  /// tapes' size, against the time LLVM's code would save over the rest
+  /// of the run (docs/architecture.md, "Tiers"); or, with
+  /// CompilerOptions::hotCalls, after that many evaluations. Runs
+  /// integrate in real modes only, so modes only passed through
+  /// (mythical) are never LLVM-compiled.
   Tiered,
   /// Every mode LLVM-compiled before its first use.
   Jit,
@@ -148,14 +148,14 @@ enum class Tiering : std::uint8_t {
 struct CompilerOptions {
   codegen::CodeGenOptions codegen;
   Tiering tiering = Tiering::Tiered;
-  /// Tiered: evaluations of a mode's right-hand side by tape before it is
-  /// compiled.
-  unsigned hotCalls = 1000;
-  /// Tiered: a hot mode whose functions' tapes have at least this many
-  /// instructions is compiled by LLVM's quick tier first
-  /// (CodeGenOptions::quick: about a tenth of the compile time, code 1.1
-  /// to 3 times slower than optimised), swapped in, and then optimised.
-  /// Below it, optimising takes a few hundred milliseconds or less.
+  /// Tiered: 0 (the default) weighs what compiling a mode costs against
+  /// what its code saves, and picks LLVM's quick tier
+  /// (CodeGenOptions::quick: about a tenth of the compile time, code about
+  /// twice as slow as optimised), the optimised code, both in turn, or
+  /// neither. A count instead compiles a mode once its right-hand side has
+  /// been evaluated that many times, through the quick tier first when
+  /// its tapes have `quickTierMin` instructions or more, then optimised.
+  unsigned hotCalls = 0;
   std::size_t quickTierMin = 2000;
   /// Switched models: modes kept analysed (and compiled) between runs;
   /// beyond this, the least recently used ones that no run is in are

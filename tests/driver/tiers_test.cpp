@@ -5,6 +5,8 @@
 // tapes only, on LLVM's code only, or switches from one to the other in
 // the middle of the run (a background compilation after the first call).
 
+#include "ChainModel.h"
+
 #include "hbg/hbg.h"
 
 #include <doctest/doctest.h>
@@ -128,17 +130,7 @@ TEST_CASE("every example runs identically on tapes, on LLVM's code, and switchin
 TEST_CASE("large modes get LLVM's quick code first, then the optimised code") {
   // A chain of 300 masses: its right-hand side's tape is well above
   // quickTierMin, the RLC circuit's far below.
-  std::string text = "model Chain {\n  Sf wall(0);\n";
-  const int n = 300;
-  for (int i = 0; i < n; ++i) {
-    std::string k = std::to_string(i), prev = i ? "v" + std::to_string(i - 1) : "wall";
-    text += "  C spring" + k + "(0.5) { q0 = " + std::to_string(0.01 * (i % 7)) + "; }\n" +
-            "  I mass" + k + "(1) { p0 = 0; }\n  R damper" + k + "(0.1);\n  1 v" + k +
-            ";\n  0 s" + k + ";\n  bond v" + k + " -> s" + k + ";\n  bond s" + k + " -> " +
-            prev + ";\n  bond s" + k + " -> spring" + k + ";\n  bond v" + k + " -> mass" + k +
-            ";\n  bond v" + k + " -> damper" + k + ";\n";
-  }
-  text += "  output mass" + std::to_string(n - 1) + ".p;\n}\n";
+  std::string text = hbg::test::chainModel(300);
   hbg::SimulationOptions opts;
   opts.tEnd = 20;
   opts.dtOut = 0.1;
@@ -147,7 +139,9 @@ TEST_CASE("large modes get LLVM's quick code first, then the optimised code") {
   hbg::Result tape = hbg::Simulation(hbg::Compiler(tapeOpts).compileString(text, "chain.hbg"),
                                      opts).run();
   REQUIRE_MESSAGE(tape.ok(), tape.error);
-  hbg::Model model = hbg::Compiler().compileString(text, "chain.hbg");
+  hbg::CompilerOptions countOpts;
+  countOpts.hotCalls = 1000; // compiled by count, not by cost (tier_policy_test)
+  hbg::Model model = hbg::Compiler(countOpts).compileString(text, "chain.hbg");
   hbg::Result tiered = hbg::Simulation(model, opts).run();
   REQUIRE_MESSAGE(tiered.ok(), tiered.error);
   checkIdentical(tape, tiered);
@@ -156,7 +150,7 @@ TEST_CASE("large modes get LLVM's quick code first, then the optimised code") {
   // Run again on the optimised code: still the same bits.
   checkIdentical(tape, hbg::Simulation(model, opts).run());
 
-  hbg::Model small = compile("rlc.hbg", hbg::Tiering::Tiered);
+  hbg::Model small = compile("rlc.hbg", hbg::Tiering::Tiered, 1);
   REQUIRE(runTo(small, 1).ok());
   CHECK(llvmModesAfterWaiting(small, 1) == 1);
   CHECK(small.modesCompiledQuickly() == 0);

@@ -63,6 +63,10 @@ struct ObjectSpec {
   bool shared = false;
 };
 
+/// Whether LLVM's half of code generation (libhbg_llvm.so) has been
+/// loaded into this process: it is loaded by the first compilation.
+bool backendLoaded();
+
 /// LLVM's half of code generation (libhbg_llvm.so, loaded on first use)
 /// cannot be found or loaded: an installation problem, not a bug.
 class BackendUnavailable : public std::runtime_error {

@@ -97,8 +97,9 @@ struct JacobianProgram {
   /// position fzAt[e * columns.size() + c] in the pattern's values.
   std::vector<std::uint32_t> columns, fzAt;
   std::size_t numOutputs = 0;
-  /// Counts an evaluation (the JIT compiles the Jacobian once hot).
-  virtual void used() const {}
+  /// Counts an evaluation at time t (the JIT compiles the Jacobian once
+  /// it pays).
+  virtual void used(double) const {}
 };
 
 /// A `sign`, `abs`, `min`, `max` or `floor` of a changing value
@@ -160,9 +161,9 @@ struct ModeProgram {
 
   /// The Jacobian's program (the compiler builds it on first use).
   virtual const JacobianProgram &jacobianProgram() const = 0;
-  /// Counts an evaluation of the right-hand side (the JIT compiles a mode
-  /// once hot).
-  virtual void used() const {}
+  /// Counts an evaluation of the right-hand side at time t (the JIT
+  /// compiles a mode once it pays).
+  virtual void used(double) const {}
 };
 
 /// Evaluates a mode's code at (t, x), first solving its nonlinear loops
@@ -177,7 +178,7 @@ public:
   /// in real modes only, so a mythical mode, however often an event
   /// passes through it, stays on its tapes.
   bool rhs(double t, const double *x, double *xdot) {
-    m_.used();
+    m_.used(t);
     return call(m_.rhs, t, x, xdot);
   }
   bool outputs(double t, const double *x, double *y) { return call(m_.outputs, t, x, y); }

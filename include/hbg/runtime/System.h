@@ -163,6 +163,10 @@ public:
   /// be evaluated. False when the model cannot say (the default): events
   /// then carry no energy audit.
   virtual bool storedEnergy(double t, const double *X, double *energy);
+  /// A run from t0 to tEnd begins (a simulation to its end; the step API
+  /// does not know its end). A compiled system weighs the cost of
+  /// compiling its code against the run's length.
+  virtual void runSpan(double /*t0*/, double /*tEnd*/) {}
 };
 
 /// The error for a function of `m` that failed (returned false) while
