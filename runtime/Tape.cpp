@@ -11,6 +11,8 @@
 
 #include "hbg/runtime/Tape.h"
 
+#include "TapeFunctions.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -65,7 +67,63 @@ PowForm powForm(const std::vector<TapeInstr> &code, const TapeInstr &in, double 
   return PowForm::Pow;
 }
 
+// Out of line, so that the interpreter and baseline code run the same
+// instructions (TapeFunctions.h).
+#define HBG_TAPE_FN(NAME, EXPR)                                                                    \
+  [[gnu::noinline]] double NAME(double a, [[maybe_unused]] double b, [[maybe_unused]] double c) { \
+    return EXPR;                                                                                   \
+  }
+HBG_TAPE_FN(fnSin, std::sin(a))
+HBG_TAPE_FN(fnCos, std::cos(a))
+HBG_TAPE_FN(fnTan, std::tan(a))
+HBG_TAPE_FN(fnExp, std::exp(a))
+HBG_TAPE_FN(fnLog, std::log(a))
+HBG_TAPE_FN(fnSqrt, std::sqrt(a))
+HBG_TAPE_FN(fnTanh, std::tanh(a))
+HBG_TAPE_FN(fnSign, a > 0 ? 1.0 : (a < 0 ? -1.0 : 0.0))
+HBG_TAPE_FN(fnFloor, std::floor(a))
+HBG_TAPE_FN(fnMin, std::fmin(a, b))
+HBG_TAPE_FN(fnMax, std::fmax(a, b))
+HBG_TAPE_FN(fnSelect, a > 0 ? b : c)
+HBG_TAPE_FN(fnPow, std::pow(a, b))
+// b is the constant integer exponent (PowForm::Powi).
+HBG_TAPE_FN(fnPowi, powi(a, static_cast<int>(b)))
+#undef HBG_TAPE_FN
+
 } // namespace
+
+TapeFunction tapeFunction(const std::vector<TapeInstr> &code, const TapeInstr &in) {
+  switch (in.op) {
+  case TapeOp::Sin: return fnSin;
+  case TapeOp::Cos: return fnCos;
+  case TapeOp::Tan: return fnTan;
+  case TapeOp::Exp: return fnExp;
+  case TapeOp::Log: return fnLog;
+  case TapeOp::Sqrt: return fnSqrt;
+  case TapeOp::Tanh: return fnTanh;
+  case TapeOp::Sign: return fnSign;
+  case TapeOp::Floor: return fnFloor;
+  case TapeOp::Min: return fnMin;
+  case TapeOp::Max: return fnMax;
+  case TapeOp::Select: return fnSelect;
+  case TapeOp::Pow: {
+    double k = 0;
+    return powForm(code, in, k) == PowForm::Powi ? fnPowi : fnPow;
+  }
+  case TapeOp::Const:
+  case TapeOp::Time:
+  case TapeOp::X:
+  case TapeOp::P:
+  case TapeOp::Neg:
+  case TapeOp::Abs:
+  case TapeOp::Add:
+  case TapeOp::Sub:
+  case TapeOp::Mul:
+  case TapeOp::Div:
+    return nullptr;
+  }
+  return nullptr;
+}
 
 int arity(TapeOp op) {
   switch (op) {
@@ -109,29 +167,28 @@ void Tape::evaluate(double t, const double *x, const double *p, double *out,
     case TapeOp::X: r = x[in.a]; break;
     case TapeOp::P: r = p[in.a]; break;
     case TapeOp::Neg: r = -v[in.a]; break;
-    case TapeOp::Sin: r = std::sin(v[in.a]); break;
-    case TapeOp::Cos: r = std::cos(v[in.a]); break;
-    case TapeOp::Tan: r = std::tan(v[in.a]); break;
-    case TapeOp::Exp: r = std::exp(v[in.a]); break;
-    case TapeOp::Log: r = std::log(v[in.a]); break;
-    case TapeOp::Sqrt: r = std::sqrt(v[in.a]); break;
-    case TapeOp::Tanh: r = std::tanh(v[in.a]); break;
     case TapeOp::Abs: r = std::fabs(v[in.a]); break;
-    case TapeOp::Sign: r = v[in.a] > 0 ? 1.0 : (v[in.a] < 0 ? -1.0 : 0.0); break;
-    case TapeOp::Floor: r = std::floor(v[in.a]); break;
     case TapeOp::Add: r = v[in.a] + v[in.b]; break;
     case TapeOp::Sub: r = v[in.a] - v[in.b]; break;
     case TapeOp::Mul: r = v[in.a] * v[in.b]; break;
     case TapeOp::Div: r = v[in.a] / v[in.b]; break;
+    case TapeOp::Sin: r = fnSin(v[in.a], 0, 0); break;
+    case TapeOp::Cos: r = fnCos(v[in.a], 0, 0); break;
+    case TapeOp::Tan: r = fnTan(v[in.a], 0, 0); break;
+    case TapeOp::Exp: r = fnExp(v[in.a], 0, 0); break;
+    case TapeOp::Log: r = fnLog(v[in.a], 0, 0); break;
+    case TapeOp::Sqrt: r = fnSqrt(v[in.a], 0, 0); break;
+    case TapeOp::Tanh: r = fnTanh(v[in.a], 0, 0); break;
+    case TapeOp::Sign: r = fnSign(v[in.a], 0, 0); break;
+    case TapeOp::Floor: r = fnFloor(v[in.a], 0, 0); break;
     case TapeOp::Pow: {
       double k = 0;
-      r = powForm(code, in, k) == PowForm::Powi ? powi(v[in.a], static_cast<int>(k))
-                                                 : std::pow(v[in.a], v[in.b]);
+      r = powForm(code, in, k) == PowForm::Powi ? fnPowi(v[in.a], k, 0) : fnPow(v[in.a], v[in.b], 0);
       break;
     }
-    case TapeOp::Min: r = std::fmin(v[in.a], v[in.b]); break;
-    case TapeOp::Max: r = std::fmax(v[in.a], v[in.b]); break;
-    case TapeOp::Select: r = v[in.a] > 0 ? v[in.b] : v[in.c]; break;
+    case TapeOp::Min: r = fnMin(v[in.a], v[in.b], 0); break;
+    case TapeOp::Max: r = fnMax(v[in.a], v[in.b], 0); break;
+    case TapeOp::Select: r = fnSelect(v[in.a], v[in.b], v[in.c]); break;
     }
     v[i] = r;
   }

@@ -13,9 +13,10 @@ constexpr int kQuickTier = 1, kOptimisedTier = 2;
 /// "Tiers"). The decision is a function of these and of counts, so that a
 /// run takes the same tiers every time it is run.
 struct TierCosts {
-  /// One tape instruction interpreted, and the same work in LLVM's quick
-  /// and optimised code, in nanoseconds.
-  double tapeNs = 7.5, quickNs = 0.95, optimisedNs = 0.45;
+  /// One tape instruction interpreted, as baseline code
+  /// (runtime/Baseline.h), and the same work in LLVM's quick and
+  /// optimised code, in nanoseconds.
+  double tapeNs = 7.5, baselineNs = 1.15, quickNs = 0.95, optimisedNs = 0.45;
   /// Compiling, per tape instruction of the whole group of functions.
   double quickCompileNs = 12e3, optimisedCompileNs = 60e3;
   /// Each compilation, and loading LLVM with its JIT (once per process).
@@ -26,8 +27,9 @@ struct TierCosts {
 /// `perCall` tape instructions, `size` in all, when `callsAhead` more
 /// evaluations are expected: `current` (none pays back), kQuickTier or
 /// kOptimisedTier. `current` is the tier already asked for (0 or
-/// kQuickTier); `loaded`: LLVM is loaded already.
+/// kQuickTier); `loaded`: LLVM is loaded already; `baseline`: the code
+/// runs as baseline code until then (else on its tapes' interpreter).
 int chooseTier(const TierCosts &costs, std::size_t perCall, std::size_t size, double callsAhead,
-               int current, bool loaded);
+               int current, bool loaded, bool baseline);
 
 } // namespace hbg

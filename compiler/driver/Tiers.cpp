@@ -55,23 +55,23 @@ void TieredCode::consider(double t, std::uint32_t n) const {
   if (current >= kOptimisedTier)
     return;
   int level = chooseTier(tiers->costs(), perCall(), tapeSize(), tiers->callsAhead(t, n), current,
-                         codegen::backendLoaded());
+                         codegen::backendLoaded(), fns[0]->baseline != nullptr);
   if (level > current)
     requestCompile(level);
 }
 
 int chooseTier(const TierCosts &c, std::size_t perCall, std::size_t size, double callsAhead,
-               int current, bool loaded) {
+               int current, bool loaded, bool baseline) {
   // Nanoseconds the rest of the run saves on each tier, net of compiling
   // it; a tier already asked for is paid.
-  double tape = c.tapeNs * static_cast<double>(perCall) * callsAhead;
+  double calls = static_cast<double>(perCall) * callsAhead; // instructions ahead
+  double now = current >= kQuickTier ? c.quickNs : baseline ? c.baselineNs : c.tapeNs;
   double fixed = c.moduleNs + (loaded ? 0 : c.loadNs);
   double quickGain = current >= kQuickTier
                          ? -1
-                         : tape * (1 - c.quickNs / c.tapeNs) -
+                         : calls * (now - c.quickNs) -
                                (fixed + c.quickCompileNs * static_cast<double>(size));
-  double base = current >= kQuickTier ? c.quickNs / c.tapeNs : 1;
-  double optimisedGain = tape * (base - c.optimisedNs / c.tapeNs) -
+  double optimisedGain = calls * (now - c.optimisedNs) -
                          (fixed + c.optimisedCompileNs * static_cast<double>(size));
   if (optimisedGain > 0 && optimisedGain >= quickGain)
     return kOptimisedTier;
@@ -135,10 +135,21 @@ void CodeTiers::start(TieredCode &code, std::shared_ptr<const void> owner, bool 
     code.requested = kOptimisedTier;
     compileNow(code, ctxLocked);
     return;
-  case Tiering::Tiered:
+  case Tiering::Tiered: {
+    // Until LLVM's code is in, the tapes run as baseline machine code.
+    std::vector<const runtime::Tape *> tapes;
+    for (const ModeFn *f : code.fns)
+      tapes.push_back(&f->tape);
+    if (std::shared_ptr<const runtime::BaselineCode> b = runtime::BaselineCode::translate(tapes)) {
+      for (std::size_t i = 0; i < code.fns.size(); ++i) {
+        code.fns[i]->baseline = b->entry(i);
+        code.fns[i]->baselineCode = b;
+      }
+    }
     code.trigger = hotCalls_ ? TieredCode::Trigger::Count : TieredCode::Trigger::Cost;
     code.hotCalls = hotCalls_;
     return;
+  }
   case Tiering::Tape:
     return;
   }

@@ -35,6 +35,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <optional>
 #include <random>
@@ -887,28 +888,32 @@ TEST_CASE("the same graphs with every linear loop solved at run time") {
   CHECK(checkRandomGraphs(hbg::Compiler(opts)) >= 150);
 }
 
-TEST_CASE("the same graphs on tapes: right-hand sides and outputs equal LLVM's bit for bit") {
+TEST_CASE("the same graphs on tapes and as baseline code: right-hand sides and outputs equal LLVM's bit for bit") {
   // A mode runs on its tape until LLVM has compiled it (Tiering); the two
   // must not differ in a single bit, or a run would depend on when the
   // compiled code was swapped in. Loops closed symbolically and solved at
   // run time (KLU) both.
   for (unsigned runTimeLoopMin : {8u, 0u}) {
     CAPTURE(runTimeLoopMin);
-    hbg::CompilerOptions jitOpts, tapeOpts;
+    hbg::CompilerOptions jitOpts, tapeOpts, baselineOpts;
     jitOpts.tiering = hbg::Tiering::Jit;
     tapeOpts.tiering = hbg::Tiering::Tape;
-    jitOpts.equations.runTimeLoopMin = tapeOpts.equations.runTimeLoopMin = runTimeLoopMin;
-    hbg::Compiler jit(jitOpts), tape(tapeOpts);
+    // Tiered, never hot: the tapes as baseline machine code.
+    baselineOpts.hotCalls = std::numeric_limits<unsigned>::max();
+    jitOpts.equations.runTimeLoopMin = tapeOpts.equations.runTimeLoopMin =
+        baselineOpts.equations.runTimeLoopMin = runTimeLoopMin;
+    hbg::Compiler jit(jitOpts), tape(tapeOpts), baseline(baselineOpts);
     std::mt19937_64 rng(7);
     std::uniform_real_distribution<double> value(-2, 2);
     int compared = 0;
     for (std::uint64_t seed = 1; compared < 150 && seed < 2000; ++seed) {
       Graph gr = Generator(seed).run();
       std::string text = gr.text("G" + std::to_string(seed));
-      std::optional<hbg::Model> a, b;
+      std::optional<hbg::Model> a, b, c;
       try {
         a = jit.compileString(text);
         b = tape.compileString(text);
+        c = baseline.compileString(text);
       } catch (const hbg::CompileError &) {
         continue;
       }
@@ -918,17 +923,21 @@ TEST_CASE("the same graphs on tapes: right-hand sides and outputs equal LLVM's b
         v *= 1 + 0.1 * value(rng);
       std::size_t n = a->stateNames().size(), m = a->outputNames().size();
       for (int k = 0; k < 3; ++k) {
-        std::vector<double> x(n), fa(n), fb(n), ya(m), yb(m);
+        std::vector<double> x(n), fa(n), fb(n), fc(n), ya(m), yb(m), yc(m);
         for (double &v : x)
           v = value(rng);
         double t = value(rng);
         a->rhs(t, x.data(), p.data(), fa.data());
         b->rhs(t, x.data(), p.data(), fb.data());
+        c->rhs(t, x.data(), p.data(), fc.data());
         a->outputs(t, x.data(), p.data(), ya.data());
         b->outputs(t, x.data(), p.data(), yb.data());
+        c->outputs(t, x.data(), p.data(), yc.data());
         // (memcmp must not see the null data() of an empty vector.)
         CHECK((n == 0 || std::memcmp(fa.data(), fb.data(), n * sizeof(double)) == 0));
         CHECK((m == 0 || std::memcmp(ya.data(), yb.data(), m * sizeof(double)) == 0));
+        CHECK((n == 0 || std::memcmp(fa.data(), fc.data(), n * sizeof(double)) == 0));
+        CHECK((m == 0 || std::memcmp(ya.data(), yc.data(), m * sizeof(double)) == 0));
       }
       ++compared;
     }

@@ -13,6 +13,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <thread>
 #include <vector>
@@ -29,6 +30,9 @@ hbg::Model compile(const std::string &file, hbg::Tiering tiering, unsigned hotCa
   opts.quickTierMin = quickTierMin;
   return hbg::Compiler(opts).compileFile(kExamples + file);
 }
+
+/// A count of evaluations no run reaches: the code stays baseline code.
+constexpr unsigned kNever = std::numeric_limits<unsigned>::max();
 
 bool same(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
@@ -114,6 +118,11 @@ TEST_CASE("every example runs identically on tapes, on LLVM's code, and switchin
     hbg::Result tape = hbg::Simulation(compile(ex.file, hbg::Tiering::Tape), opts).run();
     REQUIRE_MESSAGE(tape.ok(), tape.error);
     checkIdentical(jit, tape);
+    // Never LLVM: the tapes as baseline machine code (runtime/Baseline.h).
+    hbg::Result baseline =
+        hbg::Simulation(compile(ex.file, hbg::Tiering::Tiered, kNever), opts).run();
+    REQUIRE_MESSAGE(baseline.ok(), baseline.error);
+    checkIdentical(jit, baseline);
     // Hot after one call: compiled in the background while the run goes
     // on, and swapped in whenever that is done.
     hbg::Result tiered = hbg::Simulation(compile(ex.file, hbg::Tiering::Tiered, 1), opts).run();
@@ -167,6 +176,10 @@ TEST_CASE("stiff methods evaluate the Jacobian on tapes identically") {
     CHECK(jit.jacobianCalls > 0);
     hbg::Result tape = hbg::Simulation(compile(file, hbg::Tiering::Tape), opts).run();
     REQUIRE_MESSAGE(tape.ok(), tape.error);
+    hbg::Result baseline =
+        hbg::Simulation(compile(file, hbg::Tiering::Tiered, kNever), opts).run();
+    REQUIRE_MESSAGE(baseline.ok(), baseline.error);
+    checkIdentical(jit, baseline);
     checkIdentical(jit, tape);
     CHECK(jit.jacobianCalls == tape.jacobianCalls);
   }

@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "hbg/runtime/Baseline.h"
 #include "hbg/runtime/Energy.h"
 #include "hbg/runtime/Newton.h"
 #include "hbg/runtime/System.h"
@@ -34,21 +35,29 @@ namespace hbg::runtime {
 /// kink branches]).
 using CompiledFn = void (*)(double t, const double *x, const double *p, double *out);
 
-/// One of a mode's functions: its machine code once there is some
-/// (published atomically: the JIT swaps it in while runs read it), its
-/// tape until then. The tape computes what the code computes, bit for bit
+/// One of a mode's functions: LLVM's machine code once there is some
+/// (published atomically: the JIT swaps it in while runs read it), else
+/// its tape translated to machine code one op at a time (Baseline.h),
+/// else its tape. All three compute the same values, bit for bit
 /// (runtime/Tape.cpp mirrors the lowering op for op).
 struct ModeFn {
   Tape tape;
   std::atomic<CompiledFn> jit{nullptr};
+  /// The tape's baseline code, set before the function is first used.
+  BaselineCode::Entry baseline = nullptr;
+  std::shared_ptr<const BaselineCode> baselineCode;
   bool present = false;
 
   ModeFn() = default;
   /// A copy runs the code the original runs now.
-  ModeFn(const ModeFn &o) : tape(o.tape), jit(o.jit.load()), present(o.present) {}
+  ModeFn(const ModeFn &o)
+      : tape(o.tape), jit(o.jit.load()), baseline(o.baseline), baselineCode(o.baselineCode),
+        present(o.present) {}
   ModeFn &operator=(const ModeFn &o) {
     tape = o.tape;
     jit.store(o.jit.load());
+    baseline = o.baseline;
+    baselineCode = o.baselineCode;
     present = o.present;
     return *this;
   }
@@ -57,10 +66,16 @@ struct ModeFn {
   /// out = the function at (t, x, p); `scratch` holds the tape's values.
   void operator()(double t, const double *x, const double *p, double *out,
                   std::vector<double> &scratch) const {
-    if (CompiledFn f = jit.load(std::memory_order_acquire))
+    if (CompiledFn f = jit.load(std::memory_order_acquire)) {
       f(t, x, p, out);
-    else
+    } else if (baseline) {
+      std::size_t n = BaselineCode::valuesNeeded(tape);
+      if (scratch.size() < n)
+        scratch.resize(n);
+      baseline(x, p, out, scratch.data(), t);
+    } else {
       tape.evaluate(t, x, p, out, scratch);
+    }
   }
 };
 
