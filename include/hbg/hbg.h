@@ -129,8 +129,10 @@ private:
 /// Compiler settings.
 /// How a mode's code is made ready (docs/architecture.md, "Tiers").
 enum class Tiering : std::uint8_t {
-  /// Every mode runs on tapes (an interpreter of the expression DAG, bit
-  /// for bit the compiled code's values) from its first use. LLVM is
+  /// Every mode runs on tapes (the expression DAG as a straight-line
+  /// program, bit for bit the compiled code's values) from its first use,
+  /// translated to machine code an instruction at a time (the baseline
+  /// tier; interpreted on machines other than x86-64). LLVM is
   /// loaded, and a mode compiled on a background thread and swapped in,
   /// only when the compilation pays back: its cost, estimated from the
   /// tapes' size, against the time LLVM's code would save over the rest

@@ -166,8 +166,9 @@ Runner declareRun(CLI::App &hbgc, Common &common) {
         else
           throw UsageError{"unknown tier `" + t + "`; expected tiered, jit or tape"};
       },
-      "how modes reach LLVM: tiered (default: on tapes until hot, then compiled in the "
-      "background), jit (compiled before first use) or tape (never)",
+      "how modes are run: tiered (default: tapes translated to machine code at once, and "
+      "compiled by LLVM in the background when the run is long enough to pay for it), jit "
+      "(LLVM before first use) or tape (the tapes' interpreter)",
       "T");
   cmd->add_flag("--time-passes", a->timePasses,
                 "print the time each compiler pass takes to stderr");
