@@ -61,6 +61,22 @@ public:
   size_t line = 0, column = 0;
 };
 
+/// HbgParser whose tree holds rule contexts only. ANTLR adds a node for
+/// every token matched, which doubles the tree's allocations; the AST
+/// builder reads tokens from the contexts' labels and the token stream
+/// instead. No error is recovered from, so no error node is ever needed.
+class RuleTreeParser : public hbg_antlr::HbgParser {
+public:
+  using HbgParser::HbgParser;
+
+  antlr4::Token *consume() override {
+    antlr4::Token *tok = getCurrentToken();
+    if (tok->getType() != antlr4::Token::EOF)
+      getInputStream()->consume();
+    return tok;
+  }
+};
+
 /// The first token, in text order, that carries a lexical error.
 antlr4::Token *firstLexicalError(const SourceText &src, antlr4::CommonTokenStream &tokens) {
   for (antlr4::Token *tok : tokens.getTokens())
@@ -127,13 +143,13 @@ antlr4::Token *tooDeep(const SourceText &src, antlr4::CommonTokenStream &tokens)
 /// The first stage: SLL, stopping silently at the first error. Null when the
 /// file needs the second.
 std::unique_ptr<ast::File> parseFast(const SourceText &src, antlr4::CommonTokenStream &tokens) {
-  hbg_antlr::HbgParser parser(&tokens);
+  RuleTreeParser parser(&tokens);
   parser.removeErrorListeners();
   parser.getInterpreter<antlr4::atn::ParserATNSimulator>()->setPredictionMode(
       antlr4::atn::PredictionMode::SLL);
   parser.setErrorHandler(std::make_shared<antlr4::BailErrorStrategy>());
   try {
-    return AstBuilder(src).build(parser.file());
+    return AstBuilder(src, tokens).build(parser.file());
   } catch (const antlr4::ParseCancellationException &) {
     return nullptr;
   }
@@ -167,7 +183,7 @@ std::unique_ptr<ast::File> parse(std::uint32_t fileId, const SourceManager &sm,
     tokens.seek(0);
   }
 
-  hbg_antlr::HbgParser parser(&tokens);
+  RuleTreeParser parser(&tokens);
   parser.removeErrorListeners();
   parser.addErrorListener(&listener);
   auto strategy = std::make_shared<StopAtFirstError>();
@@ -209,7 +225,7 @@ std::unique_ptr<ast::File> parse(std::uint32_t fileId, const SourceManager &sm,
     reportLexicalError(src, lexError, diags);
     return nullptr;
   }
-  return AstBuilder(src).build(tree);
+  return AstBuilder(src, tokens).build(tree);
 }
 
 } // namespace hbg::syntax
