@@ -2,13 +2,37 @@
 
 #include "AstBuilder.h"
 
-#include <tree/TerminalNode.h>
-
-#include <functional>
+#include <typeinfo>
 
 namespace hbg::syntax {
 
 namespace {
+
+using P = hbg_antlr::HbgParser;
+
+// The tree holds rule contexts only, no tokens (Parser.cpp), and a child's
+// rule is told by its rule index: the generated accessors (`child<P::IndexContext>(ctx, P::RuleIndex)`)
+// test each child with dynamic_cast, which compares type names.
+
+/// The first child of `ctx` that is rule `rule`, or null.
+template <class T> T *child(antlr4::ParserRuleContext *ctx, std::size_t rule) {
+  for (antlr4::tree::ParseTree *c : ctx->children)
+    if (static_cast<antlr4::RuleContext *>(c)->getRuleIndex() == rule)
+      return static_cast<T *>(c);
+  return nullptr;
+}
+
+/// The children of `ctx` that are rule `rule`, in order.
+template <class T> std::vector<T *> children(antlr4::ParserRuleContext *ctx, std::size_t rule) {
+  std::vector<T *> out;
+  for (antlr4::tree::ParseTree *c : ctx->children)
+    if (static_cast<antlr4::RuleContext *>(c)->getRuleIndex() == rule)
+      out.push_back(static_cast<T *>(c));
+  return out;
+}
+
+/// Whether the labelled alternative `ctx` is `T`.
+template <class T> bool is(antlr4::ParserRuleContext *ctx) { return typeid(*ctx) == typeid(T); }
 
 /// The span covering both `a` and `b` (same file, `a` first).
 SourceRange join(const SourceRange &a, const SourceRange &b) {
@@ -47,19 +71,14 @@ SourceRange AstBuilder::range(antlr4::ParserRuleContext *ctx) const {
 std::string AstBuilder::normalizedText(antlr4::ParserRuleContext *ctx) const {
   std::string out;
   std::size_t lastStop = 0;
-  std::function<void(antlr4::tree::ParseTree *)> walk = [&](antlr4::tree::ParseTree *node) {
-    if (auto *leaf = dynamic_cast<antlr4::tree::TerminalNode *>(node)) {
-      antlr4::Token *tok = leaf->getSymbol();
-      if (!out.empty() && tok->getStartIndex() > lastStop + 1)
-        out += ' ';
-      out += tokenText(src_.buffer, tok);
-      lastStop = tok->getStopIndex();
-      return;
-    }
-    for (antlr4::tree::ParseTree *child : node->children)
-      walk(child);
-  };
-  walk(ctx);
+  for (std::size_t i = ctx->getStart()->getTokenIndex(), end = ctx->getStop()->getTokenIndex();
+       i <= end; ++i) {
+    antlr4::Token *tok = tokens_.get(i);
+    if (!out.empty() && tok->getStartIndex() > lastStop + 1)
+      out += ' ';
+    out += tokenText(src_.buffer, tok);
+    lastStop = tok->getStopIndex();
+  }
   return out;
 }
 
@@ -67,8 +86,10 @@ std::unique_ptr<ast::File> AstBuilder::build(P::FileContext *ctx) {
   auto file = std::make_unique<ast::File>();
   file->fileId = src_.fileId;
   // Models and components in source order.
-  for (antlr4::tree::ParseTree *child : ctx->children) {
-    if (auto *i = dynamic_cast<P::ImportDeclContext *>(child)) {
+  for (antlr4::tree::ParseTree *c : ctx->children) {
+    std::size_t rule = static_cast<antlr4::RuleContext *>(c)->getRuleIndex();
+    if (rule == P::RuleImportDecl) {
+      auto *i = static_cast<P::ImportDeclContext *>(c);
       ast::Import im;
       if (i->name) {
         im.name = text(i->name->getStart());
@@ -80,16 +101,17 @@ std::unique_ptr<ast::File> AstBuilder::build(P::FileContext *ctx) {
         im.range = range(i->where);
       }
       file->imports.push_back(std::move(im));
-    } else if (auto *m = dynamic_cast<P::ModelContext *>(child)) {
-      file->models.push_back(model(m));
-    } else if (auto *c = dynamic_cast<P::ComponentContext *>(child)) {
+    } else if (rule == P::RuleModel) {
+      file->models.push_back(model(static_cast<P::ModelContext *>(c)));
+    } else if (rule == P::RuleComponent) {
+      auto *component = static_cast<P::ComponentContext *>(c);
       auto m = std::make_unique<ast::Model>();
-      m->name = text(c->name->getStart());
-      m->nameRange = range(c->name->getStart());
+      m->name = text(component->name->getStart());
+      m->nameRange = range(component->name->getStart());
       m->component = true;
-      m->keywordRange = range(c->kw);
-      m->range = range(c);
-      for (P::DeclarationContext *d : c->declaration())
+      m->keywordRange = range(component->kw);
+      m->range = range(component);
+      for (P::DeclarationContext *d : children<P::DeclarationContext>(component, P::RuleDeclaration))
         declaration(d, *m);
       file->models.push_back(std::move(m));
     }
@@ -102,31 +124,43 @@ std::unique_ptr<ast::Model> AstBuilder::model(P::ModelContext *ctx) {
   auto m = std::make_unique<ast::Model>();
   m->name = text(ctx->name->getStart());
   m->nameRange = range(ctx->name->getStart());
-  for (P::DeclarationContext *d : ctx->declaration())
+  for (P::DeclarationContext *d : children<P::DeclarationContext>(ctx, P::RuleDeclaration))
     declaration(d, *m);
   return m;
 }
 
 void AstBuilder::declaration(P::DeclarationContext *ctx, ast::Model &m) {
-  if (auto *d = ctx->parameterDecl())
-    m.parameters.push_back(parameter(d));
-  else if (auto *d = ctx->inputDecl())
-    m.parameters.push_back(input(d));
-  else if (auto *d = ctx->elementDecl())
-    m.elements.push_back(element(d));
-  else if (auto *d = ctx->junctionDecl())
-    m.junctions.push_back(junction(d));
-  else if (auto *d = ctx->bondDecl())
-    m.bonds.push_back(bond(d));
-  else if (auto *d = ctx->signalDecl())
-    m.signals.push_back(signal(d));
-  else if (auto *d = ctx->outputDecl())
-    for (P::OutputItemContext *item : d->outputItem())
+  // A declaration is one of its alternatives, its one child.
+  antlr4::tree::ParseTree *decl = ctx->children[0];
+  switch (static_cast<antlr4::RuleContext *>(decl)->getRuleIndex()) {
+  case P::RuleParameterDecl:
+    m.parameters.push_back(parameter(static_cast<P::ParameterDeclContext *>(decl)));
+    break;
+  case P::RuleInputDecl:
+    m.parameters.push_back(input(static_cast<P::InputDeclContext *>(decl)));
+    break;
+  case P::RuleElementDecl:
+    m.elements.push_back(element(static_cast<P::ElementDeclContext *>(decl)));
+    break;
+  case P::RuleJunctionDecl:
+    m.junctions.push_back(junction(static_cast<P::JunctionDeclContext *>(decl)));
+    break;
+  case P::RuleBondDecl:
+    m.bonds.push_back(bond(static_cast<P::BondDeclContext *>(decl)));
+    break;
+  case P::RuleSignalDecl:
+    m.signals.push_back(signal(static_cast<P::SignalDeclContext *>(decl)));
+    break;
+  case P::RuleOutputDecl:
+    for (P::OutputItemContext *item : children<P::OutputItemContext>(
+             static_cast<P::OutputDeclContext *>(decl), P::RuleOutputItem))
       m.outputs.push_back(output(item));
-  else if (auto *d = ctx->experimentDecl())
-    m.experiments.push_back(experiment(d));
-  else if (auto *d = ctx->portDecl())
-    for (P::PortItemContext *item : d->items) {
+    break;
+  case P::RuleExperimentDecl:
+    m.experiments.push_back(experiment(static_cast<P::ExperimentDeclContext *>(decl)));
+    break;
+  case P::RulePortDecl:
+    for (P::PortItemContext *item : static_cast<P::PortDeclContext *>(decl)->items) {
       ast::Port port;
       port.name = text(item->name->getStart());
       port.nameRange = range(item->name->getStart());
@@ -143,13 +177,19 @@ void AstBuilder::declaration(P::DeclarationContext *ctx, ast::Model &m) {
       }
       m.ports.push_back(std::move(port));
     }
-  else if (auto *d = ctx->instanceDecl())
-    m.instances.push_back(instance(d));
-  else if (auto *d = ctx->forDecl()) {
-    m.loops.push_back(loop(d));
+    break;
+  case P::RuleInstanceDecl:
+    m.instances.push_back(instance(static_cast<P::InstanceDeclContext *>(decl)));
+    break;
+  case P::RuleForDecl: {
+    m.loops.push_back(loop(static_cast<P::ForDeclContext *>(decl)));
     std::size_t *at = m.loops.back().before;
     at[0] = m.elements.size(), at[1] = m.junctions.size(), at[2] = m.bonds.size();
     at[3] = m.signals.size(), at[4] = m.outputs.size(), at[5] = m.instances.size();
+    break;
+  }
+  default:
+    break;
   }
 }
 
@@ -162,7 +202,7 @@ ast::For AstBuilder::loop(P::ForDeclContext *ctx) {
   f.from = expr(ctx->from);
   f.to = expr(ctx->to);
   f.body = std::make_unique<ast::Model>();
-  for (P::DeclarationContext *d : ctx->declaration())
+  for (P::DeclarationContext *d : children<P::DeclarationContext>(ctx, P::RuleDeclaration))
     declaration(d, *f.body);
   return f;
 }
@@ -184,7 +224,7 @@ std::string AstBuilder::indexed(P::IdentContext *name, P::IndexContext *index,
 ast::Experiment AstBuilder::experiment(P::ExperimentDeclContext *ctx) {
   ast::Experiment e;
   e.keywordRange = range(ctx->kw);
-  for (P::ExperimentSettingContext *s : ctx->experimentSetting()) {
+  for (P::ExperimentSettingContext *s : children<P::ExperimentSettingContext>(ctx, P::RuleExperimentSetting)) {
     ast::ExperimentSetting setting;
     setting.name = text(s->name->getStart());
     setting.nameRange = range(s->name->getStart());
@@ -222,11 +262,11 @@ ast::Element AstBuilder::element(P::ElementDeclContext *ctx) {
   ast::Element e;
   e.kind = text(ctx->kind->getStart());
   e.kindRange = range(ctx->kind->getStart());
-  e.name = indexed(ctx->name, ctx->index(), e.nameIndices);
-  e.nameRange = ctx->index() ? join(range(ctx->name->getStart()), range(ctx->index()))
+  e.name = indexed(ctx->name, child<P::IndexContext>(ctx, P::RuleIndex), e.nameIndices);
+  e.nameRange = child<P::IndexContext>(ctx, P::RuleIndex) ? join(range(ctx->name->getStart()), range(child<P::IndexContext>(ctx, P::RuleIndex)))
                              : range(ctx->name->getStart());
   e.argsRange = tokenRange(src_.fileId, ctx->lparen, ctx->rparen);
-  for (P::ElementArgContext *a : ctx->elementArg()) {
+  for (P::ElementArgContext *a : children<P::ElementArgContext>(ctx, P::RuleElementArg)) {
     ast::ElementArg arg;
     if (a->name) {
       arg.name = text(a->name->getStart());
@@ -235,8 +275,8 @@ ast::Element AstBuilder::element(P::ElementDeclContext *ctx) {
     arg.value = expr(a->value);
     e.args.push_back(std::move(arg));
   }
-  if (P::InitialBlockContext *block = ctx->initialBlock()) {
-    for (P::InitialValueContext *iv : block->initialValue()) {
+  if (auto *block = child<P::InitialBlockContext>(ctx, P::RuleInitialBlock)) {
+    for (P::InitialValueContext *iv : children<P::InitialValueContext>(block, P::RuleInitialValue)) {
       ast::InitialValue init;
       init.name = text(iv->name->getStart());
       init.nameRange = range(iv->name->getStart());
@@ -251,14 +291,14 @@ ast::Junction AstBuilder::junction(P::JunctionDeclContext *ctx) {
   ast::Junction j;
   j.kind = ctx->kind->getType() == P::ZERO ? '0' : '1';
   j.kindRange = range(ctx->kind);
-  j.name = indexed(ctx->name, ctx->index(), j.nameIndices);
-  j.nameRange = ctx->index() ? join(range(ctx->name->getStart()), range(ctx->index()))
+  j.name = indexed(ctx->name, child<P::IndexContext>(ctx, P::RuleIndex), j.nameIndices);
+  j.nameRange = child<P::IndexContext>(ctx, P::RuleIndex) ? join(range(ctx->name->getStart()), range(child<P::IndexContext>(ctx, P::RuleIndex)))
                              : range(ctx->name->getStart());
   if (ctx->switched) {
     j.switched = true;
     j.switchedRange = range(ctx->switched);
     j.dissipative = ctx->dissipative != nullptr;
-    j.fsm = fsm(ctx->fsmBlock());
+    j.fsm = fsm(child<P::FsmBlockContext>(ctx, P::RuleFsmBlock));
   }
   return j;
 }
@@ -266,8 +306,8 @@ ast::Junction AstBuilder::junction(P::JunctionDeclContext *ctx) {
 std::unique_ptr<ast::Fsm> AstBuilder::fsm(P::FsmBlockContext *ctx) {
   auto f = std::make_unique<ast::Fsm>();
   f->range = tokenRange(src_.fileId, ctx->lbrace, ctx->rbrace);
-  for (P::FsmItemContext *item : ctx->fsmItem()) {
-    if (P::StateDeclContext *d = item->stateDecl()) {
+  for (P::FsmItemContext *item : children<P::FsmItemContext>(ctx, P::RuleFsmItem)) {
+    if (auto *d = child<P::StateDeclContext>(item, P::RuleStateDecl)) {
       ast::FsmState st;
       st.on = d->kind->getType() == P::ON;
       if (d->name) {
@@ -283,13 +323,13 @@ std::unique_ptr<ast::Fsm> AstBuilder::fsm(P::FsmBlockContext *ctx) {
       }
       st.range = range(d);
       f->states.push_back(std::move(st));
-    } else if (P::TransitionDeclContext *d = item->transitionDecl()) {
+    } else if (auto *d = child<P::TransitionDeclContext>(item, P::RuleTransitionDecl)) {
       ast::FsmTransition t;
       t.from = text(d->from->getStart());
       t.fromRange = range(d->from->getStart());
       t.to = text(d->to->getStart());
       t.toRange = range(d->to->getStart());
-      t.guard = guard(d->guard());
+      t.guard = guard(child<P::GuardContext>(d, P::RuleGuard));
       t.range = range(d);
       f->transitions.push_back(std::move(t));
     }
@@ -343,12 +383,13 @@ ast::GuardPtr AstBuilder::guardAnd(P::GuardAndContext *ctx) {
 
 ast::GuardPtr AstBuilder::guardNot(P::GuardNotContext *ctx) {
   if (!ctx->op)
-    return guardAtom(ctx->guardAtom());
+    return guardAtom(child<P::GuardAtomContext>(ctx, P::RuleGuardAtom));
   return makeNot(range(ctx->op), guardNot(ctx->operand));
 }
 
 ast::GuardPtr AstBuilder::guardAtom(P::GuardAtomContext *ctx) {
-  if (auto *c = dynamic_cast<P::CompareGuardContext *>(ctx)) {
+  if (is<P::CompareGuardContext>(ctx)) {
+    auto *c = static_cast<P::CompareGuardContext *>(ctx);
     auto g = std::make_unique<ast::Guard>();
     g->kind = ast::GuardKind::Compare;
     g->range = tokenRange(src_.fileId, c->lparen, c->mark);
@@ -381,12 +422,13 @@ ast::GuardPtr AstBuilder::conditionAnd(P::ConditionAndContext *ctx) {
 
 ast::GuardPtr AstBuilder::conditionNot(P::ConditionNotContext *ctx) {
   if (!ctx->op)
-    return conditionAtom(ctx->conditionAtom());
+    return conditionAtom(child<P::ConditionAtomContext>(ctx, P::RuleConditionAtom));
   return makeNot(range(ctx->op), conditionNot(ctx->operand));
 }
 
 ast::GuardPtr AstBuilder::conditionAtom(P::ConditionAtomContext *ctx) {
-  if (auto *c = dynamic_cast<P::CompareConditionContext *>(ctx)) {
+  if (is<P::CompareConditionContext>(ctx)) {
+    auto *c = static_cast<P::CompareConditionContext *>(ctx);
     auto g = std::make_unique<ast::Guard>();
     g->kind = ast::GuardKind::Compare;
     g->range = range(ctx);
@@ -405,7 +447,7 @@ ast::GuardPtr AstBuilder::conditionAtom(P::ConditionAtomContext *ctx) {
 std::string AstBuilder::path(P::PathContext *ctx, ast::Indices &indices) {
   std::string out;
   for (P::PathPartContext *part : ctx->parts)
-    out += (out.empty() ? "" : ".") + indexed(part->name, part->index(), indices);
+    out += (out.empty() ? "" : ".") + indexed(part->name, child<P::IndexContext>(part, P::RuleIndex), indices);
   return out;
 }
 
@@ -429,8 +471,8 @@ ast::Instance AstBuilder::instance(P::InstanceDeclContext *ctx) {
   ast::Instance in;
   in.type = text(ctx->type);
   in.typeRange = range(ctx->type);
-  in.name = indexed(ctx->name, ctx->index(), in.nameIndices);
-  in.nameRange = ctx->index() ? join(range(ctx->name->getStart()), range(ctx->index()))
+  in.name = indexed(ctx->name, child<P::IndexContext>(ctx, P::RuleIndex), in.nameIndices);
+  in.nameRange = child<P::IndexContext>(ctx, P::RuleIndex) ? join(range(ctx->name->getStart()), range(child<P::IndexContext>(ctx, P::RuleIndex)))
                               : range(ctx->name->getStart());
   for (P::InstanceArgContext *a : ctx->args) {
     ast::ElementArg arg;
@@ -445,8 +487,8 @@ ast::Instance AstBuilder::instance(P::InstanceDeclContext *ctx) {
 
 ast::Signal AstBuilder::signal(P::SignalDeclContext *ctx) {
   ast::Signal s;
-  s.name = indexed(ctx->name, ctx->index(), s.nameIndices);
-  s.nameRange = ctx->index() ? join(range(ctx->name->getStart()), range(ctx->index()))
+  s.name = indexed(ctx->name, child<P::IndexContext>(ctx, P::RuleIndex), s.nameIndices);
+  s.nameRange = child<P::IndexContext>(ctx, P::RuleIndex) ? join(range(ctx->name->getStart()), range(child<P::IndexContext>(ctx, P::RuleIndex)))
                              : range(ctx->name->getStart());
   s.value = expr(ctx->value);
   return s;
@@ -455,8 +497,8 @@ ast::Signal AstBuilder::signal(P::SignalDeclContext *ctx) {
 ast::Output AstBuilder::output(P::OutputItemContext *ctx) {
   ast::Output o;
   if (ctx->name) {
-    o.name = indexed(ctx->name, ctx->index(), o.nameIndices);
-    o.nameRange = ctx->index() ? join(range(ctx->name->getStart()), range(ctx->index()))
+    o.name = indexed(ctx->name, child<P::IndexContext>(ctx, P::RuleIndex), o.nameIndices);
+    o.nameRange = child<P::IndexContext>(ctx, P::RuleIndex) ? join(range(ctx->name->getStart()), range(child<P::IndexContext>(ctx, P::RuleIndex)))
                                : range(ctx->name->getStart());
   }
   o.value = expr(ctx->value);
@@ -482,7 +524,7 @@ ast::ExprPtr AstBuilder::term(P::TermContext *ctx) {
 
 ast::ExprPtr AstBuilder::unary(P::UnaryContext *ctx) {
   if (!ctx->op)
-    return power(ctx->power());
+    return power(child<P::PowerContext>(ctx, P::RulePower));
   ast::ExprPtr operand = unary(ctx->operand);
   auto e = makeExpr(ast::ExprKind::Unary, join(range(ctx->op), operand->range));
   e->op = text(ctx->op)[0];
@@ -498,29 +540,33 @@ ast::ExprPtr AstBuilder::power(P::PowerContext *ctx) {
 }
 
 ast::ExprPtr AstBuilder::primary(P::PrimaryContext *ctx) {
-  if (auto *n = dynamic_cast<P::NumberExprContext *>(ctx)) {
+  if (is<P::NumberExprContext>(ctx)) {
+    auto *n = static_cast<P::NumberExprContext *>(ctx);
     auto e = makeExpr(ast::ExprKind::Number, range(n->number));
     // Parser.cpp has rejected numbers out of range before building.
     parseNumber(text(n->number), e->number);
     return e;
   }
-  if (auto *n = dynamic_cast<P::NameExprContext *>(ctx)) {
+  if (is<P::NameExprContext>(ctx)) {
+    auto *n = static_cast<P::NameExprContext *>(ctx);
     auto e = makeExpr(ast::ExprKind::Name, range(ctx));
-    e->name = indexed(n->part->name, n->part->index(), e->indices);
+    e->name = indexed(n->part->name, child<P::IndexContext>(n->part, P::RuleIndex), e->indices);
     e->nameRange = e->range;
     return e;
   }
-  if (auto *m = dynamic_cast<P::MemberExprContext *>(ctx)) {
+  if (is<P::MemberExprContext>(ctx)) {
+    auto *m = static_cast<P::MemberExprContext *>(ctx);
     auto e = makeExpr(ast::ExprKind::Member, range(ctx));
     for (P::PathPartContext *part : m->parts) {
-      e->name += (e->name.empty() ? "" : ".") + indexed(part->name, part->index(), e->indices);
+      e->name += (e->name.empty() ? "" : ".") + indexed(part->name, child<P::IndexContext>(part, P::RuleIndex), e->indices);
       e->nameRange = e->nameRange.valid() ? join(e->nameRange, range(part)) : range(part);
     }
     e->member = text(m->member->getStart());
     e->memberRange = range(m->member->getStart());
     return e;
   }
-  if (auto *i = dynamic_cast<P::IfExprContext *>(ctx)) {
+  if (is<P::IfExprContext>(ctx)) {
+    auto *i = static_cast<P::IfExprContext *>(ctx);
     auto e = makeExpr(ast::ExprKind::If, range(ctx));
     e->nameRange = range(i->kw);
     e->condition = condition(i->cond);
@@ -528,7 +574,8 @@ ast::ExprPtr AstBuilder::primary(P::PrimaryContext *ctx) {
     e->operands.push_back(expr(i->no));
     return e;
   }
-  if (auto *c = dynamic_cast<P::CallExprContext *>(ctx)) {
+  if (is<P::CallExprContext>(ctx)) {
+    auto *c = static_cast<P::CallExprContext *>(ctx);
     auto e = makeExpr(ast::ExprKind::Call, range(ctx));
     e->name = text(c->callee->getStart());
     e->nameRange = range(c->callee->getStart());
@@ -536,19 +583,21 @@ ast::ExprPtr AstBuilder::primary(P::PrimaryContext *ctx) {
       e->operands.push_back(expr(arg));
     return e;
   }
-  if (auto *a = dynamic_cast<P::ArrayExprContext *>(ctx)) {
+  if (is<P::ArrayExprContext>(ctx)) {
+    auto *a = static_cast<P::ArrayExprContext *>(ctx);
     auto e = makeExpr(ast::ExprKind::Array, range(ctx));
     for (P::ExprContext *item : a->items)
       e->operands.push_back(expr(item));
     return e;
   }
-  if (auto *s = dynamic_cast<P::StringExprContext *>(ctx)) {
+  if (is<P::StringExprContext>(ctx)) {
+    auto *s = static_cast<P::StringExprContext *>(ctx);
     auto e = makeExpr(ast::ExprKind::String, range(s->str));
     std::string quoted = text(s->str);
     e->name = quoted.substr(1, quoted.size() - 2);
     return e;
   }
-  auto *p = dynamic_cast<P::ParenExprContext *>(ctx);
+  auto *p = static_cast<P::ParenExprContext *>(ctx);
   // Parentheses make no node, but the expression they enclose now spans
   // them, so a diagnostic about `(a + b)` underlines what was written.
   ast::ExprPtr inner = expr(p->inner);

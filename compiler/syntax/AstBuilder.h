@@ -2,7 +2,8 @@
 //
 // Internal to hbg_syntax: the one place that reads ANTLR parse-tree contexts.
 // It runs only on a tree that parsed without error and whose numbers are in
-// range, so it reports nothing.
+// range, so it reports nothing. The tree holds rule contexts only: tokens
+// are read from the contexts' labels and from the token stream.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -13,6 +14,8 @@
 
 #include "HbgParser.h"
 
+#include <TokenStream.h>
+
 #include <memory>
 
 namespace hbg::syntax {
@@ -20,7 +23,7 @@ namespace hbg::syntax {
 /// Builds the AST of one file from its parse tree.
 class AstBuilder {
 public:
-  explicit AstBuilder(SourceText src) : src_(src) {}
+  AstBuilder(SourceText src, antlr4::TokenStream &tokens) : src_(src), tokens_(tokens) {}
 
   std::unique_ptr<ast::File> build(hbg_antlr::HbgParser::FileContext *file);
 
@@ -67,6 +70,7 @@ private:
   std::string normalizedText(antlr4::ParserRuleContext *ctx) const;
 
   SourceText src_;
+  antlr4::TokenStream &tokens_;
   bool indexed_ = false; ///< a name with an index, or a loop, was built
 };
 

@@ -6,6 +6,14 @@
 // token from the lexer) or the syntax error. Only an error-free tree reaches
 // the AST builder.
 //
+// The parse is ANTLR's two-stage one. The first stage predicts with SLL,
+// which ignores the rule invocation stack and so never falls back to full
+// LL context, and gives up at the first error without a word. When SLL
+// succeeds the tree is the one LL would have built (ANTLR's guarantee for
+// PredictionMode::SLL), so most files are parsed once, fast. Any failure,
+// and any file with an error token, is parsed again from the start with LL
+// and StopAtFirstError, the parse whose errors are reported.
+//
 //===----------------------------------------------------------------------===//
 
 #include "hbg/syntax/Parser.h"
@@ -19,8 +27,11 @@
 
 #include "HbgParser.h"
 
+#include <BailErrorStrategy.h>
 #include <BaseErrorListener.h>
 #include <CommonTokenStream.h>
+#include <atn/ParserATNSimulator.h>
+#include <atn/PredictionMode.h>
 
 #include <cctype>
 #include <vector>
@@ -48,6 +59,22 @@ public:
   bool called = false;
   antlr4::Token *offending = nullptr;
   size_t line = 0, column = 0;
+};
+
+/// HbgParser whose tree holds rule contexts only. ANTLR adds a node for
+/// every token matched, which doubles the tree's allocations; the AST
+/// builder reads tokens from the contexts' labels and the token stream
+/// instead. No error is recovered from, so no error node is ever needed.
+class RuleTreeParser : public hbg_antlr::HbgParser {
+public:
+  using HbgParser::HbgParser;
+
+  antlr4::Token *consume() override {
+    antlr4::Token *tok = getCurrentToken();
+    if (tok->getType() != antlr4::Token::EOF)
+      getInputStream()->consume();
+    return tok;
+  }
 };
 
 /// The first token, in text order, that carries a lexical error.
@@ -113,6 +140,21 @@ antlr4::Token *tooDeep(const SourceText &src, antlr4::CommonTokenStream &tokens)
   return nullptr;
 }
 
+/// The first stage: SLL, stopping silently at the first error. Null when the
+/// file needs the second.
+std::unique_ptr<ast::File> parseFast(const SourceText &src, antlr4::CommonTokenStream &tokens) {
+  RuleTreeParser parser(&tokens);
+  parser.removeErrorListeners();
+  parser.getInterpreter<antlr4::atn::ParserATNSimulator>()->setPredictionMode(
+      antlr4::atn::PredictionMode::SLL);
+  parser.setErrorHandler(std::make_shared<antlr4::BailErrorStrategy>());
+  try {
+    return AstBuilder(src, tokens).build(parser.file());
+  } catch (const antlr4::ParseCancellationException &) {
+    return nullptr;
+  }
+}
+
 } // namespace
 
 std::unique_ptr<ast::File> parse(std::uint32_t fileId, const SourceManager &sm,
@@ -133,7 +175,15 @@ std::unique_ptr<ast::File> parse(std::uint32_t fileId, const SourceManager &sm,
     return nullptr;
   }
 
-  hbg_antlr::HbgParser parser(&tokens);
+  // Only a number out of range parses and is still an error: a file with
+  // an error token goes straight to the second stage, which reports it.
+  if (!lexError) {
+    if (std::unique_ptr<ast::File> file = parseFast(src, tokens))
+      return file;
+    tokens.seek(0);
+  }
+
+  RuleTreeParser parser(&tokens);
   parser.removeErrorListeners();
   parser.addErrorListener(&listener);
   auto strategy = std::make_shared<StopAtFirstError>();
@@ -175,7 +225,7 @@ std::unique_ptr<ast::File> parse(std::uint32_t fileId, const SourceManager &sm,
     reportLexicalError(src, lexError, diags);
     return nullptr;
   }
-  return AstBuilder(src).build(tree);
+  return AstBuilder(src, tokens).build(tree);
 }
 
 } // namespace hbg::syntax
