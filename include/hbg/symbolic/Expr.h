@@ -147,6 +147,11 @@ public:
   std::size_t countNodes(const std::vector<ExprId> &roots) const;
   /// The distinct symbols `root` refers to, in id order.
   std::vector<SymbolId> symbolsOf(ExprId root) const;
+  /// The ids of the nodes reachable from `roots`, increasing (so operands
+  /// come before their users). Costs the number of nodes visited, not the
+  /// DAG's size: the equations stage walks many small expressions of a
+  /// large DAG.
+  std::vector<std::uint32_t> reach(const std::vector<ExprId> &roots) const;
 
   // --- Transformations ---------------------------------------------------
   /// Replaces symbols by expressions (symbols not in the map stay).
@@ -181,11 +186,6 @@ public:
 
 private:
   ExprId intern(const Node &n);
-  /// The ids of the nodes reachable from `roots`, increasing (so operands
-  /// come before their users). Costs the number of nodes visited, not the
-  /// DAG's size: the equations stage walks many small expressions of a
-  /// large DAG.
-  std::vector<std::uint32_t> reach(const std::vector<ExprId> &roots) const;
   /// Visit marks for reach(): a node is marked when its stamp equals epoch_.
   mutable std::vector<std::uint32_t> stamp_;
   mutable std::uint32_t epoch_ = 0;
