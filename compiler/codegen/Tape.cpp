@@ -2,9 +2,6 @@
 
 #include "hbg/codegen/Tape.h"
 
-#include <algorithm>
-#include <unordered_map>
-
 namespace hbg::codegen {
 
 namespace {
@@ -27,22 +24,18 @@ runtime::TapeOp tapeOp(sym::Op op) {
 std::optional<runtime::Tape> buildTape(const sym::ExprContext &ctx,
                                        const std::vector<sym::ExprId> &roots,
                                        bool unknownsInX) {
-  // Node ids are a topological order: collect the reachable ones, then
-  // emit them by increasing id. (The context is shared by every mode of a
-  // model and keeps growing: only the reachable part may be walked.)
-  std::unordered_map<std::uint32_t, std::uint32_t> slot;
-  std::vector<std::uint32_t> order;
-  std::vector<sym::ExprId> work(roots.begin(), roots.end());
-  while (!work.empty()) {
-    sym::ExprId e = work.back();
-    work.pop_back();
-    if (!slot.emplace(e.index, 0).second)
-      continue;
-    order.push_back(e.index);
-    sym::forEachOperand(ctx.node(e), [&](sym::ExprId o) { work.push_back(o); });
-  }
-  std::sort(order.begin(), order.end());
+  // Node ids are a topological order: emit the reachable nodes by
+  // increasing id. (The context is shared by every mode of a model and
+  // keeps growing: only the reachable part may be walked.)
+  std::vector<std::uint32_t> order = ctx.reach(roots);
+  // Each node's instruction by node id, kept between calls: only the
+  // entries of this call's nodes are read, and each is written before
+  // its users read it.
+  thread_local std::vector<std::uint32_t> slot;
+  if (slot.size() < ctx.size())
+    slot.resize(ctx.size());
   runtime::Tape tape;
+  tape.code.reserve(order.size());
   for (std::uint32_t i : order) {
     const sym::Node &n = ctx.node(sym::ExprId{i});
     runtime::TapeInstr in{runtime::TapeOp::Const};
@@ -67,17 +60,17 @@ std::optional<runtime::Tape> buildTape(const sym::ExprContext &ctx,
       in.op = tapeOp(n.op);
       int k = sym::arity(n.op);
       if (k >= 1)
-        in.a = slot.at(n.lhs.index);
+        in.a = slot[n.lhs.index];
       if (k >= 2)
-        in.b = slot.at(n.rhs.index);
+        in.b = slot[n.rhs.index];
       if (k >= 3)
-        in.c = slot.at(n.third.index);
+        in.c = slot[n.third.index];
     }
     slot[i] = static_cast<std::uint32_t>(tape.code.size());
     tape.code.push_back(in);
   }
   for (sym::ExprId r : roots)
-    tape.results.push_back(slot.at(r.index));
+    tape.results.push_back(slot[r.index]);
   return tape;
 }
 

@@ -28,25 +28,15 @@ bool parseStage(const std::string &name, Stage &out) {
   return false;
 }
 
+PassTimer::~PassTimer() {
+  if (!out_)
+    return;
+  std::chrono::duration<double, std::milli> ms = std::chrono::steady_clock::now() - start_;
+  double cpuMs = 1e3 * double(std::clock() - cpuStart_) / CLOCKS_PER_SEC;
+  *out_ << "pass " << name_ << ": " << ms.count() << " ms (cpu " << cpuMs << " ms)\n";
+}
+
 namespace {
-/// Times one pass when timings are requested.
-class PassTimer {
-public:
-  PassTimer(const PipelineOptions &opts, const char *name)
-      : out_(opts.timings), name_(name), start_(std::chrono::steady_clock::now()) {}
-  ~PassTimer() {
-    if (!out_)
-      return;
-    std::chrono::duration<double, std::milli> ms = std::chrono::steady_clock::now() - start_;
-    *out_ << "pass " << name_ << ": " << ms.count() << " ms\n";
-  }
-
-private:
-  std::ostream *out_;
-  const char *name_;
-  std::chrono::steady_clock::time_point start_;
-};
-
 /// Parses `--mode` text over `mode`; problems become diagnostics.
 bool parseMode(const bg::BondGraph &g, const std::string &text, DiagnosticEngine &diags,
                bg::Mode &mode) {
@@ -86,14 +76,14 @@ FrontendResult runFrontend(SourceManager &sm, std::uint32_t file, DiagnosticEngi
   FrontendResult r;
   // Text -> AST; syntax errors stop here.
   {
-    PassTimer t(opts, "parse");
+    PassTimer t(opts.timings, "parse");
     r.ast = syntax::parse(file, sm, diags);
   }
   if (!r.ast)
     return r;
   // Components and instances -> one flat model.
   if (flatten::needed(*r.ast)) {
-    PassTimer t(opts, "flatten");
+    PassTimer t(opts.timings, "flatten");
     Importer imports(sm, diags, libraryDirs(opts.libPath));
     if (!imports.load(*r.ast))
       return r;
@@ -111,7 +101,7 @@ FrontendResult runFrontend(SourceManager &sm, std::uint32_t file, DiagnosticEngi
     return r;
   // AST -> checked, flat bond graph (names, arities, bonds, expressions).
   {
-    PassTimer t(opts, "sema");
+    PassTimer t(opts.timings, "sema");
     r.graph = sema::analyze(*r.ast, sm, diags);
   }
   if (!r.graph || opts.stopAfter == Stage::BondGraph)
@@ -121,7 +111,7 @@ FrontendResult runFrontend(SourceManager &sm, std::uint32_t file, DiagnosticEngi
     return r;
   // SCAP: the causality of every bond, its choices and derivative storage.
   {
-    PassTimer t(opts, "causality");
+    PassTimer t(opts.timings, "causality");
     r.causality = causality::assignCausality(*r.graph, r.mode, diags);
   }
   if (!r.causality || opts.stopAfter == Stage::Causality)
@@ -129,7 +119,7 @@ FrontendResult runFrontend(SourceManager &sm, std::uint32_t file, DiagnosticEngi
   // Causal graph -> state equations: tear and solve algebraic loops, make
   // storage in derivative causality dependent.
   {
-    PassTimer t(opts, "equations");
+    PassTimer t(opts.timings, "equations");
     r.equations = eq::buildEquations(*r.graph, *r.causality, r.mode, diags, opts.equations);
   }
   return r;

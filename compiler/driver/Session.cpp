@@ -49,6 +49,8 @@ bool Session::load(const std::string &path, Stage stop, const std::string &mode)
 }
 
 std::optional<Model> Session::compile(const Compiler &compiler) {
+  // Tapes, the setup program and, as the tiers decide, LLVM.
+  PassTimer t(opts_.timings, "code");
   try {
     return compileModel(compiler, sm_, std::move(*fe_.graph), std::move(*fe_.equations),
                         diags_->context());

@@ -46,25 +46,27 @@ std::vector<std::uint32_t> EquationSystem::parameterOrder() const {
 }
 
 std::string EquationSystem::verify() const {
-  auto check = [&](sym::ExprId e, const std::string &what, bool parametric) -> std::string {
+  // What is wrong with `e`, to follow the name of what it is (named only
+  // for a message): " is missing", ...; "" when nothing is.
+  auto check = [&](sym::ExprId e, bool parametric) -> std::string {
     if (!e.valid())
-      return what + " is missing";
+      return " is missing";
     for (sym::SymbolId s : ctx->symbolsOf(e)) {
       const sym::Symbol &sy = ctx->symbol(s);
       if (sy.kind == sym::SymbolKind::Variable)
-        return what + " still refers to `" + sy.name + "`";
+        return " still refers to `" + sy.name + "`";
       // Held values are Parameter symbols after the parameters; they change
       // at events, so defaults and initial values cannot use them.
       if (parametric && (sy.kind != sym::SymbolKind::Parameter || sy.slot >= parameters.size()))
-        return what + " must depend on parameters only";
+        return " must depend on parameters only";
       if (sy.kind == sym::SymbolKind::State && sy.slot >= states.size())
-        return what + " refers to state slot " + std::to_string(sy.slot);
+        return " refers to state slot " + std::to_string(sy.slot);
       if (sy.kind == sym::SymbolKind::Parameter &&
           sy.slot >= parameters.size() + numHeld + kinks.size())
-        return what + " refers to parameter slot " + std::to_string(sy.slot);
+        return " refers to parameter slot " + std::to_string(sy.slot);
       if (sy.kind == sym::SymbolKind::Algebraic &&
           (sy.slot < states.size() || sy.slot >= states.size() + unknowns.size()))
-        return what + " refers to unknown slot " + std::to_string(sy.slot);
+        return " refers to unknown slot " + std::to_string(sy.slot);
     }
     return "";
   };
@@ -72,34 +74,34 @@ std::string EquationSystem::verify() const {
       (!unknowns.empty() && jacobianPattern.colStart.size() != unknowns.size() + 1))
     return "loops need one residual per unknown and a square Jacobian";
   for (std::size_t i = 0; i < residuals.size(); ++i)
-    if (auto m = check(residuals[i], "residual " + std::to_string(i), false); !m.empty())
-      return m;
+    if (auto m = check(residuals[i], false); !m.empty())
+      return "residual " + std::to_string(i) + m;
   for (const sym::ExprId &j : jacobian)
-    if (auto m = check(j, "Jacobian entry", false); !m.empty())
-      return m;
+    if (auto m = check(j, false); !m.empty())
+      return "Jacobian entry" + m;
   for (const DependentState &d : dependent)
-    if (auto m = check(d.value, "dependent state `" + d.name + "`", false); !m.empty())
-      return m;
+    if (auto m = check(d.value, false); !m.empty())
+      return "dependent state `" + d.name + "`" + m;
   for (const Parameter &p : parameters)
-    if (auto m = check(p.defaultValue, "default of `" + p.name + "`", true); !m.empty())
-      return m;
+    if (auto m = check(p.defaultValue, true); !m.empty())
+      return "default of `" + p.name + "`" + m;
   for (const State &s : states) {
-    if (auto m = check(s.initial, "initial value of `" + s.name + "`", true); !m.empty())
-      return m;
-    if (auto m = check(s.derivative, "derivative of `" + s.name + "`", false); !m.empty())
-      return m;
+    if (auto m = check(s.initial, true); !m.empty())
+      return "initial value of `" + s.name + "`" + m;
+    if (auto m = check(s.derivative, false); !m.empty())
+      return "derivative of `" + s.name + "`" + m;
   }
   for (const Output &o : outputs)
-    if (auto m = check(o.value, "output `" + o.name + "`", false); !m.empty())
-      return m;
+    if (auto m = check(o.value, false); !m.empty())
+      return "output `" + o.name + "`" + m;
   for (const Kink &k : kinks)
-    if (auto m = check(k.argument, "argument of `" + k.text + "`", false); !m.empty())
-      return m;
+    if (auto m = check(k.argument, false); !m.empty())
+      return "argument of `" + k.text + "`" + m;
   if (!guardImpulse.empty() && guardImpulse.size() != guards.size() * dependent.size())
     return "guard impulses need one entry per guard side and dependent state";
   for (const sym::ExprId &g : guardImpulse)
-    if (auto m = check(g, "guard impulse", false); !m.empty())
-      return m;
+    if (auto m = check(g, false); !m.empty())
+      return "guard impulse" + m;
   return "";
 }
 

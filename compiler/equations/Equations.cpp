@@ -106,13 +106,13 @@ public:
   sym::ExprId defineEffort(BondId b) { return computeEffort(b, effortSetter(b)); }
   sym::ExprId defineFlow(BondId b) { return computeFlow(b, g_.otherEnd(b, effortSetter(b))); }
   /// Binds a variable (storage state, integrator) to a fixed expression.
-  void bind(sym::SymbolId variable, sym::ExprId value) { memo_[variable.index] = value; }
+  void bind(sym::SymbolId variable, sym::ExprId value) { memo(variable) = value; }
   /// Replaces `variable` by a new tearing variable; the caller adds the
   /// residual that closes the loop.
   sym::ExprId tear(sym::SymbolId variable, const std::string &name) {
     sym::SymbolId z = ctx_.addSymbol(name, sym::SymbolKind::Variable, 0);
-    memo_[variable.index] = ctx_.ref(z);
-    tearing_.push_back(z);
+    memo(variable) = ctx_.ref(z);
+    markTearing(z);
     return ctx_.ref(z);
   }
   /// Loops found as cycles during resolution (a modulated element fed by a
@@ -141,10 +141,27 @@ private:
   const CausalAssignment &ca_;
   Mode mode_;
   sym::ExprContext &ctx_;
-  std::unordered_map<std::uint32_t, sym::ExprId> memo_;
+  /// The resolution of a symbol, by its index.
+  sym::ExprId &memo(sym::SymbolId s) {
+    if (memo_.size() <= s.index)
+      memo_.resize(ctx_.numSymbols());
+    return memo_[s.index];
+  }
+  /// Marks `z` as a tearing variable, which resolution leaves as it is.
+  void markTearing(sym::SymbolId z) {
+    if (tearing_.size() <= z.index)
+      tearing_.resize(ctx_.numSymbols());
+    tearing_[z.index] = true;
+  }
+  bool isTearing(sym::SymbolId s) const { return s.index < tearing_.size() && tearing_[s.index]; }
+
+  /// Resolutions by symbol index (invalid: not resolved yet), grown as
+  /// symbols are added.
+  std::vector<sym::ExprId> memo_;
   std::vector<std::uint32_t> stack_; ///< symbols being resolved
   std::unordered_map<std::uint32_t, sym::SymbolId> cycleTear_;
-  std::vector<sym::SymbolId> tearing_;
+  /// Whether a symbol is a tearing variable, by symbol index.
+  std::vector<bool> tearing_;
   std::vector<TornVariable> cycles_;
 };
 
@@ -164,18 +181,25 @@ std::string Resolver::displayName(sym::SymbolId s) const {
 sym::ExprId Resolver::resolve(sym::ExprId e) {
   if (!e.valid())
     return e;
+  // Most values are a number or a single name (a parameter, a bond's
+  // variable): resolved without walking the expression.
+  const sym::Node &n = ctx_.node(e);
+  if (n.op == sym::Op::Const)
+    return e;
+  if (n.op == sym::Op::Symbol) {
+    sym::SymbolId s = n.symbol;
+    return ctx_.symbol(s).kind == sym::SymbolKind::Variable && !isTearing(s) ? resolveSymbol(s) : e;
+  }
   std::unordered_map<std::uint32_t, sym::ExprId> map;
   for (sym::SymbolId s : ctx_.symbolsOf(e))
-    if (ctx_.symbol(s).kind == sym::SymbolKind::Variable &&
-        std::find(tearing_.begin(), tearing_.end(), s) == tearing_.end())
+    if (ctx_.symbol(s).kind == sym::SymbolKind::Variable && !isTearing(s))
       map[s.index] = resolveSymbol(s);
   return map.empty() ? e : ctx_.substitute(e, map);
 }
 
 sym::ExprId Resolver::resolveSymbol(sym::SymbolId s) {
-  auto it = memo_.find(s.index);
-  if (it != memo_.end())
-    return it->second;
+  if (s.index < memo_.size() && memo_[s.index].valid())
+    return memo_[s.index];
   auto onStack = std::find(stack_.begin(), stack_.end(), s.index);
   if (onStack != stack_.end()) {
     // The variable depends on itself: tear it here. Its definition, still
@@ -183,7 +207,7 @@ sym::ExprId Resolver::resolveSymbol(sym::SymbolId s) {
     auto torn = cycleTear_.find(s.index);
     if (torn == cycleTear_.end()) {
       sym::SymbolId z = ctx_.addSymbol(displayName(s), sym::SymbolKind::Variable, 0);
-      tearing_.push_back(z);
+      markTearing(z);
       torn = cycleTear_.emplace(s.index, z).first;
       std::string path;
       for (auto p = onStack; p != stack_.end(); ++p)
@@ -237,7 +261,7 @@ sym::ExprId Resolver::resolveSymbol(sym::SymbolId s) {
         t.residual = ctx_.sub(ctx_.ref(torn->second), r);
     r = ctx_.ref(torn->second);
   }
-  memo_[s.index] = r;
+  memo(s) = r;
   return r;
 }
 

@@ -30,11 +30,11 @@ using Magnitude = std::optional<sym::ExprId>;
 /// parameters too, past the model's own, and change at events).
 bool ofParameters(const BondGraph &g, sym::ExprId e) {
   const sym::ExprContext &ctx = *g.ctx;
-  if (!ctx.isParametric(e))
-    return false;
-  for (sym::SymbolId s : ctx.symbolsOf(e))
-    if (ctx.symbol(s).slot >= g.parameters.size())
+  for (sym::SymbolId s : ctx.symbolsOf(e)) {
+    const sym::Symbol &sy = ctx.symbol(s);
+    if (sy.kind != sym::SymbolKind::Parameter || sy.slot >= g.parameters.size())
       return false;
+  }
   return true;
 }
 

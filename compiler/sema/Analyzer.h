@@ -8,12 +8,14 @@
 #pragma once
 
 #include "hbg/sema/Sema.h"
+#include "hbg/support/FunctionRef.h"
 
 #include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -57,7 +59,11 @@ public:
 
 private:
   // Names (Sema.cpp).
+  /// Declares `name`, a string of the AST, which names_ views.
   void declare(const std::string &name, SourceRange range, NameInfo info);
+  /// The names an expression may read: parameters, signals, `time` (the
+  /// candidates for a misspelt one).
+  std::vector<std::string> valueNames() const;
   void unknownName(const std::string &name, SourceRange range,
                    const std::vector<std::string> &candidates);
 
@@ -70,8 +76,9 @@ private:
   void lowerElements(const ast::Model &m);
   void lowerSignalsAndOutputs(const ast::Model &m);
   void checkStorageValues();
-  sym::ExprId lowerConstant(const ast::Expr &e, const std::string &what);
-  bool isConstant(sym::ExprId v, SourceRange range, const std::string &what);
+  /// `what` names the value in the message, built only for one.
+  sym::ExprId lowerConstant(const ast::Expr &e, FunctionRef<std::string()> what);
+  bool isConstant(sym::ExprId v, SourceRange range, FunctionRef<std::string()> what);
 
   // The experiment block (Experiment.cpp).
   void lowerExperiment(const ast::Model &m);
@@ -112,8 +119,8 @@ private:
   const SourceManager &sm_;
   DiagnosticEngine &diags_;
   bg::BondGraph g_;
-  std::unordered_map<std::string, NameInfo> names_;
-  std::vector<std::string> valueNames_; ///< parameters, signals, `time`
+  /// Model-level names, viewing the AST's strings (which outlive sema).
+  std::unordered_map<std::string_view, NameInfo> names_;
   std::vector<int> signalIntegrals_;    ///< integrals created per signal
   const ast::Model *model_ = nullptr;
   bool flattened_ = false; ///< ast::File::flattened

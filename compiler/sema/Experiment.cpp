@@ -82,7 +82,8 @@ void Analyzer::lowerExperiment(const ast::Model &m) {
       x.method = v.name;
       continue;
     }
-    x.*(info->field) = lowerConstant(*s.value, "the experiment setting `" + s.name + "`");
+    x.*(info->field) =
+        lowerConstant(*s.value, [&] { return "the experiment setting `" + s.name + "`"; });
   }
 }
 

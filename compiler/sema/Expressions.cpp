@@ -168,7 +168,7 @@ sym::ExprId Analyzer::lowerName(const ast::Expr &e, const ExprScope &scope) {
   if (it == names_.end() && e.name == "pi")
     return ctx().constant(3.141592653589793); // a declared `pi` comes first
   if (it == names_.end()) {
-    std::vector<std::string> candidates = valueNames_;
+    std::vector<std::string> candidates = valueNames();
     for (const auto &[name, symbol] : scope.locals)
       candidates.push_back(name);
     unknownName(e.name, e.nameRange, candidates);
@@ -212,7 +212,7 @@ sym::ExprId Analyzer::lowerMember(const ast::Expr &e) {
     std::vector<std::string> candidates;
     for (const auto &[name, info] : names_)
       if (info.kind == NameInfo::Element || info.kind == NameInfo::Bond)
-        candidates.push_back(name);
+        candidates.emplace_back(name);
     std::sort(candidates.begin(), candidates.end());
     unknownName(e.name, e.nameRange, candidates);
     return {};

@@ -55,38 +55,36 @@ std::optional<BondGraph> Analyzer::run(const ast::File &file) {
   // 1. Names. Declaration order across kinds is by source position so that
   // "first defined here" points at the earlier one.
   struct Decl {
-    std::string name;
+    const std::string *name;
     SourceRange range;
     NameInfo info;
   };
   std::vector<Decl> decls;
+  decls.reserve(m.parameters.size() + m.elements.size() + m.junctions.size() + m.bonds.size() +
+                m.signals.size());
   for (std::size_t i = 0; i < m.parameters.size(); ++i)
-    decls.push_back({m.parameters[i].name, m.parameters[i].nameRange,
+    decls.push_back({&m.parameters[i].name, m.parameters[i].nameRange,
                      {NameInfo::Parameter, std::uint32_t(i), m.parameters[i].nameRange}});
   for (std::size_t i = 0; i < m.elements.size(); ++i)
-    decls.push_back({m.elements[i].name, m.elements[i].nameRange,
+    decls.push_back({&m.elements[i].name, m.elements[i].nameRange,
                      {NameInfo::Element, std::uint32_t(i), m.elements[i].nameRange}});
   for (std::size_t i = 0; i < m.junctions.size(); ++i)
-    decls.push_back({m.junctions[i].name, m.junctions[i].nameRange,
+    decls.push_back({&m.junctions[i].name, m.junctions[i].nameRange,
                      {NameInfo::Element, std::uint32_t(m.elements.size() + i),
                       m.junctions[i].nameRange}});
   for (std::size_t i = 0; i < m.bonds.size(); ++i)
     if (!m.bonds[i].name.empty())
-      decls.push_back({m.bonds[i].name, m.bonds[i].nameRange,
+      decls.push_back({&m.bonds[i].name, m.bonds[i].nameRange,
                        {NameInfo::Bond, std::uint32_t(i), m.bonds[i].nameRange}});
   for (std::size_t i = 0; i < m.signals.size(); ++i)
-    decls.push_back({m.signals[i].name, m.signals[i].nameRange,
+    decls.push_back({&m.signals[i].name, m.signals[i].nameRange,
                      {NameInfo::Signal, std::uint32_t(i), m.signals[i].nameRange}});
   std::stable_sort(decls.begin(), decls.end(), [](const Decl &a, const Decl &b) {
     return a.range.begin.offset < b.range.begin.offset;
   });
+  names_.reserve(decls.size());
   for (const Decl &d : decls)
-    declare(d.name, d.range, d.info);
-  for (const ast::Parameter &p : m.parameters)
-    valueNames_.push_back(p.name);
-  for (const ast::Signal &s : m.signals)
-    valueNames_.push_back(s.name);
-  valueNames_.push_back("time");
+    declare(*d.name, d.range, d.info);
 
   // 2. Structure.
   buildStructure(m);
@@ -119,6 +117,16 @@ std::optional<BondGraph> Analyzer::run(const ast::File &file) {
   if (!problem.empty())
     throw InternalError("bond graph verifier: " + problem);
   return std::move(g_);
+}
+
+std::vector<std::string> Analyzer::valueNames() const {
+  std::vector<std::string> names;
+  for (const ast::Parameter &p : model_->parameters)
+    names.push_back(p.name);
+  for (const ast::Signal &s : model_->signals)
+    names.push_back(s.name);
+  names.push_back("time");
+  return names;
 }
 
 void Analyzer::unknownName(const std::string &name, SourceRange range,

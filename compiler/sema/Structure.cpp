@@ -68,13 +68,13 @@ void Analyzer::buildStructure(const ast::Model &m) {
   }
 
   // Bonds: both ends must name elements or junctions.
-  std::vector<std::string> elementNames;
-  for (const Element &e : g_.elements)
-    elementNames.push_back(e.name);
   for (const ast::Bond &b : m.bonds) {
     auto resolveEnd = [&](const std::string &name, SourceRange range) -> ElementId {
       auto it = names_.find(name);
       if (it == names_.end()) {
+        std::vector<std::string> elementNames;
+        for (const Element &e : g_.elements)
+          elementNames.push_back(e.name);
         unknownName(name, range, elementNames);
         return {};
       }

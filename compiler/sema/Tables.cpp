@@ -111,7 +111,7 @@ sym::ExprId Analyzer::lowerTable(const ast::Expr &e, const ExprScope &scope) {
       }
     }
     for (const ast::ExprPtr &item : ay.operands) {
-      sym::ExprId v = lowerConstant(*item, "a value of `table`");
+      sym::ExprId v = lowerConstant(*item, [] { return std::string("a value of `table`"); });
       ok = ok && v.valid();
       ys.push_back(v);
     }

@@ -21,7 +21,9 @@ using namespace hbg::bg;
 /// Reports `what` (at `range`) unless `v` uses parameters and numbers only.
 /// Held values are Parameter symbols too, but change at events: one of them
 /// makes `v` not constant, with a note saying where and why.
-bool Analyzer::isConstant(sym::ExprId v, SourceRange range, const std::string &what) {
+bool Analyzer::isConstant(sym::ExprId v, SourceRange range, FunctionRef<std::string()> what) {
+  if (ctx().isConst(v))
+    return true;
   const Held *held = nullptr;
   const Parameter *input = nullptr;
   for (sym::SymbolId s : ctx().symbolsOf(v)) {
@@ -34,7 +36,7 @@ bool Analyzer::isConstant(sym::ExprId v, SourceRange range, const std::string &w
   }
   if (ctx().isParametric(v) && !held && !input)
     return true;
-  diags_.report(DiagKind::NotConstant, range, {what});
+  diags_.report(DiagKind::NotConstant, range, {what()});
   if (held)
     diags_.note(DiagKind::HeldChangesAtEvents, held->range, {held->name});
   if (input)
@@ -42,7 +44,7 @@ bool Analyzer::isConstant(sym::ExprId v, SourceRange range, const std::string &w
   return false;
 }
 
-sym::ExprId Analyzer::lowerConstant(const ast::Expr &e, const std::string &what) {
+sym::ExprId Analyzer::lowerConstant(const ast::Expr &e, FunctionRef<std::string()> what) {
   sym::ExprId v = lower(e, {});
   if (v.valid() && !isConstant(v, e.range, what))
     return {};
@@ -50,9 +52,11 @@ sym::ExprId Analyzer::lowerConstant(const ast::Expr &e, const std::string &what)
 }
 
 void Analyzer::lowerParameters(const ast::Model &m) {
-  for (std::size_t i = 0; i < m.parameters.size(); ++i)
+  for (std::size_t i = 0; i < m.parameters.size(); ++i) {
+    const ast::Parameter &p = m.parameters[i];
     g_.parameters[i].defaultValue =
-        lowerConstant(*m.parameters[i].value, "the default of parameter `" + m.parameters[i].name + "`");
+        lowerConstant(*p.value, [&] { return "the default of parameter `" + p.name + "`"; });
+  }
 }
 
 void Analyzer::checkStorageValues() {
@@ -79,11 +83,10 @@ void Analyzer::lowerElements(const ast::Model &m) {
   for (std::size_t i = 0; i < m.elements.size(); ++i) {
     const ast::Element &a = m.elements[i];
     Element &e = g_.elements[i];
-    std::string noun = elementNoun(e.kind);
 
     if (a.args.size() != 1) {
       diags_.report(DiagKind::WrongArgumentCount, a.argsRange.valid() ? a.argsRange : a.nameRange,
-                    {noun, a.name, "one argument", a.args.size()});
+                    {elementNoun(e.kind), a.name, "one argument", a.args.size()});
       continue;
     }
     const ast::ElementArg &arg = a.args[0];
@@ -128,7 +131,7 @@ void Analyzer::lowerElements(const ast::Model &m) {
       e.value = lower(*arg.value, {});
     } else {
       sym::ExprId v = lower(*arg.value, {});
-      std::string what = "the value of " + noun + " `" + a.name + "`";
+      auto what = [&] { return "the value of " + elementNoun(e.kind) + " `" + a.name + "`"; };
       if (v.valid() && !isConstant(v, arg.value->range, what)) {
         if (isSource(e.kind) || isTwoPort(e.kind))
           diags_.note(DiagKind::UseModulatedSource, a.kindRange,
@@ -154,7 +157,8 @@ void Analyzer::lowerElements(const ast::Model &m) {
           diags_.report(DiagKind::DuplicateNominal, iv.nameRange, {a.name});
           continue;
         }
-        e.nominal = lowerConstant(*iv.value, "the nominal magnitude of `" + a.name + "`");
+        e.nominal =
+            lowerConstant(*iv.value, [&] { return "the nominal magnitude of `" + a.name + "`"; });
         if (e.nominal.valid() && ctx().isConst(e.nominal) &&
             !(std::abs(ctx().node(e.nominal).value) > 0))
           diags_.report(DiagKind::NominalNotPositive, iv.value->range, {a.name});
@@ -169,7 +173,7 @@ void Analyzer::lowerElements(const ast::Model &m) {
         diags_.report(DiagKind::DuplicateInitialValue, iv.nameRange, {iv.name, a.name});
         continue;
       }
-      e.initial = lowerConstant(*iv.value, "the initial value of `" + a.name + "`");
+      e.initial = lowerConstant(*iv.value, [&] { return "the initial value of `" + a.name + "`"; });
       e.initialRange = iv.nameRange;
     }
     if (!e.initial.valid())

@@ -63,25 +63,35 @@ static double apply(Op op, double a, double b, double c = 0) {
   return 0;
 }
 
-std::size_t ExprContext::KeyHash::operator()(const Node &n) const {
-  std::uint64_t bits;
-  std::memcpy(&bits, &n.value, sizeof bits);
-  std::size_t h = static_cast<std::size_t>(n.op);
-  auto mix = [&h](std::uint64_t v) { h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); };
-  mix(n.lhs.index);
-  mix(n.rhs.index);
-  mix(bits);
-  mix(n.symbol.index);
-  mix(n.third.index);
+namespace {
+
+/// Murmur3's 64-bit finaliser: every input bit moves every output bit.
+std::uint64_t scramble(std::uint64_t h) {
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdULL;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ULL;
+  h ^= h >> 33;
   return h;
 }
 
-bool ExprContext::KeyEq::operator()(const Node &a, const Node &b) const {
+/// The hash of a node's fields. The table's position comes from the low
+/// bits and the slot's tag from the high ones, so both must be mixed.
+std::uint64_t hashNode(const Node &n) {
+  std::uint64_t bits;
+  std::memcpy(&bits, &n.value, sizeof bits);
+  std::uint64_t h = scramble(bits ^ static_cast<std::uint64_t>(n.op));
+  h = scramble(h ^ (n.lhs.index | static_cast<std::uint64_t>(n.rhs.index) << 32));
+  return scramble(h ^ (n.symbol.index | static_cast<std::uint64_t>(n.third.index) << 32));
+}
+
+bool sameNode(const Node &a, const Node &b) {
   // Constants compare by bit pattern so that 0.0 and -0.0 stay distinct.
   return a.op == b.op && a.lhs == b.lhs && a.rhs == b.rhs && a.third == b.third &&
-         a.symbol == b.symbol &&
-         std::memcmp(&a.value, &b.value, sizeof a.value) == 0;
+         a.symbol == b.symbol && std::memcmp(&a.value, &b.value, sizeof a.value) == 0;
 }
+
+} // namespace
 
 /// A node of `op` over the given operands (unused ones stay invalid).
 static Node operation(Op op, ExprId a = {}, ExprId b = {}, ExprId c = {}) {
@@ -100,13 +110,36 @@ SymbolId ExprContext::addSymbol(std::string name, SymbolKind kind, std::uint32_t
   return SymbolId{static_cast<std::uint32_t>(symbols_.size() - 1)};
 }
 
-ExprId ExprContext::intern(const Node &n) {
-  auto [it, inserted] = interned_.try_emplace(n, ExprId{static_cast<std::uint32_t>(nodes_.size())});
-  if (inserted) {
-    nodes_.push_back(n);
-    ++opCount_[static_cast<std::size_t>(n.op)];
+void ExprContext::growTable() {
+  std::vector<Slot> table(std::max<std::size_t>(1024, 2 * table_.size()));
+  std::size_t mask = table.size() - 1;
+  for (std::uint32_t id = 0; id < nodes_.size(); ++id) {
+    std::uint64_t h = hashNode(nodes_[id]);
+    std::size_t i = h & mask;
+    while (table[i].node != UINT32_MAX)
+      i = (i + 1) & mask;
+    table[i] = {id, static_cast<std::uint32_t>(h >> 32)};
   }
-  return it->second;
+  table_ = std::move(table);
+}
+
+ExprId ExprContext::intern(const Node &n) {
+  if (2 * (nodes_.size() + 1) > table_.size())
+    growTable();
+  std::uint64_t h = hashNode(n);
+  auto tag = static_cast<std::uint32_t>(h >> 32);
+  std::size_t mask = table_.size() - 1;
+  for (std::size_t i = h & mask;; i = (i + 1) & mask) {
+    Slot &slot = table_[i];
+    if (slot.node == UINT32_MAX) {
+      slot = {static_cast<std::uint32_t>(nodes_.size()), tag};
+      nodes_.push_back(n);
+      ++opCount_[static_cast<std::size_t>(n.op)];
+      return ExprId{slot.node};
+    }
+    if (slot.hash == tag && sameNode(nodes_[slot.node], n))
+      return ExprId{slot.node};
+  }
 }
 
 ExprId ExprContext::constant(double v) {

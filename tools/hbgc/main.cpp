@@ -14,6 +14,10 @@
 
 #include <iostream>
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
 #ifndef HBG_VERSION
 #define HBG_VERSION "unknown"
 #endif
@@ -21,6 +25,14 @@
 using namespace hbg;
 
 int main(int argc, char **argv) {
+#ifdef __GLIBC__
+  // Small blocks, when freed, are merged with their free neighbours at once
+  // rather than kept in glibc's fast bins. Parsing a large model frees
+  // millions of them (ANTLR's parse tree), and the fast bins deferred
+  // merging them all to the next large allocation, in sema: 0.3 s of a
+  // 2.3 s compile of a chain of 10,000 masses, which this saves outright.
+  mallopt(M_MXFAST, 0);
+#endif
   CLI::App hbgc("hbg's compiler for hybrid bond graphs", "hbgc");
   tools::configure(hbgc);
   hbgc.footer("hbgc compiles hybrid bond graphs (.hbg) to simulators.");

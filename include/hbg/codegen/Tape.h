@@ -22,6 +22,8 @@ namespace hbg::codegen {
 /// their slots. Nullopt when an expression reads a value that only a
 /// run-time solve gives (an algebraic unknown), unless `unknownsInX`: then
 /// unknowns read x[slot] after the states, as the generated code's do.
+/// Walks the context with its visit marks: callers hold its mutex where
+/// other threads share it (ExprContext::mutex).
 std::optional<runtime::Tape> buildTape(const sym::ExprContext &ctx,
                                        const std::vector<sym::ExprId> &roots,
                                        bool unknownsInX = false);

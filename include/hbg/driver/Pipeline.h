@@ -7,6 +7,8 @@
 #include "hbg/support/Diagnostics.h"
 #include "hbg/syntax/AST.h"
 
+#include <chrono>
+#include <ctime>
 #include <iosfwd>
 #include <map>
 #include <memory>
@@ -34,7 +36,7 @@ struct FrontendResult {
 struct PipelineOptions {
   /// Stop after this stage (Equations and later run the whole front end).
   Stage stopAfter = Stage::Run;
-  /// Print per-pass wall time to this stream when set.
+  /// Print per-pass wall and CPU time to this stream when set.
   std::ostream *timings = nullptr;
   /// The mode to analyse, `j1=on,j2=off` (junctions not named keep their
   /// initial state); "" is the initial mode.
@@ -48,6 +50,24 @@ struct PipelineOptions {
   /// Values of the parameters that `for` loops and indices are computed
   /// from, by flat name (flatten::Options::parameters).
   std::map<std::string, double> parameters;
+};
+
+/// Prints, when `out` is set, the time from its construction to its end
+/// as `pass NAME: WALL ms (cpu CPU ms)`: the wall time, and the process's
+/// CPU time, which a machine shared with other work does not inflate.
+class PassTimer {
+public:
+  PassTimer(std::ostream *out, const char *name)
+      : out_(out), name_(name), start_(std::chrono::steady_clock::now()), cpuStart_(std::clock()) {}
+  ~PassTimer();
+  PassTimer(const PassTimer &) = delete;
+  PassTimer &operator=(const PassTimer &) = delete;
+
+private:
+  std::ostream *out_;
+  const char *name_;
+  std::chrono::steady_clock::time_point start_;
+  std::clock_t cpuStart_;
 };
 
 /// Notes naming the instances around a diagnostic inside a component

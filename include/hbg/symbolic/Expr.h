@@ -147,6 +147,11 @@ public:
   std::size_t countNodes(const std::vector<ExprId> &roots) const;
   /// The distinct symbols `root` refers to, in id order.
   std::vector<SymbolId> symbolsOf(ExprId root) const;
+  /// The ids of the nodes reachable from `roots`, increasing (so operands
+  /// come before their users). Costs the number of nodes visited, not the
+  /// DAG's size: the equations stage walks many small expressions of a
+  /// large DAG.
+  std::vector<std::uint32_t> reach(const std::vector<ExprId> &roots) const;
 
   // --- Transformations ---------------------------------------------------
   /// Replaces symbols by expressions (symbols not in the map stay).
@@ -181,24 +186,24 @@ public:
 
 private:
   ExprId intern(const Node &n);
-  /// The ids of the nodes reachable from `roots`, increasing (so operands
-  /// come before their users). Costs the number of nodes visited, not the
-  /// DAG's size: the equations stage walks many small expressions of a
-  /// large DAG.
-  std::vector<std::uint32_t> reach(const std::vector<ExprId> &roots) const;
   /// Visit marks for reach(): a node is marked when its stamp equals epoch_.
   mutable std::vector<std::uint32_t> stamp_;
   mutable std::uint32_t epoch_ = 0;
   mutable std::mutex mutex_;
-  struct KeyHash {
-    std::size_t operator()(const Node &n) const;
-  };
-  struct KeyEq {
-    bool operator()(const Node &a, const Node &b) const;
+  /// Doubles the hash-consing table and places every node again.
+  void growTable();
+  /// One slot of the hash-consing table: a node's id and its hash's upper
+  /// half, which tells most nodes apart without reading them.
+  struct Slot {
+    std::uint32_t node = UINT32_MAX;
+    std::uint32_t hash = 0;
   };
   std::vector<Node> nodes_;
   std::vector<Symbol> symbols_;
-  std::unordered_map<Node, ExprId, KeyHash, KeyEq> interned_;
+  /// Open addressing with linear probing over a power-of-two size, at
+  /// most half full: a node is found in the store without a map node per
+  /// entry or a copy of it.
+  std::vector<Slot> table_;
   std::array<std::size_t, kNumOps> opCount_{};
   SymbolId time_;
 };
