@@ -9,6 +9,7 @@
 //     stiff_cvode.c) at the same tolerances, every node's v(10) checked
 //     against the matrix exponential (Eigen's, independent of both), and
 //     CVODE again at more tolerances, for comparisons at equal accuracy;
+//     the same ladder of 100 sections at the default tolerance;
 //   - an RC of 1 ns beside one of 1 s, to t = 1, against the closed form;
 //   - a transmission line of 1,280 LC sections to t = 4 us at default
 //     options (its accuracy is tests/driver/tolerance_test.cpp's).
@@ -51,51 +52,54 @@ hbg::CompilerOptions llvmOnly() {
   return opts;
 }
 
-constexpr int kSections = 20;
+constexpr int kSections = 20, kLongSections = 100;
 constexpr double kV = 1, kTEnd = 10;
 
-double ladderC(int k) { return std::pow(10.0, -6.0 * k / (kSections - 1)); }
+/// Capacitance of section k + 1 of `sections`: 1 F down to 1 uF.
+double ladderC(int k, int sections) { return std::pow(10.0, -6.0 * k / (sections - 1)); }
 
-std::string ladderModel() {
+std::string ladderModel(int sections) {
   std::ostringstream os;
   os.precision(17);
   os << "model Ladder {\n  Se src(" << kV << ");\n";
   std::string prev = "src";
-  for (int k = 1; k <= kSections; ++k) {
-    os << "  R r" << k << "(1); C c" << k << "(" << ladderC(k - 1) << ") { q0 = 0; } 1 s" << k
-       << "; 0 n" << k << ";\n  bond " << prev << " -> s" << k << "; bond s" << k << " -> r" << k
-       << "; bond s" << k << " -> n" << k << "; bond n" << k << " -> c" << k << ";\n";
+  for (int k = 1; k <= sections; ++k) {
+    os << "  R r" << k << "(1); C c" << k << "(" << ladderC(k - 1, sections) << ") { q0 = 0; } 1 s"
+       << k << "; 0 n" << k << ";\n  bond " << prev << " -> s" << k << "; bond s" << k << " -> r"
+       << k << "; bond s" << k << " -> n" << k << "; bond n" << k << " -> c" << k << ";\n";
     prev = "n" + std::to_string(k);
   }
   os << "  output ";
-  for (int k = 1; k <= kSections; ++k)
+  for (int k = 1; k <= sections; ++k)
     os << (k > 1 ? ", " : "") << "v" << k << " = c" << k << ".e";
   os << ";\n}\n";
   return os.str();
 }
 
 /// v(tEnd) = V (1 - exp(A tEnd) 1): the ladder settles to V everywhere.
-std::vector<double> exactLadder() {
-  Eigen::MatrixXd a = Eigen::MatrixXd::Zero(kSections, kSections);
-  for (int k = 0; k < kSections; ++k) {
-    double c = ladderC(k);
+std::vector<double> exactLadder(int sections) {
+  Eigen::MatrixXd a = Eigen::MatrixXd::Zero(sections, sections);
+  for (int k = 0; k < sections; ++k) {
+    double c = ladderC(k, sections);
     a(k, k) -= 1 / c; // through r_k to the left
     if (k > 0)
       a(k, k - 1) += 1 / c;
-    if (k + 1 < kSections) { // through r_{k+1} to the right
+    if (k + 1 < sections) { // through r_{k+1} to the right
       a(k, k) -= 1 / c;
       a(k, k + 1) += 1 / c;
     }
   }
   Eigen::MatrixXd e = (a * kTEnd).exp();
-  Eigen::VectorXd v = kV * (Eigen::VectorXd::Ones(kSections) - e * Eigen::VectorXd::Ones(kSections));
-  return {v.data(), v.data() + kSections};
+  Eigen::VectorXd v = kV * (Eigen::VectorXd::Ones(sections) - e * Eigen::VectorXd::Ones(sections));
+  return {v.data(), v.data() + sections};
 }
 
 struct Row {
   std::string what;
   double rtol = 0;
-  std::size_t steps = 0, rhs = 0, jacobians = 0, factorisations = 0;
+  /// stiffSteps: the steps the Jacobians and LUs served (hbg: the
+  /// Rosenbrock method's, CVODE: all).
+  std::size_t steps = 0, rhs = 0, jacobians = 0, factorisations = 0, stiffSteps = 0;
   double seconds = 0, error = 0;
   std::string methods, note;
 };
@@ -137,15 +141,19 @@ Row timeHbg(const hbg::Model &model, hbg::SimulationOptions opts, int repeat, co
   row.rhs = r.rhsCalls;
   row.jacobians = r.jacobianCalls;
   row.factorisations = r.factorisations;
+  for (const hbg::runtime::MethodSpan &s : r.methods)
+    if (s.method == hbg::runtime::Method::Rosenbrock)
+      row.stiffSteps += s.steps;
   row.error = error(r);
   row.methods = spans(r);
   return row;
 }
 
 Row timeCvode(double rtol, int repeat, const std::vector<double> &exact) {
-  std::vector<double> r(kSections, 1.0), c(kSections), atol(kSections), v(kSections);
-  for (int k = 0; k < kSections; ++k) {
-    c[k] = ladderC(k);
+  const int n = static_cast<int>(exact.size());
+  std::vector<double> r(n, 1.0), c(n), atol(n), v(n);
+  for (int k = 0; k < n; ++k) {
+    c[k] = ladderC(k, n);
     // hbg's absolute tolerance: rtol times the nominal magnitude, 1e-3 of
     // the source's 1 V (docs/numerics.md), here in volts.
     atol[k] = rtol * 1e-3 * kV;
@@ -154,7 +162,7 @@ Row timeCvode(double rtol, int repeat, const std::vector<double> &exact) {
   Row row;
   row.what = "CVODE BDF (C)";
   row.rtol = rtol;
-  if (hbg_cvode_rc_ladder(kSections, r.data(), c.data(), kV, kTEnd, rtol, atol.data(), repeat,
+  if (hbg_cvode_rc_ladder(n, r.data(), c.data(), kV, kTEnd, rtol, atol.data(), repeat,
                           v.data(), &st) != 0) {
     row.note = st.message;
     return row;
@@ -164,7 +172,8 @@ Row timeCvode(double rtol, int repeat, const std::vector<double> &exact) {
   row.rhs = static_cast<std::size_t>(st.rhs_evals);
   row.jacobians = static_cast<std::size_t>(st.jac_evals);
   row.factorisations = static_cast<std::size_t>(st.lu_setups);
-  for (int k = 0; k < kSections; ++k)
+  row.stiffSteps = row.steps;
+  for (int k = 0; k < n; ++k)
     row.error = std::max(row.error, std::abs(v[k] - exact[k]));
   row.methods = "BDF";
   return row;
@@ -172,18 +181,25 @@ Row timeCvode(double rtol, int repeat, const std::vector<double> &exact) {
 
 void print(const std::vector<Row> &rows, bool markdown) {
   if (markdown)
-    std::printf("| run | rtol | steps | rhs | Jacobians | LU | time (ms) | max error | methods |\n"
-                "|---|---|---|---|---|---|---|---|---|\n");
+    std::printf("| run | rtol | steps | rhs | Jacobians | LU | per stiff step | time (ms) | "
+                "max error | methods |\n"
+                "|---|---|---|---|---|---|---|---|---|---|\n");
   for (const Row &r : rows) {
     if (!r.note.empty()) {
       std::printf(markdown ? "| %s | %g | %s |\n" : "%-22s rtol %-6g %s\n", r.what.c_str(),
                   r.rtol, r.note.c_str());
       continue;
     }
-    std::printf(markdown ? "| %s | %g | %zu | %zu | %zu | %zu | %.3g | %.2g | %s |\n"
+    // Jacobians and LUs per step of the stiff method.
+    char perStep[48] = "";
+    if (r.stiffSteps > 0)
+      std::snprintf(perStep, sizeof perStep, "%.2f, %.2f",
+                    double(r.jacobians) / double(r.stiffSteps),
+                    double(r.factorisations) / double(r.stiffSteps));
+    std::printf(markdown ? "| %s | %g | %zu | %zu | %zu | %zu | %s | %.3g | %.2g | %s |\n"
                          : "%-22s rtol %-6g steps %-8zu rhs %-9zu jac %-5zu lu %-5zu "
-                           "%8.3g ms  error %-8.2g %s\n",
-                r.what.c_str(), r.rtol, r.steps, r.rhs, r.jacobians, r.factorisations,
+                           "per step %-10s %8.3g ms  error %-8.2g %s\n",
+                r.what.c_str(), r.rtol, r.steps, r.rhs, r.jacobians, r.factorisations, perStep,
                 1e3 * r.seconds, r.error, r.methods.c_str());
   }
 }
@@ -224,16 +240,21 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
-  std::vector<double> exact = exactLadder();
+  std::vector<double> exact = exactLadder(kSections);
   auto t0 = std::chrono::steady_clock::now();
-  hbg::Model ladder = hbg::Compiler(llvmOnly()).compileString(ladderModel(), "ladder.hbg");
+  hbg::Model ladder =
+      hbg::Compiler(llvmOnly()).compileString(ladderModel(kSections), "ladder.hbg");
   double compile = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  auto ladderError = [&](const hbg::Result &r) {
-    double worst = 0;
-    for (int k = 0; k < kSections; ++k)
-      worst = std::max(worst, std::abs(r.at("v" + std::to_string(k + 1)).back() - exact[k]));
-    return worst;
+  // The worst node's error at tEnd against `exact`.
+  auto errorAgainst = [](const std::vector<double> &exact) {
+    return [&exact](const hbg::Result &r) {
+      double worst = 0;
+      for (std::size_t k = 0; k < exact.size(); ++k)
+        worst = std::max(worst, std::abs(r.at("v" + std::to_string(k + 1)).back() - exact[k]));
+      return worst;
+    };
   };
+  auto ladderError = errorAgainst(exact);
   std::vector<Row> rows;
   std::vector<double> rtols = smoke ? std::vector<double>{1e-6} : std::vector<double>{1e-4, 1e-6, 1e-8};
   for (double rtol : rtols) {
@@ -262,6 +283,21 @@ int main(int argc, char **argv) {
       cvode.push_back(timeCvode(rtol, 50 * repeat, exact));
     std::printf("\n%sThe ladder with CVODE at more tolerances\n\n", markdown ? "### " : "");
     print(cvode, markdown);
+
+    // The ladder of 100 sections at the default tolerance.
+    std::vector<double> exactLong = exactLadder(kLongSections);
+    hbg::Model longLadder =
+        hbg::Compiler(llvmOnly()).compileString(ladderModel(kLongSections), "ladder100.hbg");
+    hbg::SimulationOptions opts;
+    opts.tEnd = kTEnd;
+    opts.dtOut = kTEnd;
+    std::vector<Row> longRows{timeHbg(longLadder, opts, repeat, "auto", errorAgainst(exactLong))};
+    opts.method = hbg::runtime::Method::Rosenbrock;
+    longRows.push_back(timeHbg(longLadder, opts, repeat, "rosenbrock", errorAgainst(exactLong)));
+    longRows.push_back(timeCvode(opts.rtol, 10 * repeat, exactLong));
+    std::printf("\n%sRC ladder, %d sections, C from 1 F to 1 uF, to t = %g, rtol %g\n\n",
+                markdown ? "### " : "", kLongSections, kTEnd, opts.rtol);
+    print(longRows, markdown);
   }
   if (smoke) {
     bool ok = true;

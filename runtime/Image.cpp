@@ -27,7 +27,7 @@ namespace hbg::runtime {
 
 namespace {
 
-constexpr char kMagic[8] = {'h', 'b', 'g', 'i', 'm', 'g', '0', '2'};
+constexpr char kMagic[8] = {'h', 'b', 'g', 'i', 'm', 'g', '0', '3'};
 
 // A tape instruction is stored with its TapeOp's value, so the order of
 // hbg/support/ExprOps.def is part of the format: ops are added at its end.
@@ -355,6 +355,8 @@ template <class A, class J> void jacobianFields(A &a, J &j) {
   u32s(a, j.columns);
   u32s(a, j.fzAt);
   a.u64(j.numOutputs);
+  a.flag(j.constancy.dfdx);
+  a.flag(j.constancy.dfdt);
 }
 
 template <class A, class P> void programFields(A &a, P &p) {

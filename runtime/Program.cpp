@@ -118,6 +118,40 @@ bool Evaluator::jacobian(double t, const double *x, double *values, double *dfdt
   return true;
 }
 
+namespace {
+/// Whether any of the outputs [first, first + count) of `tape` reads t or
+/// x; `varying` is tape.varying().
+bool varies(const Tape &tape, const std::vector<std::uint32_t> &varying, std::size_t first,
+            std::size_t count) {
+  for (std::size_t k = first; k < first + count && k < tape.results.size(); ++k)
+    if (std::binary_search(varying.begin(), varying.end(), tape.results[k]))
+      return true;
+  return false;
+}
+} // namespace
+
+JacobianConstancy jacobianConstancy(const ModeProgram &m, const JacobianProgram &jc) {
+  const Tape &tape = jc.fn.tape;
+  // Without its tapes (a program read from an image built without them)
+  // nothing can be told, and nothing is constant.
+  if (tape.results.size() != jc.numOutputs)
+    return {};
+  std::vector<std::uint32_t> varying = tape.varying();
+  std::size_t n = m.stateNames.size(), nfx = jc.fxAt.size(), nfz = jc.fz.size(), nrx = jc.rx.size();
+  std::size_t ndrdt = jc.numOutputs - std::min(jc.numOutputs, nfx + n + nfz + nrx);
+  // Evaluator::jacobian goes through the loops only where fz reads one.
+  bool loops = m.numUnknowns > 0 && nfz > 0, loopsVary = false;
+  if (loops) {
+    const Tape &r = m.jacobian.fn.tape;
+    loopsVary = r.results.empty() || varies(tape, varying, nfx + n, nfz + nrx) ||
+                varies(r, r.varying(), 0, r.results.size());
+  }
+  JacobianConstancy c;
+  c.dfdx = !varies(tape, varying, 0, nfx) && !loopsVary;
+  c.dfdt = !varies(tape, varying, nfx, n) && !loopsVary &&
+           !(loops && varies(tape, varying, nfx + n + nfz + nrx, ndrdt));
+  return c;
+}
 
 ProgramMode::ProgramMode(std::shared_ptr<const ModeProgram> program, const std::vector<double> &p,
                          bool switched, double &jacobianSeconds)

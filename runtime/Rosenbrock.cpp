@@ -11,11 +11,19 @@
 //
 // J and df/dt come from the system when it can evaluate them
 // (OdeSystem::jacobian: hbg's are symbolic derivatives, JIT-compiled),
-// else from forward differences. E is factorised by a band LU when
-// the Jacobian's band is narrow (a chain, a ladder, a line: bond graphs
-// of repeated sections numbered along them), by Eigen's SparseLU, its
+// else from forward differences. E is factorised by a band LU when the
+// Jacobian's band is narrow (a chain, a ladder, a line: bond graphs of
+// repeated sections numbered along them), by Eigen's SparseLU, its
 // pattern analysed once, when it is large and sparse but not banded, and
 // densely otherwise.
+//
+// The method's order rests on J being the exact Jacobian at the step's
+// start (RODAS4 is not a W-method), so J is evaluated every step, except
+// where the system says it reads neither t nor x (a linear mode with
+// constant coefficients): then it is evaluated once per reset(), and E's
+// factorisation is kept for as long as h is, growths of h by up to 1.2
+// not taken (as in RADAU5). The retries of a rejected step reuse the
+// step's J, exactly, and factorise E again for their h.
 //
 //===----------------------------------------------------------------------===//
 
@@ -61,6 +69,10 @@ constexpr std::size_t NoState = static_cast<std::size_t>(-1);
 
 /// Step-size controller: the error estimate is O(h^4).
 constexpr double Safety = 0.9, MaxGrow = 6;
+/// With a constant J, growths of the step by up to this factor are not
+/// taken, so that E's factorisation serves the next step too (RADAU5's
+/// QUOT2; CVODE holds below 1.5).
+constexpr double HoldGrowthUpTo = 1.2;
 
 /// Systems with at least this many states and a Jacobian with at most a
 /// quarter of its entries structurally non-zero are factorised sparsely,
@@ -220,7 +232,8 @@ private:
     return std::min(1e-6 * std::max(1.0, std::abs(tLimit - t_)), opts_.maxStep);
   }
   /// f, J = df/dx and T = df/dt at (t_, x_), once per step: every retry
-  /// of the step uses them.
+  /// of the step uses them. A constant J (constancy_) is evaluated on the
+  /// first step after reset() only, and a constant T with it.
   bool beginStep(double h) override;
   /// J and T by forward differences.
   bool differenceJacobian(double h);
@@ -250,10 +263,19 @@ private:
 
   /// f at (t_, x_) is in f_ (false after a step, until beginStep()).
   bool fCurrent_ = true;
-  /// The system's Jacobian pattern (null: differences), asked for once.
+  /// The system's Jacobian pattern (null: differences) and which of its
+  /// parts are constant, asked for once.
   bool configured_ = false;
   const SparsePattern *pattern_ = nullptr;
+  JacobianConstancy constancy_;
+  /// J (and, when constant, T) in e_ holds until the next reset().
+  bool kept_ = false;
+  /// The h that E is factorised for; 0 when E is not factorised for the
+  /// J in e_.
+  double factorisedFor_ = 0;
   ImplicitMatrix e_;
+  /// The Jacobian's values when only T is wanted of them.
+  std::vector<double> spare_;
   std::vector<double> xPrev_, f_, xNew_, y_, fy_, scratch_;
   /// Dense output of the last accepted step and of the trial.
   std::vector<double> dense2_, dense3_, trial2_, trial3_;
@@ -302,7 +324,15 @@ void RosenbrockStepper::reset(double t0, const double *x0) {
     pattern_ = sys_.jacobianPattern();
     if (!pattern_ || !e_.useSparse(*pattern_, n_))
       e_.useDense(n_);
+    if (pattern_)
+      constancy_ = sys_.jacobianConstancy();
+    if (constancy_.dfdx)
+      holdGrowthUpTo_ = HoldGrowthUpTo;
   }
+  // The parameters may have changed since the last step (an event, an
+  // input): a constant J is evaluated again.
+  kept_ = false;
+  factorisedFor_ = 0;
   startAdaptive();
 }
 
@@ -315,15 +345,35 @@ bool RosenbrockStepper::beginStep(double h) {
   if (!pattern_) {
     if (!differenceJacobian(h))
       return false;
+    factorisedFor_ = 0;
     boundRadius();
+    return true;
+  }
+  if (kept_) {
+    if (!constancy_.dfdt) { // T at the step's start, from the Jacobian's program
+      spare_.resize(e_.values().size());
+      ++jacobianCalls_;
+      if (!sys_.jacobian(t_, x_.data(), spare_.data(), dfdt_.data())) {
+        nonFinite_ = {NoState, false, t_, true};
+        return false;
+      }
+      if (!differenceWhereNotFinite(h, spare_))
+        return false;
+    }
+    boundRadius(); // the error weights have moved with x
     return true;
   }
   std::vector<double> &values = e_.values();
   ++jacobianCalls_;
+  factorisedFor_ = 0;
   if (!sys_.jacobian(t_, x_.data(), values.data(), dfdt_.data())) {
     nonFinite_ = {NoState, false, t_, true}; // could not be evaluated
     return false;
   }
+  // Kept only as the system gave it: a column or T differenced at this x
+  // is not constant.
+  kept_ = constancy_.dfdx && dfdt_.allFinite() &&
+          std::all_of(values.begin(), values.end(), [](double v) { return std::isfinite(v); });
   // A symbolic derivative can be infinite where f is not (sqrt at 0):
   // those columns, and df/dt, are differenced instead; still not finite,
   // the step fails naming the first row (state derivative) affected.
@@ -436,11 +486,15 @@ double RosenbrockStepper::trial(double h, double tNew) {
       return -1;
     return errorNorm(xNew_);
   }
-  if (!e_.factorise(h)) {
-    nonFinite_ = {NoState, true, t_, true};
-    return -1;
+  if (h != factorisedFor_) {
+    factorisedFor_ = 0;
+    if (!e_.factorise(h)) {
+      nonFinite_ = {NoState, true, t_, true};
+      return -1;
+    }
+    factorisedFor_ = h;
+    ++factorisations_;
   }
-  ++factorisations_;
   Eigen::Index n = Eigen::Index(n_);
   Eigen::Map<const Eigen::VectorXd> f0(f_.data(), n), fy(fy_.data(), n);
   Eigen::VectorXd *k = k_;

@@ -51,6 +51,7 @@ public:
     fail("Jacobian of the state derivatives");
     return false;
   }
+  JacobianConstancy jacobianConstancy() override { return m_.jacobianConstancy(); }
   bool failed() const { return failed_; }
   const LoopFailure &failure() const { return failure_; }
   /// What failed: "state derivatives" or their Jacobian.

@@ -114,8 +114,9 @@ StepStatus AdaptiveStepper::step(double tLimit) {
     if (finite && err <= 1) {
       double fac = err == 0 ? maxGrow_
                             : std::clamp(safety_ * std::pow(err, exponent_), MinShrink, maxGrow_);
-      // Growing right after a rejection tends to be rejected again.
-      if (retry)
+      // Growing right after a rejection tends to be rejected again; a
+      // small growth is not worth a new factorisation (holdGrowthUpTo_).
+      if (retry || fac <= holdGrowthUpTo_)
         fac = std::min(fac, 1.0);
       // A step shortened to land on tLimit says little about the step size the
       // solution allows, so it does not lower the proposal.

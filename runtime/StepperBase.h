@@ -97,6 +97,11 @@ protected:
   std::vector<double> nominal_;
   /// Local error estimates of the last trial.
   std::vector<double> err_;
+  /// A proposed growth of the step by a factor from 1 to this is not
+  /// taken: the step stays as it is (1: every growth is taken). A method
+  /// that can reuse its factorisation while the step stays sets it above
+  /// 1, as RADAU5 and CVODE do.
+  double holdGrowthUpTo_ = 1;
 
 private:
   double exponent_, safety_, maxGrow_;

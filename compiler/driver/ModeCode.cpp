@@ -89,6 +89,8 @@ const JacobianCode &ModeCode::jacobianCode() const {
     jc->code.ctx = equations.ctx;
     jc->code.mode = false;
     jc->code.add(jc->fn, fn.name, std::move(fn.outputs));
+    // From the tapes just built: the stiff method keeps what is constant.
+    jc->constancy = runtime::jacobianConstancy(*this, *jc);
     // Tiered as the mode's functions are, counting its own evaluations:
     // only stiff methods ask for it, and rarely.
     std::shared_ptr<const void> self = shared_from_this();

@@ -3,7 +3,9 @@
 // Model::jacobian against central differences of Model::rhs, on models
 // that exercise each path: time-dependent sources (df/dt), a nonlinear
 // loop solved by Newton's method (implicit differentiation), kinks, a
-// linear loop solved in closed form, and a switched model's full state.
+// linear loop solved in closed form, and a switched model's full state;
+// and how often the stiff method evaluates and factorises it: once per
+// mode entry where it is constant, every step where it is not.
 //
 //===----------------------------------------------------------------------===//
 
@@ -145,4 +147,67 @@ TEST_CASE("a Jacobian that is not finite, nor its differences, stops the stiff m
   opts.method = hbg::runtime::Method::DormandPrince;
   hbg::Result ok = hbg::Simulation(model, opts).run();
   CHECK_MESSAGE(ok.ok(), ok.error);
+}
+
+namespace {
+
+/// A run of `source` with the Rosenbrock method to tEnd, sampled every
+/// dtOut.
+hbg::Result stiffRun(const char *source, double tEnd, double rtol = 1e-6, double dtOut = 0.1) {
+  hbg::Model model = hbg::Compiler().compileString(source, "stiff.hbg");
+  hbg::SimulationOptions opts;
+  opts.tEnd = tEnd;
+  opts.dtOut = dtOut;
+  opts.rtol = rtol;
+  opts.method = hbg::runtime::Method::Rosenbrock;
+  hbg::Result r = hbg::Simulation(model, opts).run();
+  REQUIRE_MESSAGE(r.ok(), r.error);
+  return r;
+}
+
+} // namespace
+
+TEST_CASE("a linear mode driven by a sine keeps df/dx and evaluates df/dt each step") {
+  // v' = (sin(w t) - v) / tau: v = (sin(w t) - w tau cos(w t) + w tau
+  // exp(-t / tau)) / (1 + (w tau)^2). Checked at the end, a step's end:
+  // between steps the dense output is of lower order here.
+  const double w = 5, tau = 1e-4, tEnd = 2;
+  hbg::Result r = stiffRun(R"(model SineRc {
+    MSe u(sin(5 * time)); R r(1); C c(1e-4) { q0 = 0; }
+    1 s; bond u -> s; bond s -> r; bond s -> c;
+    output v = c.e;
+  })", tEnd, 1e-8, tEnd);
+  CHECK(r.jacobianCalls == r.steps);
+  CHECK(r.factorisations < r.steps);
+  double wt = w * tau;
+  double exact =
+      (std::sin(w * tEnd) - wt * std::cos(w * tEnd) + wt * std::exp(-tEnd / tau)) / (1 + wt * wt);
+  CHECK(std::abs(r.at("v").back() - exact) < 1e-8);
+}
+
+TEST_CASE("a nonlinear mode has its Jacobian evaluated and factorised every step") {
+  // RODAS4's order needs the exact Jacobian at each step's start.
+  hbg::Result r = stiffRun(R"(model Cubic {
+    Se v(1); R r(1e-3); C c(e = q + q^3) { q0 = 0; }
+    1 s; bond v -> s; bond s -> r; bond s -> c;
+    output q = c.q;
+  })", 1);
+  CHECK(r.jacobianCalls == r.steps);
+  CHECK(r.factorisations == r.steps + r.rejectedSteps);
+}
+
+TEST_CASE("a kink's branch changed at an event renews the constant Jacobian") {
+  // The resistance steps from 1 to 3 at t = 1 (the kink's branch, a
+  // parameter of the Jacobian): q = exp(-t), then exp(-1 - (t - 1) / 3).
+  hbg::Result r = stiffRun(R"(model Kink {
+    R r(e = f * (2 + sign(time - 1))); C c(1) { q0 = 1; }
+    1 s; bond c -> s; bond s -> r;
+    output q = c.q;
+  })", 3, 1e-8);
+  CHECK(r.jacobianCalls == 2); // once on each side of the event
+  const std::vector<double> &t = r.at("time"), &q = r.at("q");
+  for (std::size_t k = 1; k < t.size(); ++k) {
+    double exact = t[k] <= 1 ? std::exp(-t[k]) : std::exp(-1 - (t[k] - 1) / 3);
+    CHECK(std::abs(q[k] - exact) < 1e-7);
+  }
 }

@@ -250,6 +250,9 @@ TEST_CASE("the Rosenbrock method: an RC of 1 ns beside one of 1 s, to t = 1") {
   hbg::Result r = hbg::Simulation(model, opts).run();
   REQUIRE_MESSAGE(r.ok(), r.error);
   CHECK(r.steps < 1000);
+  // Linear with constant coefficients: J once, its LU kept while h is.
+  CHECK(r.jacobianCalls == 1);
+  CHECK(r.factorisations < r.steps);
   const std::vector<double> &t = r.at("time"), &v1 = r.at("v1"), &v2 = r.at("v2");
   for (std::size_t k = 1; k < t.size(); ++k) {
     CHECK(std::abs(v1[k] - 1) < 1e-5);

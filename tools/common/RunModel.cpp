@@ -12,6 +12,7 @@
 #include <chrono>
 #include <iostream>
 #include <optional>
+#include <sstream>
 
 namespace hbg::tools {
 
@@ -68,9 +69,24 @@ void printStats(std::ostream &os, const RunSubject &s, const runtime::RunRecord 
   for (const runtime::MethodSpan &span : r.methods)
     os << "method: " << runtime::methodName(span.method) << " from t = " << timeText(span.from)
        << " to " << timeText(span.to) << ", " << span.steps << " steps\n";
-  if (r.factorisations > 0)
+  if (r.factorisations > 0) {
+    // Per step of the stiff method: it keeps a constant Jacobian, and
+    // its LU while the step size stays (docs/numerics.md).
+    std::size_t stiffSteps = 0;
+    for (const runtime::MethodSpan &span : r.methods)
+      if (span.method == runtime::Method::Rosenbrock)
+        stiffSteps += span.steps;
     os << "stiff method: " << r.jacobianCalls << " Jacobians, " << r.factorisations
-       << " LU factorisations\n";
+       << " LU factorisations";
+    if (stiffSteps > 0) {
+      std::ostringstream per;
+      per.precision(2);
+      per << std::fixed << double(r.jacobianCalls) / double(stiffSteps) << " and "
+          << double(r.factorisations) / double(stiffSteps);
+      os << " over " << stiffSteps << " steps (" << per.str() << " per step)";
+    }
+    os << "\n";
+  }
   if (s.switched)
     os << "events: " << r.events.size() + r.eventsDropped << "\n"
        << "mode-iteration steps: " << r.modeIterations << "\n";

@@ -28,6 +28,13 @@ struct SparsePattern {
   std::size_t nonZeros() const { return rows.size(); }
 };
 
+/// Which parts of an OdeSystem's Jacobian are constant
+/// (OdeSystem::jacobianConstancy).
+struct JacobianConstancy {
+  /// df/dx, and df/dt.
+  bool dfdx = false, dfdt = false;
+};
+
 /// The right-hand side of an ODE system dx/dt = f(t, x).
 class OdeSystem {
 public:
@@ -47,6 +54,12 @@ public:
     (void)t, (void)x, (void)values, (void)dfdt;
     return false;
   }
+  /// Which parts of jacobian() read neither t nor x, and so stay the same
+  /// until the system's parameters change (a linear mode with constant
+  /// coefficients; driven by constant sources, df/dt too). Valid after
+  /// jacobianPattern(). A stepper may keep such a part from one reset()
+  /// to the next: whoever changes the parameters resets it.
+  virtual JacobianConstancy jacobianConstancy() { return {}; }
 };
 
 /// The integration methods hbg offers: fixed-step Euler and RK4, adaptive

@@ -112,6 +112,10 @@ struct JacobianProgram {
   /// position fzAt[e * columns.size() + c] in the pattern's values.
   std::vector<std::uint32_t> columns, fzAt;
   std::size_t numOutputs = 0;
+  /// Which parts read neither t nor x (jacobianConstancy()), found where
+  /// the program is built, which has the tapes, and kept with it (model
+  /// images need not hold tapes).
+  JacobianConstancy constancy;
   /// Counts an evaluation at time t (the JIT compiles the Jacobian once
   /// it pays).
   virtual void used(double) const {}
@@ -180,6 +184,13 @@ struct ModeProgram {
   /// compiles a mode once it pays).
   virtual void used(double) const {}
 };
+
+/// Which parts of a mode's Jacobian read neither time nor a state nor a
+/// loop's unknown, as its tapes show (the JIT's code computes what they
+/// do): df/dx through fx, and through the loops fz, rx and the loops'
+/// own Jacobian; df/dt through dfdt, and fz, drdt and the loops'. None
+/// is constant for a program without its tapes (an image built without).
+JacobianConstancy jacobianConstancy(const ModeProgram &m, const JacobianProgram &jc);
 
 /// Evaluates a mode's code at (t, x), first solving its nonlinear loops
 /// by Newton's method warm-started from the previous solution.
@@ -254,6 +265,9 @@ public:
   const SparsePattern *jacobianPattern() override;
   bool jacobian(double t, const double *x, double *values, double *dfdt) override {
     return e_.jacobian(t, x, values, dfdt);
+  }
+  JacobianConstancy jacobianConstancy() override {
+    return program_->jacobianProgram().constancy;
   }
   bool outputs(double t, const double *x, double *y) override { return e_.outputs(t, x, y); }
   bool guards(double t, const double *x, double *sides) override {

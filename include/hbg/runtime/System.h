@@ -81,6 +81,8 @@ public:
     (void)t, (void)x, (void)values, (void)dfdt;
     return false;
   }
+  /// OdeSystem::jacobianConstancy: none by default.
+  virtual JacobianConstancy jacobianConstancy() { return {}; }
   virtual bool outputs(double t, const double *x, double *y) = 0;
   /// Both sides of every comparison of the model, then of one comparison
   /// per kink of this mode: 2 * (numComparisons + numKinks()) values.
