@@ -2,7 +2,8 @@
 //
 // Each function's frame keeps its four pointers in callee-saved registers
 // (x in rbx, p in rbp, the values in r13, out in r14), so that calls to
-// libm leave them alone. Instruction i stores its value at values[i]; the
+// libm leave them alone. States, parameters and the time are read where
+// they are; every other instruction i stores its value at values[i]. The
 // value just computed stays in xmm0, and an operand that is the previous
 // instruction's is not loaded again. +, -, *, / are SSE2's scalar
 // operations on the same operands in the same order as the interpreter;
@@ -94,10 +95,29 @@ void translateTape(const Tape &tape, Emitter &e) {
   const std::vector<TapeInstr> &code = tape.code;
   std::uint32_t timeSlot = static_cast<std::uint32_t>(code.size());
   e.prologue(timeSlot);
-  std::uint32_t inXmm0 = timeSlot; // the slot whose value xmm0 holds
+  // Where instruction j's value is read: states, parameters and the time
+  // where they are, every other value where it was stored.
+  struct Slot {
+    Reg base;
+    std::uint32_t index;
+  };
+  auto slot = [&](std::uint32_t j) -> Slot {
+    switch (code[j].op) {
+    case TapeOp::X: return {kXReg, code[j].a};
+    case TapeOp::P: return {kPReg, code[j].a};
+    case TapeOp::Time: return {kValues, timeSlot};
+    default: return {kValues, j};
+    }
+  };
+  auto load = [&](int xmm, std::uint32_t j) {
+    Slot s = slot(j);
+    e.load(xmm, s.base, s.index);
+  };
+  constexpr std::uint32_t kNone = ~std::uint32_t{0};
+  std::uint32_t inXmm0 = kNone; // the instruction whose value xmm0 holds
   auto operand = [&](std::uint32_t a) {
     if (inXmm0 != a)
-      e.load(0, kValues, a);
+      load(0, a);
   };
   for (std::uint32_t i = 0; i < code.size(); ++i) {
     const TapeInstr &in = code[i];
@@ -110,9 +130,10 @@ void translateTape(const Tape &tape, Emitter &e) {
       e.u32(i * 8);
       continue; // xmm0 keeps its value
     }
-    case TapeOp::Time: operand(timeSlot); break;
-    case TapeOp::X: e.load(0, kXReg, in.a); break;
-    case TapeOp::P: e.load(0, kPReg, in.a); break;
+    case TapeOp::Time:
+    case TapeOp::X:
+    case TapeOp::P:
+      continue; // read where they are
     case TapeOp::Add:
     case TapeOp::Sub:
     case TapeOp::Mul:
@@ -122,7 +143,8 @@ void translateTape(const Tape &tape, Emitter &e) {
                         : in.op == TapeOp::Mul ? 0x59
                                                : 0x5E;
       operand(in.a);
-      e.sse(0xF2, op, 0, kValues, in.b);
+      Slot b = slot(in.b);
+      e.sse(0xF2, op, 0, b.base, b.index);
       break;
     }
     case TapeOp::Neg:
@@ -137,9 +159,9 @@ void translateTape(const Tape &tape, Emitter &e) {
       int n = arity(in.op);
       operand(in.a);
       if (n >= 2)
-        e.load(1, kValues, in.b);
+        load(1, in.b);
       if (n >= 3)
-        e.load(2, kValues, in.c);
+        load(2, in.c);
       e.call(tapeFunction(code, in));
       break;
     }
@@ -148,7 +170,7 @@ void translateTape(const Tape &tape, Emitter &e) {
     inXmm0 = i;
   }
   for (std::uint32_t k = 0; k < tape.results.size(); ++k) {
-    e.load(0, kValues, tape.results[k]);
+    load(0, tape.results[k]);
     e.sse(0xF2, 0x11, 0, kOut, k);
   }
   e.epilogue();
@@ -159,6 +181,9 @@ void translateTape(const Tape &tape, Emitter &e) {
 bool translatable(const Tape &tape) {
   if (tape.code.size() >= (1u << 27) || tape.results.size() >= (1u << 27))
     return false;
+  for (const TapeInstr &in : tape.code)
+    if ((in.op == TapeOp::X || in.op == TapeOp::P) && in.a >= (1u << 27))
+      return false;
   for (const TapeInstr &in : tape.code)
     if (static_cast<std::size_t>(in.op) >= kNumTapeOps ||
         (in.op > TapeOp::P && in.op != TapeOp::Add && in.op != TapeOp::Sub &&
