@@ -23,7 +23,8 @@
 //
 // Measured per size:
 //   compile   hbg::Compiler::compileString (parse to JIT-ready), median;
-//             plus a one-off split into front-end passes and code generation
+//             plus a one-off split into front-end passes and code generation,
+//             and code generation into LLVM's steps (CPU of its thread)
 //   rhs       hbg::Model::rhs against a hand-written C++ function on the
 //             same state and parameter layout, ns per call, median
 //   sim       (N = 100 and 1000) hbg::Simulation::run with dopri5 against
@@ -49,6 +50,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <optional>
 #include <iostream>
 #include <sstream>
@@ -232,6 +234,8 @@ void checkLayout(const hbg::Model &m, std::size_t n) {
 /// the pass times it printed plus the time of code generation, in ms.
 struct Breakdown {
   double parse = 0, sema = 0, causality = 0, equations = 0, codegen = 0;
+  /// LLVM's steps within codegen, CPU ms (CodeGenOptions::timings).
+  double lower = 0, optimise = 0, machine = 0;
 };
 
 Breakdown checkCausalityAndSplit(const std::string &text, std::size_t n,
@@ -265,9 +269,22 @@ Breakdown checkCausalityAndSplit(const std::string &text, std::size_t n,
     else if (!std::strcmp(name, "causality")) b.causality = ms;
     else if (!std::strcmp(name, "equations")) b.equations = ms;
   }
+  hbg::CompilerOptions timed = compiler.options();
+  std::ostringstream llvmTimings;
+  timed.codegen.timings = &llvmTimings;
   auto t0 = Clock::now();
-  hbg::Model m = hbg::driver::compileEquations(compiler, std::move(*r.equations));
+  hbg::Model m = hbg::driver::compileEquations(hbg::Compiler(timed), std::move(*r.equations));
   b.codegen = 1e3 * secondsSince(t0);
+  std::istringstream llvmIn(llvmTimings.str());
+  while (std::getline(llvmIn, line)) {
+    char name[64];
+    double ms, cpu;
+    if (std::sscanf(line.c_str(), "pass %63[^:]: %lf ms (cpu %lf", name, &ms, &cpu) != 3)
+      continue;
+    if (!std::strcmp(name, "llvm-lower")) b.lower += cpu;
+    else if (!std::strcmp(name, "llvm-optimise")) b.optimise += cpu;
+    else if (!std::strcmp(name, "llvm-machine-code")) b.machine += cpu;
+  }
   return b;
 }
 
@@ -492,7 +509,7 @@ struct Row {
 void usage(std::FILE *to) {
   std::fprintf(to,
                "usage: hbg_bench_chain [--sizes N,N,...] [--repeat K] [--max-nodes K] [--passes P]\n"
-               "                       [--quick] [--markdown]\n"
+               "                       [--quick] [--quick-first] [--markdown]\n"
                "       hbg_bench_chain --print-model N\n"
                "\n"
                "Compile time and right-hand-side speed of a generated chain of N masses,\n"
@@ -504,6 +521,10 @@ void usage(std::FILE *to) {
                "                 hbg's (O1 and the SLP vectoriser), e.g. 'default<O2>'\n"
                "  --quick        LLVM's quick tier: no IR passes, fast instruction\n"
                "                 selection and register allocation\n"
+               "  --quick-first  the Jit policy's default: models of\n"
+               "                 CompilerOptions::jitQuickMin tape instructions or more get\n"
+               "                 the quick tier first (without it, every size is optimised\n"
+               "                 before its first call)\n"
                "  --repeat K     timing repeats, medians are reported (default 5; compiles\n"
                "                 of N >= 10000 use min(K, 3))\n"
                "  --markdown     print markdown tables\n"
@@ -567,6 +588,10 @@ int run(int argc, char **argv) {
   bool markdown = false;
   hbg::CompilerOptions options;
   options.tiering = hbg::Tiering::Jit; // LLVM's code from the first call
+  // The optimised code at every size (the rhs columns time it), unless
+  // --quick-first asks for the policy's default.
+  std::size_t jitQuickMin = options.jitQuickMin;
+  options.jitQuickMin = std::numeric_limits<std::size_t>::max();
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if ((a == "--sizes" || a == "--repeat" || a == "--max-nodes" || a == "--passes" ||
@@ -597,6 +622,8 @@ int run(int argc, char **argv) {
       options.codegen.passes = argv[++i];
     } else if (a == "--quick") {
       options.codegen.quick = true;
+    } else if (a == "--quick-first") {
+      options.jitQuickMin = jitQuickMin;
     } else if (a == "--print-model") {
       long n = std::atol(argv[++i]);
       if (n < 1) {
@@ -707,12 +734,15 @@ int run(int argc, char **argv) {
   std::printf("\n");
   {
     std::vector<std::string> head = {"N", "parse ms", "sema ms", "causality ms", "equations ms",
-                                     "codegen ms", "text KiB"};
+                                     "codegen ms", "lower cpu ms", "optimise cpu ms",
+                                     "machine code cpu ms", "text KiB"};
     std::vector<std::vector<std::string>> cells;
     for (const Row &r : rows)
       cells.push_back({std::to_string(r.n), fmt("%.1f", r.split.parse), fmt("%.1f", r.split.sema),
                        fmt("%.1f", r.split.causality), fmt("%.1f", r.split.equations),
-                       fmt("%.1f", r.split.codegen), fmt("%.0f", r.textBytes / 1024.0)});
+                       fmt("%.1f", r.split.codegen), fmt("%.1f", r.split.lower),
+                       fmt("%.1f", r.split.optimise), fmt("%.1f", r.split.machine),
+                       fmt("%.0f", r.textBytes / 1024.0)});
     printTable(head, cells, markdown);
   }
   bool anySim = false;

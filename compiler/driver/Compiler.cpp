@@ -15,7 +15,7 @@ Model driver::compileEquations(const Compiler &compiler, eq::EquationSystem equa
     impl->outputNames.push_back(o.name);
   impl->nameParameters(equations);
   impl->tiers = std::make_shared<CodeTiers>(opts_.codegen, opts_.tiering, opts_.hotCalls,
-                                            opts_.quickTierMin);
+                                            opts_.quickTierMin, opts_.jitQuickMin);
   impl->initial = compileMode(std::move(equations), impl->tiers, false, false);
   impl->buildSetup();
   return Model(std::move(impl));

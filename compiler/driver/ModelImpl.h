@@ -108,9 +108,11 @@ public:
   /// Tiered code is compiled once `hotCalls` evaluations ask for it, or,
   /// with hotCalls 0, when LLVM pays back (TieredCode::consider); code of
   /// `quickTierMin` tape instructions or more is compiled by LLVM's quick
-  /// tier first, and with hotCalls given then optimised.
+  /// tier first, and with hotCalls given then optimised. Jit code of
+  /// `jitQuickMin` tape instructions or more gets the quick tier before
+  /// its first use, and the optimised code when it pays back.
   CodeTiers(codegen::CodeGenOptions opts, Tiering policy, unsigned hotCalls,
-            std::size_t quickTierMin);
+            std::size_t quickTierMin, std::size_t jitQuickMin);
   ~CodeTiers();
   /// Sets up `code`'s tiers once its functions are added: compiles it now
   /// (Tiering::Jit, `ctxLocked`: the caller holds the expression store's
@@ -147,7 +149,7 @@ private:
   codegen::CodeGenOptions opts_;
   Tiering policy_;
   unsigned hotCalls_;
-  std::size_t quickTierMin_;
+  std::size_t quickTierMin_, jitQuickMin_;
   TierCosts costs_;
   std::atomic<double> t0_{0}, tEnd_{std::numeric_limits<double>::infinity()};
   std::mutex sessionMutex_;

@@ -324,8 +324,8 @@ Model driver::compileSwitched(const Compiler &compiler, std::shared_ptr<SourceMa
   // background; all of them at once when asked to compile every mode.
   Tiering tiering = opts_.compileAllModes && opts_.tiering == Tiering::Tiered ? Tiering::Jit
                                                                               : opts_.tiering;
-  impl->tiers =
-      std::make_shared<CodeTiers>(opts_.codegen, tiering, opts_.hotCalls, opts_.quickTierMin);
+  impl->tiers = std::make_shared<CodeTiers>(opts_.codegen, tiering, opts_.hotCalls,
+                                            opts_.quickTierMin, opts_.jitQuickMin);
 
   // The initial mode from the equations already built; the others later.
   bg::Mode mode = bg::initialMode(g);

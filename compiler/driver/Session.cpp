@@ -51,8 +51,12 @@ bool Session::load(const std::string &path, Stage stop, const std::string &mode)
 std::optional<Model> Session::compile(const Compiler &compiler) {
   // Tapes, the setup program and, as the tiers decide, LLVM.
   PassTimer t(opts_.timings, "code");
+  // LLVM's steps print their times too (CodeGenOptions::timings).
+  CompilerOptions timed = compiler.options();
+  if (!timed.codegen.timings)
+    timed.codegen.timings = opts_.timings;
   try {
-    return compileModel(compiler, sm_, std::move(*fe_.graph), std::move(*fe_.equations),
+    return compileModel(Compiler(timed), sm_, std::move(*fe_.graph), std::move(*fe_.equations),
                         diags_->context());
   } catch (const CompileError &e) {
     err_ << e.what();

@@ -106,8 +106,9 @@ double CodeTiers::callsAhead(double t, std::uint32_t calls) const {
 }
 
 CodeTiers::CodeTiers(codegen::CodeGenOptions opts, Tiering policy, unsigned hotCalls,
-                     std::size_t quickTierMin)
-    : opts_(std::move(opts)), policy_(policy), hotCalls_(hotCalls), quickTierMin_(quickTierMin) {}
+                     std::size_t quickTierMin, std::size_t jitQuickMin)
+    : opts_(std::move(opts)), policy_(policy), hotCalls_(hotCalls), quickTierMin_(quickTierMin),
+      jitQuickMin_(jitQuickMin) {}
 
 CodeTiers::~CodeTiers() {
   {
@@ -132,6 +133,17 @@ void CodeTiers::start(TieredCode &code, std::shared_ptr<const void> owner, bool 
   code.tiers = weak_from_this();
   switch (policy_) {
   case Tiering::Jit:
+    if (!opts_.quick && code.tapeSize() >= jitQuickMin_) {
+      // Optimising code this large takes seconds (docs/performance.md,
+      // "JIT-ready at scale"): its quick code is ready in a tenth of the
+      // time, and the optimised code follows once it pays back, weighed
+      // as for the tiered policy (a run that ends soon never waits for it).
+      code.requested = kQuickTier;
+      compileNow(code, ctxLocked, /*quick=*/true);
+      code.quickDone = true;
+      code.trigger = TieredCode::Trigger::Cost;
+      return;
+    }
     code.requested = kOptimisedTier;
     compileNow(code, ctxLocked);
     return;

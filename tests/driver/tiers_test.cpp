@@ -136,17 +136,31 @@ TEST_CASE("every example runs identically on tapes, on LLVM's code, and switchin
   }
 }
 
+namespace {
+
+/// How the tests of the quick tier below run the chain of 300 masses.
+hbg::SimulationOptions chainRunOptions() {
+  hbg::SimulationOptions opts;
+  opts.tEnd = 20;
+  opts.dtOut = 0.1;
+  return opts;
+}
+
+/// The chain model `text` run on tapes only: the reference, bit for bit.
+hbg::Result runOnTapes(const std::string &text, const hbg::SimulationOptions &opts) {
+  hbg::CompilerOptions tapeOpts;
+  tapeOpts.tiering = hbg::Tiering::Tape;
+  return hbg::Simulation(hbg::Compiler(tapeOpts).compileString(text, "chain.hbg"), opts).run();
+}
+
+} // namespace
+
 TEST_CASE("large modes get LLVM's quick code first, then the optimised code") {
   // A chain of 300 masses: its right-hand side's tape is well above
   // quickTierMin, the RLC circuit's far below.
   std::string text = hbg::test::chainModel(300);
-  hbg::SimulationOptions opts;
-  opts.tEnd = 20;
-  opts.dtOut = 0.1;
-  hbg::CompilerOptions tapeOpts;
-  tapeOpts.tiering = hbg::Tiering::Tape;
-  hbg::Result tape = hbg::Simulation(hbg::Compiler(tapeOpts).compileString(text, "chain.hbg"),
-                                     opts).run();
+  hbg::SimulationOptions opts = chainRunOptions();
+  hbg::Result tape = runOnTapes(text, opts);
   REQUIRE_MESSAGE(tape.ok(), tape.error);
   hbg::CompilerOptions countOpts;
   countOpts.hotCalls = 1000; // compiled by count, not by cost (tier_policy_test)
@@ -163,6 +177,32 @@ TEST_CASE("large modes get LLVM's quick code first, then the optimised code") {
   REQUIRE(runTo(small, 1).ok());
   CHECK(llvmModesAfterWaiting(small, 1) == 1);
   CHECK(small.modesCompiledQuickly() == 0);
+}
+
+TEST_CASE("Jit gives large modes LLVM's quick code before the first call") {
+  // The chain of 300 masses' tapes are above a jitQuickMin of 1,000
+  // instructions: LLVM's quick code is in when compileString returns, and
+  // its results are the tapes' bit for bit. Below the bound, the mode is
+  // optimised before its first call, as before.
+  std::string text = hbg::test::chainModel(300);
+  hbg::SimulationOptions opts = chainRunOptions();
+  hbg::Result tape = runOnTapes(text, opts);
+  REQUIRE_MESSAGE(tape.ok(), tape.error);
+
+  hbg::CompilerOptions jitOpts;
+  jitOpts.tiering = hbg::Tiering::Jit;
+  jitOpts.jitQuickMin = 1000;
+  hbg::Model quick = hbg::Compiler(jitOpts).compileString(text, "chain.hbg");
+  CHECK(quick.modesCompiledQuickly() == 1);
+  CHECK(quick.modesCompiledByLlvm() == 0);
+  hbg::Result run = hbg::Simulation(quick, opts).run();
+  REQUIRE_MESSAGE(run.ok(), run.error);
+  checkIdentical(tape, run);
+
+  jitOpts.jitQuickMin = hbg::CompilerOptions().jitQuickMin;
+  hbg::Model optimised = hbg::Compiler(jitOpts).compileString(text, "chain.hbg");
+  CHECK(optimised.modesCompiledQuickly() == 0);
+  CHECK(optimised.modesCompiledByLlvm() == 1);
 }
 
 TEST_CASE("stiff methods evaluate the Jacobian on tapes identically") {

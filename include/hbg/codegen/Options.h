@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <iosfwd>
 #include <string>
 
 namespace hbg::codegen {
@@ -33,6 +34,11 @@ struct CodeGenOptions {
   /// For tests: called with the text of every module the JIT compiles,
   /// after the pass pipeline (what `hbgc run --emit=llvm` prints).
   std::function<void(const std::string &)> onModule;
+  /// When set, each step of LLVM's work (lowering, the pass pipeline,
+  /// machine code) prints its time there as `pass llvm-...: W ms (cpu C
+  /// ms)`, as `hbgc run --time-passes` prints the front end's; CPU time of
+  /// the compiling thread.
+  std::ostream *timings = nullptr;
 };
 
 } // namespace hbg::codegen
