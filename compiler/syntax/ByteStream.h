@@ -1,6 +1,8 @@
 //===- compiler/syntax/ByteStream.h - Bytes as an ANTLR input ---*- C++ -*-===//
 //
-// Internal to hbg_syntax. ANTLRInputStream decodes UTF-8, which has two
+// Internal to hbg_syntax; the parser reads bytes through TokenList, and this
+// feeds ANTLR's generated lexer in tests/syntax/lexer_test.cpp.
+// ANTLRInputStream decodes UTF-8, which has two
 // problems for us: it throws on malformed input, and it makes token indices
 // count code points while SourceRange counts bytes. Feeding one character
 // per byte instead keeps indices equal to byte offsets and accepts any input.

@@ -16,6 +16,9 @@
 
 #include <CommonTokenFactory.h>
 
+#include <array>
+#include <vector>
+
 namespace hbg::syntax {
 
 namespace {
@@ -47,9 +50,16 @@ constexpr Keyword kKeywords[] = {
 };
 
 std::size_t identifierType(std::string_view word) {
-  for (const Keyword &k : kKeywords)
-    if (k.text == word)
-      return k.type;
+  // Only the keywords with the word's first letter are compared.
+  static const auto byStart = [] {
+    std::array<std::vector<const Keyword *>, 128> table;
+    for (const Keyword &k : kKeywords)
+      table[static_cast<unsigned char>(k.text[0])].push_back(&k);
+    return table;
+  }();
+  for (const Keyword *k : byStart[static_cast<unsigned char>(word[0]) & 0x7f])
+    if (k->text == word)
+      return k->type;
   return L::IDENT;
 }
 
@@ -105,12 +115,20 @@ std::size_t Lexer::scanNumber(std::size_t &type) const {
 }
 
 std::unique_ptr<antlr4::Token> Lexer::nextToken() {
+  Scanned t;
+  if (!scan(t))
+    return getTokenFactory()->create({this, input_}, antlr4::Token::EOF, "",
+                                     antlr4::Token::DEFAULT_CHANNEL, pos_, pos_ - 1, line_,
+                                     column_);
+  return getTokenFactory()->create({this, input_}, t.type, "", antlr4::Token::DEFAULT_CHANNEL,
+                                   t.start, t.start + t.length - 1, t.line, t.column);
+}
+
+bool Lexer::scan(Scanned &out) {
   const std::size_t n = text_.size();
   for (;;) {
     if (pos_ >= n)
-      return getTokenFactory()->create({this, input_}, antlr4::Token::EOF, "",
-                                       antlr4::Token::DEFAULT_CHANNEL, pos_, pos_ - 1, line_,
-                                       column_);
+      return false;
     char c = text_[pos_];
     char next = pos_ + 1 < n ? text_[pos_ + 1] : '\0';
     std::size_t type = 0, length = 1;
@@ -196,10 +214,9 @@ std::unique_ptr<antlr4::Token> Lexer::nextToken() {
       }
       break;
     }
-    std::size_t start = pos_, line = line_, column = column_;
+    out = {type, pos_, length, line_, column_};
     advance(length);
-    return getTokenFactory()->create({this, input_}, type, "", antlr4::Token::DEFAULT_CHANNEL,
-                                     start, pos_ - 1, line, column);
+    return true;
   }
 }
 

@@ -24,20 +24,31 @@
 
 namespace hbg::syntax {
 
-/// Tokens of `text` for HbgParser. `input` holds the same bytes, one
-/// character per byte (ByteStream): tokens read their text from it, as
-/// ANTLR's do. Whitespace and closed comments are skipped; an unclosed
-/// `/*` is an UNTERMINATED_COMMENT token to the end; any byte no rule
-/// matches is an ERROR_CHAR. Lines count from 1, columns (bytes) from 0.
+/// Tokens of `text` for HbgParser, taken with scan() by TokenList. As a
+/// TokenSource (tests/syntax/lexer_test.cpp compares it with ANTLR's
+/// lexer), `input` holds the same bytes, one character per byte
+/// (ByteStream): its tokens read their text from it, as ANTLR's do.
+/// Whitespace and closed comments are skipped; an unclosed `/*` is an
+/// UNTERMINATED_COMMENT token to the end; any byte no rule matches is an
+/// ERROR_CHAR. Lines count from 1, columns (bytes) from 0.
 class Lexer final : public antlr4::TokenSource {
 public:
   Lexer(std::string_view text, antlr4::CharStream *input) : text_(text), input_(input) {}
+
+  /// One token as the lexer finds it.
+  struct Scanned {
+    std::size_t type, start, length, line, column;
+  };
+  /// The next token, false at the end of the text (no token for end of
+  /// file). The parser's TokenList takes tokens this way, without the
+  /// TokenSource's heap tokens.
+  bool scan(Scanned &out);
 
   std::unique_ptr<antlr4::Token> nextToken() override;
   std::size_t getLine() const override { return line_; }
   std::size_t getCharPositionInLine() override { return column_; }
   antlr4::CharStream *getInputStream() override { return input_; }
-  std::string getSourceName() override { return input_->getSourceName(); }
+  std::string getSourceName() override { return input_ ? input_->getSourceName() : ""; }
   antlr4::TokenFactory<antlr4::CommonToken> *getTokenFactory() override;
 
 private:

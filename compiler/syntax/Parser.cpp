@@ -1,10 +1,10 @@
 //===- compiler/syntax/Parser.cpp - .hbg text to AST ----------------------===//
 //
-// Lexes the whole buffer (Lexer.h: the grammar's lexer rules written out),
-// parses it with ANTLR's generated parser stopping at the first error,
-// and reports whichever comes first in the text: a lexical error (an error
-// token from the lexer) or the syntax error. Only an error-free tree reaches
-// the AST builder.
+// Lexes the whole buffer into one array of tokens (TokenList.h, with
+// Lexer.h: the grammar's lexer rules written out), parses it with ANTLR's
+// generated parser stopping at the first error, and reports whichever comes
+// first in the text: a lexical error (an error token from the lexer) or the
+// syntax error. Only an error-free tree reaches the AST builder.
 //
 // The parse is ANTLR's two-stage one. The first stage predicts with SLL,
 // which ignores the rule invocation stack and so never falls back to full
@@ -19,17 +19,15 @@
 #include "hbg/syntax/Parser.h"
 
 #include "AstBuilder.h"
-#include "ByteStream.h"
 #include "ErrorMessages.h"
 #include "ErrorStrategy.h"
-#include "Lexer.h"
+#include "TokenList.h"
 #include "Tokens.h"
 
 #include "HbgParser.h"
 
 #include <BailErrorStrategy.h>
 #include <BaseErrorListener.h>
-#include <CommonTokenStream.h>
 #include <atn/ParserATNSimulator.h>
 #include <atn/PredictionMode.h>
 
@@ -65,24 +63,95 @@ public:
 /// every token matched, which doubles the tree's allocations; the AST
 /// builder reads tokens from the contexts' labels and the token stream
 /// instead. No error is recovered from, so no error node is ever needed.
+/// Entering a rule reads the token list directly, and links the context to
+/// its parent without the runtime's dynamic_cast: every context of a
+/// generated parser is a ParserRuleContext.
 class RuleTreeParser : public hbg_antlr::HbgParser {
 public:
-  using HbgParser::HbgParser;
+  explicit RuleTreeParser(TokenList *tokens) : HbgParser(tokens), tokens_(tokens) {}
 
   antlr4::Token *consume() override {
-    antlr4::Token *tok = getCurrentToken();
+    antlr4::Token *tok = tokens_->current();
     if (tok->getType() != antlr4::Token::EOF)
-      getInputStream()->consume();
+      tokens_->consume();
     return tok;
   }
+
+  void enterRule(antlr4::ParserRuleContext *ctx, size_t state, size_t) override {
+    setState(state);
+    _ctx = ctx;
+    ctx->start = tokens_->current();
+    if (ctx->parent) {
+      std::vector<antlr4::tree::ParseTree *> &siblings =
+          static_cast<antlr4::ParserRuleContext *>(ctx->parent)->children;
+      // Room for three children in malloc's smallest block, where growing
+      // one at a time would allocate three times.
+      if (siblings.capacity() == 0)
+        siblings.reserve(3);
+      siblings.push_back(ctx);
+    }
+  }
+
+  void enterOuterAlt(antlr4::ParserRuleContext *ctx, size_t alt) override {
+    ctx->setAltNumber(alt);
+    // A labelled alternative replaces the rule's context, already a child
+    // of its parent, with its own.
+    if (_ctx != ctx && _ctx->parent) {
+      auto *parent = static_cast<antlr4::ParserRuleContext *>(_ctx->parent);
+      parent->children.back() = ctx;
+    }
+    _ctx = ctx;
+  }
+
+private:
+  TokenList *tokens_;
 };
 
 /// The first token, in text order, that carries a lexical error.
-antlr4::Token *firstLexicalError(const SourceText &src, antlr4::CommonTokenStream &tokens) {
-  for (antlr4::Token *tok : tokens.getTokens())
-    if (isLexicalError(src, tok))
-      return tok;
+const antlr4::Token *firstLexicalError(const SourceText &src, const TokenList &tokens) {
+  for (const ListToken &tok : tokens.tokens())
+    if (isLexicalError(src, &tok))
+      return &tok;
   return nullptr;
+}
+
+/// Whether a token of `type` ends an operand: a name, a keyword, a number
+/// or a `.`. Tokens in error are judged by their last character.
+bool endsOperand(std::size_t type, std::string_view text) {
+  using P = hbg_antlr::HbgParser;
+  switch (type) {
+  case P::BAD_NUMBER:
+  case P::UNTERMINATED_STRING:
+  case P::UNTERMINATED_COMMENT:
+  case P::ERROR_CHAR:
+    return !text.empty() && (std::isalnum(static_cast<unsigned char>(text.back())) ||
+                             text.back() == '_' || text.back() == '.');
+  case P::COMMA:
+  case P::ASSIGN:
+  case P::COLON:
+  case P::ARROW:
+  case P::LBRACE:
+  case P::RBRACE:
+  case P::LPAREN:
+  case P::RPAREN:
+  case P::LBRACKET:
+  case P::RBRACKET:
+  case P::SEMI:
+  case P::PLUS:
+  case P::MINUS:
+  case P::STAR:
+  case P::SLASH:
+  case P::CARET:
+  case P::LE:
+  case P::GE:
+  case P::LT:
+  case P::GT:
+  case P::STRING:
+  case antlr4::Token::EOF:
+    return false;
+  default: // IDENT, keywords, NUMBER, ZERO, ONE, DOT
+    return true;
+  }
 }
 
 /// The first token that nests deeper than kMaxNesting, if any: a `(`
@@ -92,57 +161,60 @@ antlr4::Token *firstLexicalError(const SourceText &src, antlr4::CommonTokenStrea
 /// `if`s (each `else` runs to its expression's end, so the `if`s of one
 /// expression at one level all nest). `[` nests as `(` does, and `{` (the
 /// bodies of `for` loops) on its own count.
-antlr4::Token *tooDeep(const SourceText &src, antlr4::CommonTokenStream &tokens) {
+const antlr4::Token *tooDeep(const SourceText &src, const TokenList &tokens) {
+  using P = hbg_antlr::HbgParser;
   std::vector<std::size_t> powers{0}; // `^` at each open parenthesis level
   std::vector<std::size_t> ifs{0};    // `if` at each level since its `,` or `;`
   std::size_t openIfs = 0;            // their sum over the open levels
   std::size_t signs = 0, braces = 0;
   bool operandBefore = false; // the previous token ends an operand
-  for (antlr4::Token *tok : tokens.getTokens()) {
-    std::string_view text = tokenText(src.buffer, tok);
-    bool sign = (text == "-" || text == "+") && !operandBefore;
+  for (const ListToken &token : tokens.tokens()) {
+    const antlr4::Token *tok = &token;
+    std::size_t type = token.type();
+    bool sign = (type == P::MINUS || type == P::PLUS) && !operandBefore;
     signs = sign ? signs + 1 : 0;
     if (signs > kMaxNesting)
       return tok;
-    if (text == "{" && ++braces > kMaxNesting)
+    if (type == P::LBRACE && ++braces > kMaxNesting)
       return tok;
-    if (text == "}" && braces > 0)
+    if (type == P::RBRACE && braces > 0)
       --braces;
-    if (text == "(" || text == "[") {
+    bool open = type == P::LPAREN || type == P::LBRACKET;
+    bool close = type == P::RPAREN || type == P::RBRACKET;
+    if (open) {
       powers.push_back(0);
       ifs.push_back(0);
       if (powers.size() - 1 > kMaxNesting)
         return tok;
-    } else if (text == ")" || text == "]") {
+    } else if (close) {
       if (powers.size() > 1) {
         powers.pop_back();
         openIfs -= ifs.back();
         ifs.pop_back();
       }
-    } else if (text == "if") {
+    } else if (type == P::IF) {
       ++ifs.back();
       if (++openIfs + (powers.size() - 1) > kMaxNesting)
         return tok;
-    } else if (text == "," || text == ";") {
+    } else if (type == P::COMMA || type == P::SEMI) {
       openIfs -= ifs.back();
       ifs.back() = 0;
     }
-    bool operand = !text.empty() && (std::isalnum(static_cast<unsigned char>(text.back())) ||
-                                     text.back() == '_' || text.back() == '.');
-    if (text == "^") {
+    bool operand = endsOperand(type, tokenText(src.buffer, tok));
+    if (type == P::CARET) {
       if (++powers.back() > kMaxNesting)
         return tok;
-    } else if (!operand && text != "(" && text != ")" && text != "[" && text != "]") {
+    } else if (!operand && !open && !close) {
       powers.back() = 0; // any other operator ends a chain of powers
     }
-    operandBefore = operand || text == ")" || text == "]";
+    operandBefore = operand || close;
   }
   return nullptr;
 }
 
 /// The first stage: SLL, stopping silently at the first error. Null when the
 /// file needs the second.
-std::unique_ptr<ast::File> parseFast(const SourceText &src, antlr4::CommonTokenStream &tokens) {
+std::unique_ptr<ast::File> parseFast(const SourceText &src, TokenList &tokens) {
   RuleTreeParser parser(&tokens);
   parser.removeErrorListeners();
   parser.getInterpreter<antlr4::atn::ParserATNSimulator>()->setPredictionMode(
@@ -160,17 +232,14 @@ std::unique_ptr<ast::File> parseFast(const SourceText &src, antlr4::CommonTokenS
 std::unique_ptr<ast::File> parse(std::uint32_t fileId, const SourceManager &sm,
                                  DiagnosticEngine &diags) {
   SourceText src{fileId, sm.text(fileId)};
-  ByteStream input(src.buffer, sm.name(fileId));
   SilentListener listener;
 
-  Lexer lexer(src.buffer, &input);
-  antlr4::CommonTokenStream tokens(&lexer);
-  tokens.fill();
-  antlr4::Token *lexError = firstLexicalError(src, tokens);
+  TokenList tokens(src.buffer, std::string(sm.name(fileId)));
+  const antlr4::Token *lexError = firstLexicalError(src, tokens);
   // The parser and every pass after it walk nested parentheses
   // recursively: bound the depth before any of them runs (as clang's
   // -fbracket-depth does).
-  if (antlr4::Token *deep = tooDeep(src, tokens)) {
+  if (const antlr4::Token *deep = tooDeep(src, tokens)) {
     diags.report(DiagKind::NestingTooDeep, tokenRange(fileId, deep), {kMaxNesting});
     return nullptr;
   }

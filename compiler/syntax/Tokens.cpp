@@ -2,25 +2,17 @@
 
 #include "Tokens.h"
 
-#include <cerrno>
-#include <cmath>
-#include <cstdlib>
+#include <charconv>
+#include <system_error>
 
 namespace hbg::syntax {
 
 bool parseNumber(std::string_view text, double &value) {
-  // strtod needs a terminator; number tokens are short.
-  std::string s(text);
-  char *end = nullptr;
-  errno = 0;
-  value = std::strtod(s.c_str(), &end);
-  if (end != s.c_str() + s.size())
-    return false;
-  if (errno != ERANGE)
-    return true;
-  // ERANGE also flags results that lost precision in the subnormal range;
-  // those are still the closest double to what was written.
-  return !std::isinf(value) && value != 0;
+  // Correctly rounded, like strtod, and out of range exactly when strtod
+  // overflows or underflows to zero (a nonzero subnormal is in range).
+  const char *end = text.data() + text.size();
+  std::from_chars_result r = std::from_chars(text.data(), end, value);
+  return r.ec == std::errc() && r.ptr == end;
 }
 
 } // namespace hbg::syntax

@@ -1,8 +1,8 @@
 //===- compiler/syntax/Tokens.h - ANTLR tokens as source ranges -*- C++ -*-===//
 //
-// Internal to hbg_syntax. Token indices are byte offsets: ByteStream feeds the
-// lexer one character per byte, so a token's start index is its offset in
-// the buffer and its text is a slice of the buffer.
+// Internal to hbg_syntax. Token indices are byte offsets: the lexer scans
+// bytes, so a token's start index is its offset in the buffer and its text
+// is a slice of the buffer.
 //
 //===----------------------------------------------------------------------===//
 #pragma once

@@ -7,6 +7,7 @@
 
 #include "ByteStream.h"
 #include "Lexer.h"
+#include "TokenList.h"
 
 #include "HbgLexer.h"
 
@@ -62,10 +63,20 @@ std::vector<Tok> viaHand(const std::string &text) {
   return collect(lexer);
 }
 
-/// Compares the two lexers on `text`; `what` names the input on failure.
-void same(const std::string &text, const std::string &what) {
-  std::vector<Tok> a = viaAntlr(text), h = viaHand(text);
-  CAPTURE(what);
+/// The tokens the parser reads: the hand-written lexer through TokenList.
+std::vector<Tok> viaList(const std::string &text) {
+  hbg::syntax::TokenList list(text, "test");
+  std::vector<Tok> out;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    antlr4::Token *t = list.get(i);
+    out.push_back({t->getType(), t->getChannel(), t->getStartIndex(), t->getStopIndex(),
+                   t->getLine(), t->getCharPositionInLine(), t->getText()});
+    CHECK(t->getTokenIndex() == i);
+  }
+  return out;
+}
+
+void same(const std::vector<Tok> &a, const std::vector<Tok> &h) {
   CHECK(a.size() == h.size());
   for (std::size_t i = 0; i < std::min(a.size(), h.size()); ++i)
     if (!(a[i] == h[i])) {
@@ -75,6 +86,21 @@ void same(const std::string &text, const std::string &what) {
       CHECK(false);
       return;
     }
+}
+
+/// Compares the two lexers on `text`, and the token list with ANTLR's;
+/// `what` names the input on failure.
+void same(const std::string &text, const std::string &what) {
+  CAPTURE(what);
+  std::vector<Tok> a = viaAntlr(text);
+  same(a, viaHand(text));
+  // A token of the list has the bytes of the buffer as its text, where
+  // ANTLR's encodes each byte past ASCII (a character of ByteStream) as
+  // UTF-8.
+  for (Tok &t : a)
+    if (t.type != antlr4::Token::EOF)
+      t.text = text.substr(t.start, t.stop - t.start + 1);
+  same(a, viaList(text));
 }
 
 } // namespace
