@@ -343,7 +343,14 @@ std::vector<std::uint32_t> ExprContext::reach(const std::vector<ExprId> &roots) 
     std::fill(stamp_.begin(), stamp_.end(), 0);
     epoch_ = 1;
   }
-  std::vector<std::uint32_t> out, stack;
+  // Most walks visit a few nodes, and most of their cost was growing these
+  // vectors from nothing: the stack is kept from walk to walk (one per
+  // thread, as a background compilation walks too), and the result starts
+  // with room for a small expression.
+  thread_local std::vector<std::uint32_t> stack;
+  stack.clear();
+  std::vector<std::uint32_t> out;
+  out.reserve(16);
   auto visit = [&](ExprId e) {
     if (e.valid() && stamp_[e.index] != epoch_) {
       stamp_[e.index] = epoch_;

@@ -100,9 +100,7 @@ int build(BuildArgs &a, const Common &common) {
 
 } // namespace
 
-Runner declareBuild(CLI::App &hbgc, Common &common) {
-  CLI::App *cmd = hbgc.add_subcommand(
-      "build", "compile a model ahead of time into a standalone simulator or an FMU");
+Runner declareBuild(CLI::App *cmd, Common &common) {
   cmd->footer("Compiles FILE ahead of time into the executable EXE: the model's modes as machine "
               "code (LLVM's TargetMachine for this host, from the IR `hbgc run` JIT-compiles), "
               "linked with hbg's runtime only. EXE needs neither LLVM nor the compiler; it takes "
@@ -141,5 +139,9 @@ Runner declareBuild(CLI::App &hbgc, Common &common) {
                 "libLLVM at run time)");
   return [a, &common] { return build(*a, common); };
 }
+
+const Command kBuild = {"build",
+                        "compile a model ahead of time into a standalone simulator or an FMU",
+                        declareBuild};
 
 } // namespace hbg::tools

@@ -6,8 +6,7 @@
 
 namespace hbg::tools {
 
-Runner declareCheck(CLI::App &hbgc, Common &common) {
-  CLI::App *cmd = hbgc.add_subcommand("check", "check a model and report every error");
+Runner declareCheck(CLI::App *cmd, Common &common) {
   cmd->footer("Parses and checks FILE (names, bonds, state machines of switched junctions, "
               "causality and equations in the initial mode) and prints every error as "
               "file:line:col with the source line. Exit status 0 when the model is valid.");
@@ -20,5 +19,7 @@ Runner declareCheck(CLI::App &hbgc, Common &common) {
     return session.load(*file) ? 0 : 1;
   };
 }
+
+const Command kCheck = {"check", "check a model and report every error", declareCheck};
 
 } // namespace hbg::tools

@@ -27,14 +27,16 @@ struct Common {
 /// Runs a command once its options are parsed; returns the exit status.
 using Runner = std::function<int()>;
 
-Runner declareCheck(CLI::App &hbgc, Common &common);
-Runner declareExplain(CLI::App &hbgc, Common &common);
-Runner declareRun(CLI::App &hbgc, Common &common);
-Runner declareBuild(CLI::App &hbgc, Common &common);
-Runner declareLinearize(CLI::App &hbgc, Common &common);
-Runner declareDot(CLI::App &hbgc, Common &common);
-Runner declarePlot(CLI::App &hbgc, Common &common);
-Runner declareSweep(CLI::App &hbgc, Common &common);
+/// One of hbgc's commands.
+struct Command {
+  /// As typed, and its line in `hbgc --help`.
+  const char *name, *description;
+  /// Declares the command's options on its subcommand `cmd` and returns
+  /// what runs it.
+  Runner (*declare)(CLI::App *cmd, Common &common);
+};
+
+extern const Command kCheck, kExplain, kRun, kBuild, kLinearize, kDot, kPlot, kSweep;
 
 /// Declares the model argument FILE (`-`: standard input) and the options
 /// every command takes.

@@ -114,8 +114,7 @@ int dot(const DotArgs &a, const Common &common) {
 
 } // namespace
 
-Runner declareDot(CLI::App &hbgc, Common &common) {
-  CLI::App *cmd = hbgc.add_subcommand("dot", "draw the bond graph (Graphviz DOT or SVG)");
+Runner declareDot(CLI::App *cmd, Common &common) {
   cmd->footer(
       "Writes the bond graph in Graphviz's DOT language, drawn as engineers draw bond graphs: "
       "each element by its kind and name (`C:cap`, `1:loop`), each bond a half-arrow in the "
@@ -134,5 +133,7 @@ Runner declareDot(CLI::App &hbgc, Common &common) {
       "write to FILE (`-`: standard output, the default)", "FILE");
   return [a, &common] { return dot(*a, common); };
 }
+
+const Command kDot = {"dot", "draw the bond graph (Graphviz DOT or SVG)", declareDot};
 
 } // namespace hbg::tools

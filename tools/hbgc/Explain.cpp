@@ -8,9 +8,7 @@
 
 namespace hbg::tools {
 
-Runner declareExplain(CLI::App &hbgc, Common &common) {
-  CLI::App *cmd = hbgc.add_subcommand(
-      "explain", "print each bond's causality and the model's equations");
+Runner declareExplain(CLI::App *cmd, Common &common) {
   cmd->footer("Prints the causality of every bond, the causality of every storage element, the "
               "state equations, every bond's effort and flow, and the outputs.\n\n"
               "A model with switched junctions is explained in one mode, printed in the header "
@@ -36,5 +34,8 @@ Runner declareExplain(CLI::App &hbgc, Common &common) {
     return finishStdout(0);
   };
 }
+
+const Command kExplain = {"explain",
+                          "print each bond's causality and the model's equations", declareExplain};
 
 } // namespace hbg::tools

@@ -158,9 +158,7 @@ int linearize(const LinearizeArgs &a, const Common &common) {
 
 } // namespace
 
-Runner declareLinearize(CLI::App &hbgc, Common &common) {
-  CLI::App *cmd = hbgc.add_subcommand(
-      "linearize", "the state matrices and poles at an operating point");
+Runner declareLinearize(CLI::App *cmd, Common &common) {
   cmd->footer("The linear model dx/dt = A x + B u, y = C x + D u of FILE about an operating "
               "point, from the symbolic derivatives of its equations: the inputs u are the "
               "sources' values (an effort source's effort, a flow source's flow), the outputs y "
@@ -200,5 +198,8 @@ Runner declareLinearize(CLI::App &hbgc, Common &common) {
       "text (default) or csv: one row per matrix entry (`A,row,column,value`) and per pole", "F");
   return [a, &common] { return linearize(*a, common); };
 }
+
+const Command kLinearize = {"linearize",
+                            "the state matrices and poles at an operating point", declareLinearize};
 
 } // namespace hbg::tools

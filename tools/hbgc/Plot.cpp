@@ -167,8 +167,7 @@ int plot(const PlotArgs &a) {
 
 } // namespace
 
-Runner declarePlot(CLI::App &hbgc, Common &) {
-  CLI::App *cmd = hbgc.add_subcommand("plot", "draw a result file's trajectories as SVG");
+Runner declarePlot(CLI::App *cmd, Common &) {
   cmd->footer("Draws the CSV that `hbgc run` (or a built simulator) wrote: a panel per output "
               "sharing the time axis, or all in one with --together. With --events, the event "
               "log of the same run marks each event with a vertical line and shades the modes "
@@ -191,5 +190,7 @@ Runner declarePlot(CLI::App &hbgc, Common &) {
       "the drawing's title (default: the file's name)", "TEXT");
   return [a] { return plot(*a); };
 }
+
+const Command kPlot = {"plot", "draw a result file's trajectories as SVG", declarePlot};
 
 } // namespace hbg::tools

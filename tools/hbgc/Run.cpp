@@ -128,8 +128,7 @@ int run(RunArgs &a, const Common &common) {
 
 } // namespace
 
-Runner declareRun(CLI::App &hbgc, Common &common) {
-  CLI::App *cmd = hbgc.add_subcommand("run", "compile and simulate a model");
+Runner declareRun(CLI::App *cmd, Common &common) {
   cmd->footer(
       "Compiles FILE to native code and simulates it; writes CSV with a header "
       "`time,<outputs>` to standard output or to -o FILE. Models with switched junctions "
@@ -174,5 +173,7 @@ Runner declareRun(CLI::App &hbgc, Common &common) {
                 "print the time each compiler pass takes to stderr");
   return [a, &common] { return run(*a, common); };
 }
+
+const Command kRun = {"run", "compile and simulate a model", declareRun};
 
 } // namespace hbg::tools

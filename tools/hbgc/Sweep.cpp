@@ -520,9 +520,7 @@ int sweep(SweepArgs &a, const Common &common) {
 
 } // namespace
 
-Runner declareSweep(CLI::App &hbgc, Common &common) {
-  CLI::App *cmd = hbgc.add_subcommand(
-      "sweep", "run a model over a grid or a sample of parameter values, on all cores");
+Runner declareSweep(CLI::App *cmd, Common &common) {
   cmd->footer(
       "Compiles FILE once and runs it for every parameter set: the grid of the `-p` values "
       "(a:step:b, a,b,c or a; the first parameter varies slowest), or --samples N sets over the "
@@ -581,5 +579,9 @@ Runner declareSweep(CLI::App &hbgc, Common &common) {
   addSimulationSettings(*cmd, a->run);
   return [a, &common] { return sweep(*a, common); };
 }
+
+const Command kSweep = {"sweep",
+                        "run a model over a grid or a sample of parameter values, on all cores",
+                        declareSweep};
 
 } // namespace hbg::tools
