@@ -93,8 +93,17 @@ Run::Run(System &system, const std::vector<double> &x0, const SimulateOptions &o
 }
 
 Run::ModeEntry &Run::entry(const std::vector<std::uint32_t> &q) {
+  // One state per junction: comparing them in place beats memcmp's call.
+  auto same = [&](const std::vector<std::uint32_t> &a) {
+    if (a.size() != q.size())
+      return false;
+    for (std::size_t j = 0; j < a.size(); ++j)
+      if (a[j] != q[j])
+        return false;
+    return true;
+  };
   for (ModeEntry *e : recent_)
-    if (e && *e->q == q)
+    if (e && same(*e->q))
       return *e;
   auto known = modes_.find(q);
   if (known == modes_.end()) {

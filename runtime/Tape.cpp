@@ -126,19 +126,18 @@ TapeFunction tapeFunction(const std::vector<TapeInstr> &code, const TapeInstr &i
   return nullptr;
 }
 
-int arity(TapeOp op) {
-  switch (op) {
-  case TapeOp::Const:
-  case TapeOp::Time:
-  case TapeOp::X:
-  case TapeOp::P:
-    return 0;
-#define HBG_OP(ID, ARITY, SOURCE_NAME, TAPE_NAME)                                                  \
-  case TapeOp::ID:                                                                                 \
-    return ARITY;
+namespace {
+/// arity() by op, for the evaluators' loops.
+constexpr int kArity[kNumTapeOps] = {
+    0, 0, 0, 0, // Const, Time, X, P
+#define HBG_OP(ID, ARITY, SOURCE_NAME, TAPE_NAME) ARITY,
 #include "hbg/support/ExprOps.def"
-  }
-  return 0;
+};
+} // namespace
+
+int arity(TapeOp op) {
+  auto i = static_cast<std::size_t>(op);
+  return i < kNumTapeOps ? kArity[i] : 0;
 }
 
 const char *opName(TapeOp op) {
@@ -274,7 +273,7 @@ void Tape::evaluateSlope(Interval t, const Interval *x, const Interval *xdot, co
     std::size_t i = only ? (*only)[j] : j;
     const TapeInstr &in = code[i];
     Interval r = v[i], da = kZero, db = kZero, dr = kWhole;
-    int n = arity(in.op);
+    int n = kArity[static_cast<std::size_t>(in.op)];
     if (n >= 1)
       da = d[in.a];
     if (n >= 2)
