@@ -310,14 +310,18 @@ void Tape::evaluateSlope(Interval t, const Interval *x, const Interval *xdot, co
       switch (powForm(code, in, k)) {
       case PowForm::Powi:
         dr = k == 0 ? kZero
-                    : arith::mul(arith::mul(Interval{k, k}, powi(v[in.a], static_cast<int>(k) - 1)), da);
+                    : arith::mul(arith::mul(Interval{k, k}, powi(v[in.a], static_cast<int>(k) - 1)),
+                                 da);
         break;
       case PowForm::Sqrt: dr = arith::div(da, arith::mul(Interval{2, 2}, r)); break;
-      case PowForm::Exp2: // d exp2(k y) = exp2(k y) ln 2 k dy
-        dr = arith::mul(arith::mul(r, arith::mul(Interval{0.6931471805599452, 0.6931471805599454}, Interval{k, k})), db);
+      case PowForm::Exp2: { // d exp2(k y) = exp2(k y) ln 2 k dy
+        const Interval ln2{0.6931471805599452, 0.6931471805599454};
+        dr = arith::mul(arith::mul(r, arith::mul(ln2, Interval{k, k})), db);
         break;
+      }
       case PowForm::Pow:
-        dr = arith::mul(r, arith::add(arith::mul(db, log(v[in.a])), arith::div(arith::mul(v[in.b], da), v[in.a])));
+        dr = arith::mul(r, arith::add(arith::mul(db, log(v[in.a])),
+                                      arith::div(arith::mul(v[in.b], da), v[in.a])));
         break;
       }
       break;
