@@ -303,15 +303,9 @@ EventLocator::Certified EventLocator::certify(const Stepper &s, Mode &mode,
     if (truths_[k] == Truth::Unknown && opOf(k) == CompareOp::Equal &&
         certTruths_[k] == Truth::True)
       return Certified::Unknown;
-  // The comparisons that change in (a, b], each once: at any time in
-  // [a, b] each has its truth at a or its truth at b. Where no enabled
-  // guard can hold with those truths unknown, the interval is free
-  // without locating the changes (a ball leaving the floor: `d <= 0`
-  // stops holding just after a, but the guards that read it also need
-  // the ball to move down).
+  // The comparisons that change in (a, b], each once.
   const std::vector<double> &A = *atA, &B = *atB;
   changing_.clear();
-  openTruths_ = certTruths_;
   for (std::uint32_t k : enabled) {
     if (truths_[k] != Truth::Unknown)
       continue;
@@ -324,10 +318,7 @@ EventLocator::Certified EventLocator::certify(const Stepper &s, Mode &mode,
     if (!changes)
       continue;
     changing_.push_back({k, fa, fb, kNaN});
-    openTruths_[k] = Truth::Unknown;
   }
-  if (anyEvent(openTruths_.data()) == Truth::False)
-    return Certified::Free;
   // Locate each change. The root finder sees nothing of a margin but its
   // values at the points it asks for, so a comparison whose margin has the
   // same bits as one being located at both ends and at each of those

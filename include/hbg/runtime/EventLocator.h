@@ -108,7 +108,7 @@ private:
   std::vector<double> times_, x_, buffer_, pointA_, pointB_, refineSides_;
   std::vector<std::vector<double>> sides_;
   std::vector<Interval> box_, enclosure_, slopeBox_, values_, slope_;
-  std::vector<Truth> certTruths_, openTruths_;
+  std::vector<Truth> certTruths_;
   /// certify()'s comparisons that change once in the interval, with their
   /// margins at its ends and where they change (NaN until located).
   struct Change {
