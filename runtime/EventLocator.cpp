@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 
 namespace hbg::runtime {
@@ -301,29 +303,61 @@ EventLocator::Certified EventLocator::certify(const Stepper &s, Mode &mode,
     if (truths_[k] == Truth::Unknown && opOf(k) == CompareOp::Equal &&
         certTruths_[k] == Truth::True)
       return Certified::Unknown;
-  changes_.clear();
+  // The comparisons that change in (a, b], each once.
+  const std::vector<double> &A = *atA, &B = *atB;
+  changing_.clear();
   for (std::uint32_t k : enabled) {
     if (truths_[k] != Truth::Unknown)
       continue;
     CompareOp op = opOf(k);
-    bool equality = op == CompareOp::Equal;
-    const std::vector<double> &A = *atA, &B = *atB;
     double fa = sidedMargin(op, A[2 * k], A[2 * k + 1]);
     double fb = sidedMargin(op, B[2 * k], B[2 * k + 1]);
-    bool changes = equality ? (fa < 0) != (fb < 0) || fb == 0
-                            : comparisonReached(op, A[2 * k], A[2 * k + 1]) !=
-                                  comparisonReached(op, B[2 * k], B[2 * k + 1]);
+    bool changes = op == CompareOp::Equal ? (fa < 0) != (fb < 0) || fb == 0
+                                          : comparisonReached(op, A[2 * k], A[2 * k + 1]) !=
+                                                comparisonReached(op, B[2 * k], B[2 * k + 1]);
     if (!changes)
       continue;
+    changing_.push_back({k, fa, fb, kNaN});
+  }
+  // Locate each change. The root finder sees nothing of a margin but its
+  // values at the points it asks for, so a comparison whose margin has the
+  // same bits as one being located at both ends and at each of those
+  // points (the same test in two transitions: `d <= 0` to an impact and
+  // to rest) would be located to the same point: it takes that point
+  // without a search of its own.
+  auto same = [](double u, double v) { return std::memcmp(&u, &v, sizeof u) == 0; };
+  for (Change &c : changing_)
+    c.at = c.fb != 0 && (c.fa < 0) != (c.fb < 0) ? kNaN : b;
+  for (std::size_t i = 0; i < changing_.size(); ++i) {
+    Change &c = changing_[i];
+    if (!std::isnan(c.at))
+      continue;
+    std::uint32_t k = c.k;
+    CompareOp op = opOf(k);
+    replays_.clear();
+    for (std::size_t j = i + 1; j < changing_.size(); ++j)
+      if (std::isnan(changing_[j].at) && opOf(changing_[j].k) == op &&
+          same(changing_[j].fa, c.fa) && same(changing_[j].fb, c.fb))
+        replays_.push_back(j);
     auto f = [&, k, op](double tau) {
       sidesAt(s, mode, tau, refineSides_);
-      return sidedMargin(op, refineSides_[2 * k], refineSides_[2 * k + 1]);
+      double m = sidedMargin(op, refineSides_[2 * k], refineSides_[2 * k + 1]);
+      for (std::size_t &j : replays_) {
+        std::uint32_t kj = changing_[j].k;
+        if (j != SIZE_MAX &&
+            !same(sidedMargin(op, refineSides_[2 * kj], refineSides_[2 * kj + 1]), m))
+          j = SIZE_MAX; // it parts from k here: located on its own
+      }
+      return m;
     };
-    double at = b;
-    if (fb != 0 && (fa < 0) != (fb < 0))
-      at = locateSignChange(f, a, fa, b, fb, 0).hi;
-    changes_.push_back({at, k});
+    c.at = locateSignChange(f, a, c.fa, b, c.fb, 0).hi;
+    for (std::size_t j : replays_)
+      if (j != SIZE_MAX)
+        changing_[j].at = c.at;
   }
+  changes_.clear();
+  for (const Change &c : changing_)
+    changes_.push_back({c.at, c.k});
   std::sort(changes_.begin(), changes_.end());
   for (std::size_t i = 0; i < changes_.size();) {
     double at = changes_[i].first;

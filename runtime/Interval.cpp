@@ -16,6 +16,8 @@
 
 #include "hbg/runtime/Interval.h"
 
+#include "IntervalArith.h"
+
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
@@ -27,7 +29,13 @@ namespace hbg::runtime {
 
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using arith::corners;
+using arith::down;
+using arith::holdsZero;
+using arith::kInf;
+using arith::make;
+using arith::unbounded;
+using arith::up;
 
 /// 2/pi rounded to double. Multiplying by it numbers the quarter periods
 /// (quadrants) of sin, cos and tan, whose extrema and poles lie on their
@@ -40,56 +48,8 @@ constexpr double kTwoOverPi = 0.636619772367581343075535053490057448;
 /// guards do not run that far.
 constexpr double kMaxQuadrant = 0x1p40;
 
-/// The next double above v (+inf and NaN stay), as std::nextafter(v, inf)
-/// but without its call: enclosures round every bound, so this is hot.
-double nextUp(double v) {
-  if (!(v < kInf))
-    return v;
-  if (v == 0)
-    return std::numeric_limits<double>::denorm_min();
-  std::uint64_t bits;
-  std::memcpy(&bits, &v, sizeof bits);
-  bits = v > 0 ? bits + 1 : bits - 1; // the magnitude's bits are monotone
-  std::memcpy(&v, &bits, sizeof bits);
-  return v;
-}
-
-/// v moved `ulps` doubles towards -inf (-inf stays, NaN stays NaN).
-double down(double v, int ulps = 1) {
-  for (int i = 0; i < ulps; ++i)
-    v = -nextUp(-v);
-  return v;
-}
-
-/// v moved `ulps` doubles towards +inf.
-double up(double v, int ulps = 1) {
-  for (int i = 0; i < ulps; ++i)
-    v = nextUp(v);
-  return v;
-}
-
-/// [lo, hi]; the whole line if a bound came out NaN, so that an undefined
-/// case no check above caught still cannot prove anything.
-Interval make(double lo, double hi) {
-  if (std::isnan(lo) || std::isnan(hi))
-    return Interval::whole();
-  return {lo, hi};
-}
-
 /// a, or the whole line for an invalid a.
 Interval valid(Interval a) { return a.isWhole() ? Interval::whole() : a; }
-
-bool holdsZero(Interval a) { return a.lo <= 0 && 0 <= a.hi; }
-
-bool unbounded(Interval a) { return a.lo == -kInf || a.hi == kInf; }
-
-/// The least and the greatest of the values at the corners of a box, as
-/// NaN bounds if one is NaN (std::min would silently drop it).
-Interval corners(double c0, double c1, double c2, double c3) {
-  if (std::isnan(c0) || std::isnan(c1) || std::isnan(c2) || std::isnan(c3))
-    return {std::nan(""), std::nan("")};
-  return {std::min({c0, c1, c2, c3}), std::max({c0, c1, c2, c3})};
-}
 
 /// v, with -0 and negative numbers as +0.
 double positivePart(double v) { return v > 0 ? v : 0.0; }
@@ -185,11 +145,7 @@ Interval hull(Interval a, Interval b) {
 
 // --- Unary -----------------------------------------------------------------
 
-Interval neg(Interval a) {
-  if (a.isWhole())
-    return Interval::whole();
-  return {-a.hi, -a.lo};
-}
+Interval neg(Interval a) { return arith::neg(a); }
 
 Interval sin(Interval a) { return sinOrCos(a, false); }
 
@@ -264,40 +220,13 @@ Interval floor(Interval a) {
 
 // --- Binary ----------------------------------------------------------------
 
-Interval add(Interval a, Interval b) {
-  if (a.isWhole() || b.isWhole())
-    return Interval::whole();
-  if ((a.hi == kInf && b.lo == -kInf) || (a.lo == -kInf && b.hi == kInf))
-    return Interval::whole(); // inf + -inf
-  return make(down(a.lo + b.lo), up(a.hi + b.hi));
-}
+Interval add(Interval a, Interval b) { return arith::add(a, b); }
 
-Interval sub(Interval a, Interval b) {
-  if (a.isWhole() || b.isWhole())
-    return Interval::whole();
-  if ((a.hi == kInf && b.hi == kInf) || (a.lo == -kInf && b.lo == -kInf))
-    return Interval::whole(); // inf - inf
-  return make(down(a.lo - b.hi), up(a.hi - b.lo));
-}
+Interval sub(Interval a, Interval b) { return arith::sub(a, b); }
 
-Interval mul(Interval a, Interval b) {
-  if (a.isWhole() || b.isWhole())
-    return Interval::whole();
-  if ((holdsZero(a) && unbounded(b)) || (holdsZero(b) && unbounded(a)))
-    return Interval::whole(); // 0 * inf
-  Interval c = corners(a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi);
-  return make(down(c.lo), up(c.hi));
-}
+Interval mul(Interval a, Interval b) { return arith::mul(a, b); }
 
-Interval div(Interval a, Interval b) {
-  if (a.isWhole() || b.isWhole())
-    return Interval::whole();
-  if (holdsZero(b) || (unbounded(a) && unbounded(b)))
-    return Interval::whole(); // x / 0, 0 / 0, inf / inf
-  // b keeps one sign, so a / b is monotone in each operand.
-  Interval c = corners(a.lo / b.lo, a.lo / b.hi, a.hi / b.lo, a.hi / b.hi);
-  return make(down(c.lo), up(c.hi));
-}
+Interval div(Interval a, Interval b) { return arith::div(a, b); }
 
 Interval square(Interval a) { return powi(a, 2); }
 

@@ -199,9 +199,7 @@ bool Run::leaveSlide(Event &ev) {
   for (const Transition &t : junction.transitions)
     if (t.from == q_[j])
       moveOffGuard(m, t.guard, x, o_.rtol);
-  ev.modes.push_back(modeText(q_));
-  ev.real.push_back(true);
-  ev.states.push_back(X_);
+  addMode(ev, modeText(q_), true);
   return true;
 }
 

@@ -18,21 +18,85 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 
 namespace hbg::runtime {
 
+namespace {
+/// The last of `pool`, with its storage, or a new one when it is empty.
+template <class T> T take(std::vector<T> &pool) {
+  if (pool.empty())
+    return T();
+  T v = std::move(pool.back());
+  pool.pop_back();
+  return v;
+}
+
+/// Moves the elements of `from` (their storage) into `pool`, up to `most`
+/// in all, and empties `from`.
+template <class T> void give(std::vector<T> &from, std::vector<T> &pool, std::size_t most) {
+  for (T &v : from)
+    if (pool.size() < most)
+      pool.push_back(std::move(v));
+  from.clear();
+}
+} // namespace
+
+Event Run::newEvent() {
+  if (pool_.events.empty()) {
+    Event ev;
+    // An event passes through a few modes: room for them up front.
+    ev.modes.reserve(4);
+    ev.states.reserve(4);
+    ev.transitions.reserve(4);
+    return ev;
+  }
+  Event ev = std::move(pool_.events.back());
+  pool_.events.pop_back();
+  return ev;
+}
+
+void Run::recycle(Event &ev) {
+  // Bounded by what one drop of the record frees: the pool never holds
+  // more than the record held.
+  std::size_t keep = std::max(o_.keepEvents, o_.zenoEvents + 12);
+  std::size_t most = keep > SIZE_MAX / 8 ? SIZE_MAX : 8 * keep;
+  give(ev.modes, pool_.strings, most);
+  give(ev.transitions, pool_.strings, most);
+  give(ev.states, pool_.vectors, most);
+  give(ev.remapIterations, pool_.vectors, most);
+  ev.real.clear();
+  ev.before.clear();
+  ev.after.clear();
+  ev.outputsBefore.clear();
+  ev.outputsAfter.clear();
+  ev.energyBefore.clear();
+  ev.energyAfter.clear();
+  ev.junctionsSwitched.clear();
+  ev.time = ev.storedBefore = ev.storedAfter = ev.removed = 0;
+  if (pool_.events.size() < keep)
+    pool_.events.push_back(std::move(ev));
+}
+
+void Run::addMode(Event &ev, const std::string &text, bool real) {
+  ev.modes.push_back(take(pool_.strings));
+  ev.modes.back().assign(text);
+  ev.real.push_back(real);
+  ev.states.push_back(take(pool_.vectors));
+  ev.states.back().assign(X_.begin(), X_.end());
+}
+
+void Run::addTransition(Event &ev, const std::string &text) {
+  ev.transitions.push_back(take(pool_.strings));
+  ev.transitions.back().assign(text);
+}
+
 bool Run::iterateModes() {
-  Event ev;
+  Event ev = newEvent();
   ev.time = t_;
-  // An event passes through a few modes: room for them up front.
-  ev.modes.reserve(4);
-  ev.states.reserve(4);
-  ev.transitions.reserve(4);
   ev.before = X_;
   outputsNow(ev.outputsBefore);
-  ev.modes.push_back(modeText(q_));
-  ev.real.push_back(true);
-  ev.states.push_back(X_);
+  addMode(ev, modeText(q_), true);
   eventFrom_ = &modeText(q_);
   std::vector<std::uint32_t> &qBefore = buf_.qBefore;
   qBefore = q_;
@@ -60,7 +124,7 @@ bool Run::iterateModes() {
   };
   bool switched = false, nudged = false;
   // The transitions the round's first step takes, from the real mode.
-  std::vector<std::pair<std::size_t, std::size_t>> first;
+  std::vector<std::pair<std::size_t, std::size_t>> &first = buf_.first;
   for (int round = 0;; ++round) {
     bool again = std::any_of(roundStarts.begin(), roundStarts.begin() + rounds,
                              [&](const auto &start) { return start.first == q_ && start.second == X_; });
@@ -100,7 +164,7 @@ bool Run::iterateModes() {
         if (steps == 1)
           first.push_back({j, std::size_t(i)});
         next[j] = sw_.junctions()[j].transitions[i].to;
-        ev.transitions.push_back(labels_[j][i]);
+        addTransition(ev, labels_[j][i]);
         if (std::find(ev.junctionsSwitched.begin(), ev.junctionsSwitched.end(), j) ==
             ev.junctionsSwitched.end())
           ev.junctionsSwitched.push_back(std::uint32_t(j));
@@ -126,9 +190,7 @@ bool Run::iterateModes() {
         throw cycleError(ev, texts(0), modeText(cur));
       }
       visit(cur);
-      ev.modes.push_back(modeText(cur));
-      ev.real.push_back(false);
-      ev.states.push_back(X_);
+      addMode(ev, modeText(cur), false);
       guardSides(mode(cur), plus, otherMode(cur));
       judgeImpulses(mode(cur), plus);
     }
@@ -177,13 +239,12 @@ bool Run::iterateModes() {
   }
   if (!switched && kinks.empty() && !slid) {
     eventFrom_ = nullptr;
+    recycle(ev);
     return false;
   }
   ev.transitions.insert(ev.transitions.end(), kinks.begin(), kinks.end());
   if (!switched && !slid) {
-    ev.modes.push_back(modeText(q_));
-    ev.real.push_back(true);
-    ev.states.push_back(X_);
+    addMode(ev, modeText(q_), true);
   } else {
     ev.modes.back() = modeText(q_); // kinks may have started sliding
   }
@@ -213,6 +274,8 @@ bool Run::iterateModes() {
   std::size_t keep = std::max(o_.keepEvents, o_.zenoEvents + 12);
   if (o_.keepEvents != SIZE_MAX && r_.events.size() > 2 * keep) {
     std::size_t drop = r_.events.size() - keep;
+    for (std::size_t k = 0; k < drop; ++k)
+      recycle(r_.events[k]);
     r_.events.erase(r_.events.begin(), r_.events.begin() + static_cast<std::ptrdiff_t>(drop));
     r_.eventsDropped += drop;
   }

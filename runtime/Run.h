@@ -179,6 +179,23 @@ private:
   /// Mode iteration at t_ from X (ModeIteration.cpp); returns true when
   /// the mode changed (and records the event).
   bool iterateModes();
+  /// An empty event, with the storage of one the record dropped when
+  /// there is one (SimulateOptions::keepEvents): a run that keeps few
+  /// events then records each without allocating.
+  Event newEvent();
+  /// Empties `ev` into the pool below.
+  void recycle(Event &ev);
+  /// Appends a mode passed through (its text, whether it is real, the
+  /// state X there) and a transition taken to `ev`, in pooled storage.
+  void addMode(Event &ev, const std::string &text, bool real);
+  void addTransition(Event &ev, const std::string &text);
+  /// Storage of dropped events: the events emptied, and the strings and
+  /// state vectors they held.
+  struct EventPool {
+    std::vector<Event> events;
+    std::vector<std::string> strings;
+    std::vector<std::vector<double>> vectors;
+  } pool_;
   void remap(Mode &to, Event &ev);
   /// `plus` holds the guard sides of candidate mode `m` at X: comparisons
   /// whose sides carry the impulses of the jump into `m` are rewritten to
@@ -234,9 +251,19 @@ private:
     /// The text while kinks of the mode slide: `sliding(sign(...))` after
     /// it (modeText()).
     std::string sliding;
+    /// Its key in modes_.
+    const std::vector<std::uint32_t> *q = nullptr;
+    /// sliders_'s wrapper of `mode`, once there is one (slider()).
+    SlidingMode *slider = nullptr;
   };
+  /// The sliding wrapper of the entry's mode, or null while it has none.
+  SlidingMode *sliderOf(ModeEntry &e);
   std::map<std::vector<std::uint32_t>, ModeEntry> modes_;
   ModeEntry &entry(const std::vector<std::uint32_t> &q);
+  /// The entries entry() found last: an event looks up the same few modes
+  /// many times (map nodes stay where they are).
+  ModeEntry *recent_[4] = {};
+  std::size_t recentNext_ = 0;
   /// `junction: transition` of junction j's transition i, for the event log.
   std::vector<std::vector<std::string>> labels_;
   /// Buffers kept between events: the loop's, and those of the steps
@@ -249,6 +276,7 @@ private:
     std::vector<std::uint32_t> timed, cur, next, qBefore;
     std::vector<std::vector<std::uint32_t>> path;
     std::vector<std::pair<std::vector<std::uint32_t>, std::vector<double>>> roundStarts;
+    std::vector<std::pair<std::size_t, std::size_t>> first;
   } buf_;
   std::map<const Mode *, std::unique_ptr<Integration>> integrations_;
   /// Sliding wrappers by the mode they wrap; mode() gives the wrapper

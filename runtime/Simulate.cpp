@@ -18,6 +18,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 #include <limits>
 #include <optional>
 
@@ -92,22 +93,46 @@ Run::Run(System &system, const std::vector<double> &x0, const SimulateOptions &o
 }
 
 Run::ModeEntry &Run::entry(const std::vector<std::uint32_t> &q) {
+  // One state per junction: comparing them in place beats memcmp's call.
+  auto same = [&](const std::vector<std::uint32_t> &a) {
+    if (a.size() != q.size())
+      return false;
+    for (std::size_t j = 0; j < a.size(); ++j)
+      if (a[j] != q[j])
+        return false;
+    return true;
+  };
+  for (ModeEntry *e : recent_)
+    if (e && same(*e->q))
+      return *e;
   auto known = modes_.find(q);
-  if (known != modes_.end())
-    return known->second;
-  ModeEntry &e = modes_[q];
-  e.text = sw_.modeText(q);
-  return e;
+  if (known == modes_.end()) {
+    known = modes_.emplace(q, ModeEntry{}).first;
+    known->second.text = sw_.modeText(q);
+    known->second.q = &known->first;
+  }
+  recent_[recentNext_++ % std::size(recent_)] = &known->second;
+  return known->second;
+}
+
+SlidingMode *Run::sliderOf(ModeEntry &e) {
+  // Wrappers are made once and kept for the run.
+  if (!e.slider && e.mode) {
+    auto known = sliders_.find(e.mode);
+    if (known != sliders_.end())
+      e.slider = known->second.get();
+  }
+  return e.slider;
 }
 
 const std::string &Run::modeText(const std::vector<std::uint32_t> &q) {
   if (slide_.active && q == slide_.q)
     return slide_.text;
   ModeEntry &e = entry(q);
-  auto slider = e.mode ? sliders_.find(e.mode) : sliders_.end();
-  if (slider == sliders_.end() || !slider->second->active())
+  SlidingMode *slider = sliderOf(e);
+  if (!slider || !slider->active())
     return e.text;
-  const SlidingMode &s = *slider->second;
+  const SlidingMode &s = *slider;
   std::string kinks;
   for (std::size_t k : s.kinks())
     kinks += (kinks.empty() ? "" : ", ") + e.mode->kinkText(k);
@@ -120,9 +145,9 @@ Mode &Run::mode(const std::vector<std::uint32_t> &q) {
     return *slide_.mode;
   ModeEntry &e = entry(q);
   if (e.mode) {
-    auto sliding = sliders_.find(e.mode);
-    if (sliding != sliders_.end() && sliding->second->active())
-      return *sliding->second;
+    SlidingMode *slider = sliderOf(e);
+    if (slider && slider->active())
+      return *slider;
     return *e.mode;
   }
   std::string why;

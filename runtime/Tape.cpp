@@ -11,6 +11,7 @@
 
 #include "hbg/runtime/Tape.h"
 
+#include "IntervalArith.h"
 #include "TapeFunctions.h"
 
 #include <algorithm>
@@ -125,19 +126,18 @@ TapeFunction tapeFunction(const std::vector<TapeInstr> &code, const TapeInstr &i
   return nullptr;
 }
 
-int arity(TapeOp op) {
-  switch (op) {
-  case TapeOp::Const:
-  case TapeOp::Time:
-  case TapeOp::X:
-  case TapeOp::P:
-    return 0;
-#define HBG_OP(ID, ARITY, SOURCE_NAME, TAPE_NAME)                                                  \
-  case TapeOp::ID:                                                                                 \
-    return ARITY;
+namespace {
+/// arity() by op, for the evaluators' loops.
+constexpr int kArity[kNumTapeOps] = {
+    0, 0, 0, 0, // Const, Time, X, P
+#define HBG_OP(ID, ARITY, SOURCE_NAME, TAPE_NAME) ARITY,
 #include "hbg/support/ExprOps.def"
-  }
-  return 0;
+};
+} // namespace
+
+int arity(TapeOp op) {
+  auto i = static_cast<std::size_t>(op);
+  return i < kNumTapeOps ? kArity[i] : 0;
 }
 
 const char *opName(TapeOp op) {
@@ -208,7 +208,7 @@ void Tape::evaluate(Interval t, const Interval *x, const double *p, Interval *ou
     case TapeOp::Time: r = t.isWhole() ? Interval::whole() : t; break;
     case TapeOp::X: r = x[in.a].isWhole() ? Interval::whole() : x[in.a]; break;
     case TapeOp::P: r = Interval::point(p[in.a]); break;
-    case TapeOp::Neg: r = neg(v[in.a]); break;
+    case TapeOp::Neg: r = arith::neg(v[in.a]); break;
     case TapeOp::Sin: r = sin(v[in.a]); break;
     case TapeOp::Cos: r = cos(v[in.a]); break;
     case TapeOp::Tan: r = tan(v[in.a]); break;
@@ -219,23 +219,23 @@ void Tape::evaluate(Interval t, const Interval *x, const double *p, Interval *ou
     case TapeOp::Abs: r = abs(v[in.a]); break;
     case TapeOp::Sign: r = sign(v[in.a]); break;
     case TapeOp::Floor: r = floor(v[in.a]); break;
-    case TapeOp::Add: r = add(v[in.a], v[in.b]); break;
+    case TapeOp::Add: r = arith::add(v[in.a], v[in.b]); break;
     // The same instruction on both sides is one value, not two
     // independent ones: x - x is 0 and x * x is a square, unless NaN.
     case TapeOp::Sub:
       if (in.a == in.b)
-        r = sub(v[in.a], v[in.b]).isWhole() ? Interval::whole() : Interval{0, 0};
+        r = arith::sub(v[in.a], v[in.b]).isWhole() ? Interval::whole() : Interval{0, 0};
       else
-        r = sub(v[in.a], v[in.b]);
+        r = arith::sub(v[in.a], v[in.b]);
       break;
-    case TapeOp::Mul: r = in.a == in.b ? square(v[in.a]) : mul(v[in.a], v[in.b]); break;
-    case TapeOp::Div: r = div(v[in.a], v[in.b]); break;
+    case TapeOp::Mul: r = in.a == in.b ? square(v[in.a]) : arith::mul(v[in.a], v[in.b]); break;
+    case TapeOp::Div: r = arith::div(v[in.a], v[in.b]); break;
     case TapeOp::Pow: {
       double k = 0;
       switch (powForm(code, in, k)) {
       case PowForm::Powi: r = powi(v[in.a], static_cast<int>(k)); break;
       case PowForm::Sqrt: r = sqrt(v[in.a]); break; // the whole line below 0, -inf included
-      case PowForm::Exp2: r = exp2(mul(v[in.b], Interval{k, k})); break;
+      case PowForm::Exp2: r = exp2(arith::mul(v[in.b], Interval{k, k})); break;
       case PowForm::Pow: r = pow(v[in.a], v[in.b]); break;
       }
       break;
@@ -273,7 +273,7 @@ void Tape::evaluateSlope(Interval t, const Interval *x, const Interval *xdot, co
     std::size_t i = only ? (*only)[j] : j;
     const TapeInstr &in = code[i];
     Interval r = v[i], da = kZero, db = kZero, dr = kWhole;
-    int n = arity(in.op);
+    int n = kArity[static_cast<std::size_t>(in.op)];
     if (n >= 1)
       da = d[in.a];
     if (n >= 2)
@@ -283,41 +283,45 @@ void Tape::evaluateSlope(Interval t, const Interval *x, const Interval *xdot, co
     case TapeOp::P: dr = kZero; break;
     case TapeOp::Time: dr = Interval{1, 1}; break;
     case TapeOp::X: dr = xdot[in.a]; break;
-    case TapeOp::Neg: dr = neg(da); break;
-    case TapeOp::Sin: dr = mul(cos(v[in.a]), da); break;
-    case TapeOp::Cos: dr = neg(mul(sin(v[in.a]), da)); break;
-    case TapeOp::Tan: dr = mul(add(Interval{1, 1}, square(r)), da); break;
-    case TapeOp::Exp: dr = mul(r, da); break;
-    case TapeOp::Log: dr = div(da, v[in.a]); break;
-    case TapeOp::Sqrt: dr = div(da, mul(Interval{2, 2}, r)); break;
-    case TapeOp::Tanh: dr = mul(sub(Interval{1, 1}, square(r)), da); break;
+    case TapeOp::Neg: dr = arith::neg(da); break;
+    case TapeOp::Sin: dr = arith::mul(cos(v[in.a]), da); break;
+    case TapeOp::Cos: dr = arith::neg(arith::mul(sin(v[in.a]), da)); break;
+    case TapeOp::Tan: dr = arith::mul(arith::add(Interval{1, 1}, square(r)), da); break;
+    case TapeOp::Exp: dr = arith::mul(r, da); break;
+    case TapeOp::Log: dr = arith::div(da, v[in.a]); break;
+    case TapeOp::Sqrt: dr = arith::div(da, arith::mul(Interval{2, 2}, r)); break;
+    case TapeOp::Tanh: dr = arith::mul(arith::sub(Interval{1, 1}, square(r)), da); break;
     case TapeOp::Abs:
-      dr = v[in.a].lo > 0 ? da : v[in.a].hi < 0 ? neg(da) : hull(da, neg(da));
+      dr = v[in.a].lo > 0 ? da : v[in.a].hi < 0 ? arith::neg(da) : hull(da, arith::neg(da));
       break;
     case TapeOp::Sign: dr = v[in.a].lo > 0 || v[in.a].hi < 0 ? kZero : kWhole; break;
     case TapeOp::Floor: // constant between jumps; a jump inside proves nothing
       dr = !r.isWhole() && r.lo == r.hi ? kZero : kWhole;
       break;
-    case TapeOp::Add: dr = add(da, db); break;
-    case TapeOp::Sub: dr = in.a == in.b ? kZero : sub(da, db); break;
+    case TapeOp::Add: dr = arith::add(da, db); break;
+    case TapeOp::Sub: dr = in.a == in.b ? kZero : arith::sub(da, db); break;
     case TapeOp::Mul:
-      dr = in.a == in.b ? mul(Interval{2, 2}, mul(v[in.a], da))
-                        : add(mul(da, v[in.b]), mul(v[in.a], db));
+      dr = in.a == in.b ? arith::mul(Interval{2, 2}, arith::mul(v[in.a], da))
+                        : arith::add(arith::mul(da, v[in.b]), arith::mul(v[in.a], db));
       break;
-    case TapeOp::Div: dr = div(sub(da, mul(r, db)), v[in.b]); break;
+    case TapeOp::Div: dr = arith::div(arith::sub(da, arith::mul(r, db)), v[in.b]); break;
     case TapeOp::Pow: {
       double k = 0;
       switch (powForm(code, in, k)) {
       case PowForm::Powi:
         dr = k == 0 ? kZero
-                    : mul(mul(Interval{k, k}, powi(v[in.a], static_cast<int>(k) - 1)), da);
+                    : arith::mul(arith::mul(Interval{k, k}, powi(v[in.a], static_cast<int>(k) - 1)),
+                                 da);
         break;
-      case PowForm::Sqrt: dr = div(da, mul(Interval{2, 2}, r)); break;
-      case PowForm::Exp2: // d exp2(k y) = exp2(k y) ln 2 k dy
-        dr = mul(mul(r, mul(Interval{0.6931471805599452, 0.6931471805599454}, Interval{k, k})), db);
+      case PowForm::Sqrt: dr = arith::div(da, arith::mul(Interval{2, 2}, r)); break;
+      case PowForm::Exp2: { // d exp2(k y) = exp2(k y) ln 2 k dy
+        const Interval ln2{0.6931471805599452, 0.6931471805599454};
+        dr = arith::mul(arith::mul(r, arith::mul(ln2, Interval{k, k})), db);
         break;
+      }
       case PowForm::Pow:
-        dr = mul(r, add(mul(db, log(v[in.a])), div(mul(v[in.b], da), v[in.a])));
+        dr = arith::mul(r, arith::add(arith::mul(db, log(v[in.a])),
+                                      arith::div(arith::mul(v[in.b], da), v[in.a])));
         break;
       }
       break;

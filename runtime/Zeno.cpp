@@ -62,6 +62,28 @@ void Run::checkChattering() {
   std::size_t slots = X_.size();
   if (n < kChatter || slots == 0)
     return;
+  auto scale = [&](std::size_t i) {
+    double nominal = i < o_.nominal.size() ? o_.nominal[i] : 0.0;
+    return 1e-6 * std::max(nominal, peak_[i]);
+  };
+  // This runs after every event, so first what is cheap. A state held in
+  // place has all its values in the window within its scale of each
+  // other: those of the first and the last two events among them. Where
+  // no state does that, nothing chatters.
+  const Event &oldest = r_.events[n - kChatter];
+  auto near = [&](const Event &e, std::size_t i) {
+    return std::abs(e.before[i] - oldest.before[i]) <= scale(i) &&
+           std::abs(e.after[i] - oldest.before[i]) <= scale(i);
+  };
+  const Event &last = r_.events[n - 1], &beforeLast = r_.events[n - 2];
+  for (const Event *e : {&oldest, &beforeLast, &last})
+    if (e->before.size() != slots || e->after.size() != slots)
+      return;
+  bool someHeld = false;
+  for (std::size_t i = 0; i < slots && !someHeld; ++i)
+    someHeld = near(last, i) && near(beforeLast, i) && near(oldest, i);
+  if (!someHeld)
+    return;
   std::vector<std::string> modes;
   bool together = false;
   std::vector<double> lo(r_.events[n - kChatter].before), hi(lo);
@@ -85,10 +107,6 @@ void Run::checkChattering() {
   // a source closed across a capacitor) moves with the mode; the others
   // must stay in place, and at least one of them must exist.
   std::vector<bool> jumps(slots, false);
-  auto scale = [&](std::size_t i) {
-    double nominal = i < o_.nominal.size() ? o_.nominal[i] : 0.0;
-    return 1e-6 * std::max(nominal, peak_[i]);
-  };
   for (std::size_t k = n - kChatter; k < n; ++k)
     for (std::size_t i = 0; i < slots; ++i)
       if (std::abs(r_.events[k].after[i] - r_.events[k].before[i]) > scale(i))

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -117,6 +118,58 @@ TEST_CASE("a bounded event history keeps the last events, counts the rest, finds
   CHECK(bounded.error == all.error);
   CHECK(bounded.events.back().time == all.events.back().time);
   CHECK(bounded.events.front().time == all.events[bounded.eventsDropped].time);
+}
+
+TEST_CASE("events recorded in the storage of dropped ones equal those a full record keeps") {
+  // With keepEvents bounded, dropped events lend their vectors and strings
+  // to the next ones: every event handed to onEvent, and every event
+  // kept, must be the full record's, field by field.
+  SimulateOptions o;
+  o.tEnd = 5;
+  o.zenoEvents = 10;
+  RunRecord all, bounded;
+  HandSystem a = bouncingBall(true), b = bouncingBall(true);
+  simulate(a, {kH0, 0}, o, all);
+  std::vector<Event> seen;
+  o.keepEvents = 0;
+  o.onEvent = [&](const Event &ev) { seen.push_back(ev); };
+  simulate(b, {kH0, 0}, o, bounded);
+  REQUIRE(bounded.eventsDropped > 0);
+  auto bits = [](double x, double y) { return std::memcmp(&x, &y, sizeof x) == 0; };
+  auto same = [&](const std::vector<double> &x, const std::vector<double> &y) {
+    return x.size() == y.size() && std::equal(x.begin(), x.end(), y.begin(), bits);
+  };
+  auto sameStates = [&](const std::vector<std::vector<double>> &x,
+                        const std::vector<std::vector<double>> &y) {
+    return x.size() == y.size() && std::equal(x.begin(), x.end(), y.begin(), same);
+  };
+  auto check = [&](const Event &x, const Event &y) {
+    CHECK(bits(x.time, y.time));
+    CHECK(x.transitions == y.transitions);
+    CHECK(x.modes == y.modes);
+    CHECK(x.real == y.real);
+    CHECK(sameStates(x.states, y.states));
+    CHECK(sameStates(x.remapIterations, y.remapIterations));
+    CHECK(same(x.before, y.before));
+    CHECK(same(x.after, y.after));
+    CHECK(same(x.outputsBefore, y.outputsBefore));
+    CHECK(same(x.outputsAfter, y.outputsAfter));
+    CHECK(same(x.energyBefore, y.energyBefore));
+    CHECK(same(x.energyAfter, y.energyAfter));
+    CHECK(bits(x.storedBefore, y.storedBefore));
+    CHECK(bits(x.storedAfter, y.storedAfter));
+    CHECK(bits(x.removed, y.removed));
+    CHECK(x.junctionsSwitched == y.junctionsSwitched);
+  };
+  REQUIRE(seen.size() == all.events.size());
+  for (std::size_t k = 0; k < seen.size(); ++k) {
+    CAPTURE(k);
+    check(seen[k], all.events[k]);
+  }
+  for (std::size_t k = 0; k < bounded.events.size(); ++k) {
+    CAPTURE(k);
+    check(bounded.events[k], all.events[bounded.eventsDropped + k]);
+  }
 }
 
 TEST_CASE("bouncing ball, events found by sampling: the same bounces and report") {

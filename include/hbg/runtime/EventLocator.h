@@ -109,6 +109,16 @@ private:
   std::vector<std::vector<double>> sides_;
   std::vector<Interval> box_, enclosure_, slopeBox_, values_, slope_;
   std::vector<Truth> certTruths_;
+  /// certify()'s comparisons that change once in the interval, with their
+  /// margins at its ends and where they change (NaN until located).
+  struct Change {
+    std::uint32_t k;
+    double fa, fb, at;
+  };
+  std::vector<Change> changing_;
+  /// Indices into changing_ of the comparisons whose margins agree, so far,
+  /// with the one being located.
+  std::vector<std::size_t> replays_;
   std::vector<std::pair<double, std::uint32_t>> changes_;
   std::vector<Truth> truths_, refineTruths_, steadyTruth_;
   std::vector<std::uint32_t> open_;
