@@ -27,8 +27,8 @@
  * a line "final" followed by all 2N states at T_END, %.17g, for accuracy
  * checks. Statistics go to standard error.
  */
-#include <cvode/cvode.h>
-#include <nvector/nvector_serial.h>
+#include "cvode_setup.h"
+
 #include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
 
 #include <math.h>
@@ -70,12 +70,14 @@ static int rhs(realtype t, N_Vector y, N_Vector ydot, void *ud) {
   return 0;
 }
 
-static void die(const char *what, int flag) {
-  fprintf(stderr, "chain_cvode: %s failed (flag %d)\n", what, flag);
-  exit(1);
+/* One output row: the time and the last mass's momentum. */
+static void print_row(double t, N_Vector y, void *data) {
+  const chain *ch = (const chain *)data;
+  printf("%.17g,%.17g\n", t, N_VGetArrayPointer(y)[2 * ch->n - 1]);
 }
 
 int main(int argc, char **argv) {
+  program_name = "chain_cvode";
   if (argc < 2) {
     fprintf(stderr, "usage: chain_cvode N [T_END [RTOL [--final]]]\n");
     return 2;
@@ -117,17 +119,7 @@ int main(int argc, char **argv) {
     at[2 * i + 1] = rtol * 1e-3 * sqrt(2.0 * ch.m[i] * energy);
   }
 
-  void *mem = CVodeCreate(CV_ADAMS, ctx);
-  if (!mem)
-    die("CVodeCreate", 0);
-  if ((f = CVodeInit(mem, rhs, 0.0, y)) < 0)
-    die("CVodeInit", f);
-  if ((f = CVodeSVtolerances(mem, rtol, abstol)) < 0)
-    die("CVodeSVtolerances", f);
-  if ((f = CVodeSetUserData(mem, &ch)) < 0)
-    die("CVodeSetUserData", f);
-  if ((f = CVodeSetMaxNumSteps(mem, 10000000)) < 0)
-    die("CVodeSetMaxNumSteps", f);
+  void *mem = cvode_start(CV_ADAMS, rhs, y, rtol, abstol, &ch, 10000000, ctx);
   SUNNonlinearSolver nls = SUNNonlinSol_FixedPoint(y, 0, ctx);
   if (!nls)
     die("SUNNonlinSol_FixedPoint", 0);
@@ -135,14 +127,7 @@ int main(int argc, char **argv) {
     die("CVodeSetNonlinearSolver", f);
 
   printf("time,x\n");
-  printf("%.17g,%.17g\n", 0.0, x[2 * n - 1]);
-  realtype t = 0.0;
-  for (int k = 1; k <= 100; ++k) {
-    double tout = k == 100 ? t_end : t_end * k / 100.0;
-    if ((f = CVode(mem, tout, y, &t, CV_NORMAL)) < 0)
-      die("CVode", f);
-    printf("%.17g,%.17g\n", t, x[2 * n - 1]);
-  }
+  cvode_run_grid(mem, y, t_end, print_row, &ch);
   if (final) {
     printf("final\n");
     for (long i = 0; i < 2 * n; ++i)

@@ -18,9 +18,9 @@
  * v_50 and v_N at t = k T_END / 100. --final adds a line "final" and the
  * N node voltages at T_END, %.17g. Statistics go to standard error.
  */
-#include <cvode/cvode.h>
+#include "cvode_setup.h"
+
 #include <cvode/cvode_ls.h>
-#include <nvector/nvector_serial.h>
 #include <sunlinsol/sunlinsol_band.h>
 #include <sunmatrix/sunmatrix_band.h>
 
@@ -73,12 +73,18 @@ static int jac(realtype t, N_Vector y, N_Vector fy, SUNMatrix J, void *ud,
   return 0;
 }
 
-static void die(const char *what, int flag) {
-  fprintf(stderr, "rc_ladder_cvode: %s failed (flag %d)\n", what, flag);
-  exit(1);
+/* One output row: the time and the voltages of the first, the 50th and
+ * the last capacitor. */
+static void print_row(double t, N_Vector y, void *data) {
+  const ladder *L = (const ladder *)data;
+  const double *q = N_VGetArrayPointer(y);
+  const long n = L->n, mid = 49; /* cap[50] */
+  printf("%.17g,%.17g,%.17g,%.17g\n", t, q[0] / L->C[0], q[mid] / L->C[mid],
+         q[n - 1] / L->C[n - 1]);
 }
 
 int main(int argc, char **argv) {
+  program_name = "rc_ladder_cvode";
   const long n = argc > 1 ? atol(argv[1]) : 100;
   const double t_end = argc > 2 ? atof(argv[2]) : 10.0;
   const double rtol = argc > 3 ? atof(argv[3]) : 1e-6;
@@ -101,17 +107,7 @@ int main(int argc, char **argv) {
     q[k] = 0.0;
     at[k] = rtol * 1e-3 * L.C[k] * L.V;
   }
-  void *mem = CVodeCreate(CV_BDF, ctx);
-  if (!mem)
-    die("CVodeCreate", 0);
-  if ((f = CVodeInit(mem, rhs, 0.0, y)) < 0)
-    die("CVodeInit", f);
-  if ((f = CVodeSVtolerances(mem, rtol, abstol)) < 0)
-    die("CVodeSVtolerances", f);
-  if ((f = CVodeSetUserData(mem, &L)) < 0)
-    die("CVodeSetUserData", f);
-  if ((f = CVodeSetMaxNumSteps(mem, 1000000)) < 0)
-    die("CVodeSetMaxNumSteps", f);
+  void *mem = cvode_start(CV_BDF, rhs, y, rtol, abstol, &L, 1000000, ctx);
   SUNMatrix A = SUNBandMatrix(n, 1, 1, ctx);
   SUNLinearSolver LS = SUNLinSol_Band(y, A, ctx);
   if (!A || !LS)
@@ -121,18 +117,8 @@ int main(int argc, char **argv) {
   if ((f = CVodeSetJacFn(mem, jac)) < 0)
     die("CVodeSetJacFn", f);
 
-  const long mid = 49; /* cap[50] */
   printf("time,v1,vmid,vN\n");
-  printf("%.17g,%.17g,%.17g,%.17g\n", 0.0, q[0] / L.C[0], q[mid] / L.C[mid],
-         q[n - 1] / L.C[n - 1]);
-  realtype t = 0.0;
-  for (int k = 1; k <= 100; ++k) {
-    double tout = k == 100 ? t_end : t_end * k / 100.0;
-    if ((f = CVode(mem, tout, y, &t, CV_NORMAL)) < 0)
-      die("CVode", f);
-    printf("%.17g,%.17g,%.17g,%.17g\n", t, q[0] / L.C[0], q[mid] / L.C[mid],
-           q[n - 1] / L.C[n - 1]);
-  }
+  cvode_run_grid(mem, y, t_end, print_row, &L);
   if (final) {
     printf("final\n");
     for (long k = 0; k < n; ++k)
