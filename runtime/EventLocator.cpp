@@ -343,9 +343,10 @@ EventLocator::Certified EventLocator::certify(const Stepper &s, Mode &mode,
       sidesAt(s, mode, tau, refineSides_);
       double m = sidedMargin(op, refineSides_[2 * k], refineSides_[2 * k + 1]);
       for (std::size_t &j : replays_) {
+        if (j == SIZE_MAX)
+          continue;
         std::uint32_t kj = changing_[j].k;
-        if (j != SIZE_MAX &&
-            !same(sidedMargin(op, refineSides_[2 * kj], refineSides_[2 * kj + 1]), m))
+        if (!same(sidedMargin(op, refineSides_[2 * kj], refineSides_[2 * kj + 1]), m))
           j = SIZE_MAX; // it parts from k here: located on its own
       }
       return m;

@@ -228,7 +228,7 @@ void ProgramMode::setParameters(const std::vector<double> &p) {
   // Held values often come back unchanged from an event (and every mode
   // of the run hears of every change): only other bits make the guard
   // tape's values of parameters alone stale.
-  if (std::memcmp(p.data(), p_.data(), p.size() * sizeof(double)) == 0)
+  if (p.empty() || std::memcmp(p.data(), p_.data(), p.size() * sizeof(double)) == 0)
     return;
   std::copy(p.begin(), p.end(), p_.begin());
   valuesKept_ = slopesKept_ = false;
