@@ -11,6 +11,8 @@
 #include "Optimizer.h"
 #include "Target.h"
 
+#include "hbg/support/PassTimer.h"
+
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/LLVMContext.h"
@@ -19,42 +21,9 @@
 #include "llvm/IR/Module.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <chrono>
-#include <ctime>
-#include <ostream>
-
 namespace hbg::codegen {
 
 namespace {
-
-/// Prints the time of one step of LLVM's work to CodeGenOptions::timings,
-/// in the form of the front end's pass timers. CPU time of this thread:
-/// the step may run on the background compiler while the run goes on.
-class StepTimer {
-public:
-  StepTimer(std::ostream *out, const char *name)
-      : out_(out), name_(name), start_(std::chrono::steady_clock::now()), cpuStart_(threadCpu()) {}
-  ~StepTimer() {
-    if (!out_)
-      return;
-    std::chrono::duration<double, std::milli> ms = std::chrono::steady_clock::now() - start_;
-    *out_ << "pass " << name_ << ": " << ms.count() << " ms (cpu " << threadCpu() - cpuStart_
-          << " ms)\n";
-  }
-  StepTimer(const StepTimer &) = delete;
-  StepTimer &operator=(const StepTimer &) = delete;
-
-private:
-  static double threadCpu() {
-    timespec ts{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return 1e3 * static_cast<double>(ts.tv_sec) + 1e-6 * static_cast<double>(ts.tv_nsec);
-  }
-  std::ostream *out_;
-  const char *name_;
-  std::chrono::steady_clock::time_point start_;
-  double cpuStart_;
-};
 
 /// Configures `module` for the host and optimises it.
 void optimizeForHost(llvm::Module &module, const CodeGenOptions &opts) {
@@ -63,7 +32,7 @@ void optimizeForHost(llvm::Module &module, const CodeGenOptions &opts) {
   if (opts.quick) {
     markQuick(module);
   } else if (opts.optLevel >= 1) {
-    StepTimer timer(opts.timings, "llvm-optimise");
+    PassTimer timer(opts.timings, "llvm-optimise", PassTimer::Cpu::Thread);
     optimizeModule(module, *tm, opts.passes);
   }
 }
@@ -159,7 +128,7 @@ public:
 
   std::shared_ptr<void> lower(const sym::ExprContext &ctx, const std::vector<FunctionSpec> &fns,
                               const CodeGenOptions &opts) override {
-    StepTimer timer(opts.timings, "llvm-lower");
+    PassTimer timer(opts.timings, "llvm-lower", PassTimer::Cpu::Thread);
     auto lowered = std::make_shared<Lowered>();
     lowered->context = std::make_unique<llvm::LLVMContext>();
     lowered->module = lowerFunctions(*lowered->context, ctx, fns, opts.maxNodesPerFunction);
@@ -177,7 +146,7 @@ public:
       lowered->module->print(os, nullptr);
       opts.onModule(os.str());
     }
-    StepTimer timer(opts.timings, "llvm-machine-code");
+    PassTimer timer(opts.timings, "llvm-machine-code", PassTimer::Cpu::Thread);
     return addModule(
         llvm::orc::ThreadSafeModule(std::move(lowered->module), std::move(lowered->context)),
         names, std::static_pointer_cast<Session>(session), entries);

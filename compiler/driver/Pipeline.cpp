@@ -28,14 +28,6 @@ bool parseStage(const std::string &name, Stage &out) {
   return false;
 }
 
-PassTimer::~PassTimer() {
-  if (!out_)
-    return;
-  std::chrono::duration<double, std::milli> ms = std::chrono::steady_clock::now() - start_;
-  double cpuMs = 1e3 * double(std::clock() - cpuStart_) / CLOCKS_PER_SEC;
-  *out_ << "pass " << name_ << ": " << ms.count() << " ms (cpu " << cpuMs << " ms)\n";
-}
-
 namespace {
 /// Parses `--mode` text over `mode`; problems become diagnostics.
 bool parseMode(const bg::BondGraph &g, const std::string &text, DiagnosticEngine &diags,

@@ -5,6 +5,7 @@
 #include "hbg/equations/Equations.h"
 #include "hbg/bondgraph/BondGraph.h"
 #include "hbg/support/Diagnostics.h"
+#include "hbg/support/PassTimer.h"
 #include "hbg/syntax/AST.h"
 
 #include <chrono>
@@ -50,24 +51,6 @@ struct PipelineOptions {
   /// Values of the parameters that `for` loops and indices are computed
   /// from, by flat name (flatten::Options::parameters).
   std::map<std::string, double> parameters;
-};
-
-/// Prints, when `out` is set, the time from its construction to its end
-/// as `pass NAME: WALL ms (cpu CPU ms)`: the wall time, and the process's
-/// CPU time, which a machine shared with other work does not inflate.
-class PassTimer {
-public:
-  PassTimer(std::ostream *out, const char *name)
-      : out_(out), name_(name), start_(std::chrono::steady_clock::now()), cpuStart_(std::clock()) {}
-  ~PassTimer();
-  PassTimer(const PassTimer &) = delete;
-  PassTimer &operator=(const PassTimer &) = delete;
-
-private:
-  std::ostream *out_;
-  const char *name_;
-  std::chrono::steady_clock::time_point start_;
-  std::clock_t cpuStart_;
 };
 
 /// Notes naming the instances around a diagnostic inside a component
