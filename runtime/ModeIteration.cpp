@@ -43,23 +43,21 @@ template <class T> void give(std::vector<T> &from, std::vector<T> &pool, std::si
 } // namespace
 
 Event Run::newEvent() {
-  if (pool_.events.empty()) {
-    Event ev;
-    // An event passes through a few modes: room for them up front.
-    ev.modes.reserve(4);
-    ev.states.reserve(4);
-    ev.transitions.reserve(4);
-    return ev;
-  }
-  Event ev = std::move(pool_.events.back());
-  pool_.events.pop_back();
+  Event ev = take(pool_.events);
+  // An event passes through a few modes: room for them up front (a
+  // recycled event has it already).
+  ev.modes.reserve(4);
+  ev.states.reserve(4);
+  ev.transitions.reserve(4);
   return ev;
 }
+
+std::size_t Run::eventsKept() const { return std::max(o_.keepEvents, o_.zenoEvents + 12); }
 
 void Run::recycle(Event &ev) {
   // Bounded by what one drop of the record frees: the pool never holds
   // more than the record held.
-  std::size_t keep = std::max(o_.keepEvents, o_.zenoEvents + 12);
+  std::size_t keep = eventsKept();
   std::size_t most = keep > SIZE_MAX / 8 ? SIZE_MAX : 8 * keep;
   give(ev.modes, pool_.strings, most);
   give(ev.transitions, pool_.strings, most);
@@ -271,7 +269,7 @@ bool Run::iterateModes() {
   r_.events.push_back(std::move(ev));
   eventFrom_ = nullptr; // the event is over: the run is in its new mode
   checkZeno();
-  std::size_t keep = std::max(o_.keepEvents, o_.zenoEvents + 12);
+  std::size_t keep = eventsKept();
   if (o_.keepEvents != SIZE_MAX && r_.events.size() > 2 * keep) {
     std::size_t drop = r_.events.size() - keep;
     for (std::size_t k = 0; k < drop; ++k)

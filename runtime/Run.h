@@ -183,6 +183,9 @@ private:
   /// there is one (SimulateOptions::keepEvents): a run that keeps few
   /// events then records each without allocating.
   Event newEvent();
+  /// How many events the record keeps when it drops old ones: the
+  /// options' keepEvents, and at least what Zeno detection looks back at.
+  std::size_t eventsKept() const;
   /// Empties `ev` into the pool below.
   void recycle(Event &ev);
   /// Appends a mode passed through (its text, whether it is real, the
