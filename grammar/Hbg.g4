@@ -52,7 +52,9 @@ index : lbracket='[' items+=expr (',' items+=expr)* rbracket=']' ;
 // it is not a keyword).
 portDecl : kw='port' items+=portItem (',' items+=portItem)* ';' ;
 
-portItem : name=ident '=' target=path (dirIn='in' | dir=ident)? ;
+// The direction is any name here (`in` is a keyword, `out` is not), so that
+// one token decides; AstBuilder tells them apart.
+portItem : name=ident '=' target=path dir=ident? ;
 
 // `Diode d1(Vf = 0.6);` or `Diode d1;`: an instance of a component.
 instanceDecl
@@ -83,7 +85,10 @@ elementDecl
 elementKind
   : 'Se' | 'Sf' | 'MSe' | 'MSf' | 'C' | 'I' | 'R' | 'TF' | 'GY' | 'MTF' | 'MGY' ;
 
-elementArg : (name=ident '=')? value=expr ;
+// `value` or `name = value`. Both start with an expression, so that one
+// token decides (a name is one); AstBuilder checks that what stands before
+// `=` is a name, and reports what the text has there otherwise.
+elementArg : first=expr (assign='=' value=expr)? ;
 
 initialBlock : '{' initialValue* '}' ;
 
@@ -98,15 +103,28 @@ junctionDecl
 
 fsmBlock : lbrace='{' fsmItem* rbrace='}' ;
 
-fsmItem : stateDecl | transitionDecl ;
+// A state, `on;`, `off initial;`, `on closed;`, `off open initial;`, or a
+// transition, `off -> on when (x < 0)+;` or `open -> closed when ...;`.
+// A transition from an unnamed state starts with the state's kind, as a
+// state does: the token after it decides. `off initial;` is an unnamed
+// initial state (a state named `initial` is written `off initial
+// initial;`): AstBuilder reads a lone name `initial` so.
+fsmItem
+  : kind=('on' | 'off') (stateTail | transitionTail)
+  | from=stateName transitionTail
+  ;
 
-// `on;`, `off initial;`, `on closed;`, `off open initial;`. The `initial`
-// alternative comes first so that `off initial;` is an unnamed initial state
-// (a state named `initial` is written `off initial initial;`).
-stateDecl
-  : kind=('on' | 'off') (initial='initial' | name=ident initial='initial'?)? semi=';' ;
+stateTail : (name=ident initial='initial'?)? semi=';' ;
 
-transitionDecl : from=ident '->' to=ident 'when' guard semi=';' ;
+transitionTail : '->' to=ident 'when' guard semi=';' ;
+
+// A name that is not `on` or `off`: the name of a named state.
+stateName
+  : IDENT
+  | 'Se' | 'Sf' | 'MSe' | 'MSf' | 'C' | 'I' | 'R' | 'TF' | 'GY' | 'MTF' | 'MGY'
+  | 'switched' | 'dissipative' | 'initial' | 'when' | 'and' | 'or' | 'not'
+  | 'experiment' | 'component' | 'port' | 'import' | 'in' | 'input'
+  ;
 
 // Guards, loosest binding first: `or`, then `and`, then `not`.
 guard : operands+=guardAnd ('or' operands+=guardAnd)* ;
@@ -135,7 +153,8 @@ signalDecl : 'signal' name=ident index? '=' value=expr ';' ;
 
 outputDecl : 'output' outputItem (',' outputItem)* ';' ;
 
-outputItem : (name=ident index? '=')? value=expr ;
+// `expression` or `name = expression`, read as elementArg is.
+outputItem : first=expr (assign='=' value=expr)? ;
 
 // The run's defaults, which the command line overrides:
 //     experiment { t_end = 2; dt_out = 0.01; method = dopri5; }
@@ -154,32 +173,48 @@ ident
   | 'experiment' | 'component' | 'port' | 'import' | 'in' | 'input'
   ;
 
-// --- Expressions, loosest binding first --------------------------------------
+// --- Expressions -------------------------------------------------------------
 
-// Both binary levels are flat lists so that the builder can fold them to the
-// left (`a - b - c` is `(a - b) - c`).
-expr : operands+=term (ops+=('+' | '-') operands+=term)* ;
+// An expression is a flat list of operands and binary operators, which
+// AstBuilder folds by precedence: `^` binds tightest and to the right
+// (`a^b^c` is `a^(b^c)`), then the signs of an operand (`-a^2` is
+// `-(a^2)`; `2^-1` is allowed), then `*` and `/`, then `+` and `-`, both
+// to the left (`a - b - c` is `(a - b) - c`). Every choice is then made
+// by one token, so that ANTLR generates a switch for it and never
+// predicts (which costs most at the first use of each decision in a
+// process, that is, in every small model).
+expr : operands+=signedOperand (ops+=('+' | '-' | '*' | '/' | '^') operands+=signedOperand)* ;
 
-term : operands+=unary (ops+=('*' | '/') operands+=unary)* ;
-
-// `-a^2` is `-(a^2)`; `2^-1` is allowed since the exponent is a `unary`.
-unary
-  : op=('-' | '+') operand=unary
-  | power
+// An `if` may stand wherever an operand may; its `else` runs to the end of
+// the expression: `2 * if x > 0 then a else b + 1` is
+// `2 * (if x > 0 then a else (b + 1))`. So it is the last operand of its
+// list, and its `else` is an elseExpr, which only ANTLR's prediction can
+// end: elseExpr is expr in a place where a binary operator may follow,
+// and takes it (the longest expression).
+signedOperand
+  : signs+=('-' | '+')*
+    ( kw='if' cond=condition 'then' yes=expr 'else' no=elseExpr
+    | base=primary
+    )
   ;
 
-// The exponent recurses through `unary`, which makes `^` right-associative.
-power : base=primary ('^' exponent=unary)? ;
+elseExpr : operands+=signedOperand (ops+=('+' | '-' | '*' | '/' | '^') operands+=signedOperand)* ;
 
+// A name, `mass[i]`, a member of an instance, `a.b`, `mass[i].v`, or a
+// call, `sin(x)`. AstBuilder checks that a member's last part has no
+// index. No alternative after the name is empty: the block is optional
+// instead, so that a token that cannot follow a name fails where the
+// expression ends, with what may follow it as the expected tokens.
 primary
-  : number=(NUMBER | '0' | '1')                                  # numberExpr
-  | kw='if' cond=condition 'then' yes=expr 'else' no=expr        # ifExpr
-  | callee=ident '(' (args+=expr (',' args+=expr)*)? rparen=')'  # callExpr
-  | parts+=pathPart ('.' parts+=pathPart)* '.' member=ident      # memberExpr
-  | part=pathPart                                                # nameExpr
-  | lparen='(' inner=expr rparen=')'                             # parenExpr
-  | lbracket='[' (items+=expr (',' items+=expr)*)? rbracket=']'  # arrayExpr
-  | str=STRING                                                   # stringExpr
+  : number=(NUMBER | '0' | '1')                                      # numberExpr
+  | head=ident
+    ( call='(' (args+=expr (',' args+=expr)*)? rparen=')'
+    | index ('.' parts+=pathPart)*
+    | ('.' parts+=pathPart)+
+    )?                                                               # nameExpr
+  | lparen='(' inner=expr rparen=')'                                 # parenExpr
+  | lbracket='[' (items+=expr (',' items+=expr)*)? rbracket=']'      # arrayExpr
+  | str=STRING                                                       # stringExpr
   ;
 
 // The condition of `if`: comparisons without the marks of guards,

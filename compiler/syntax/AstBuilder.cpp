@@ -82,7 +82,29 @@ std::string AstBuilder::normalizedText(antlr4::ParserRuleContext *ctx) const {
   return out;
 }
 
+namespace {
+/// Thrown by fail(): the build is abandoned at its first syntax error.
+struct Abandoned {};
+} // namespace
+
+void AstBuilder::fail(const antlr4::Token *offending, std::initializer_list<size_t> expected) {
+  antlr4::misc::IntervalSet set;
+  for (size_t t : expected)
+    set.add(static_cast<ssize_t>(t));
+  error_ = SyntaxError{const_cast<antlr4::Token *>(offending), std::move(set),
+                       SyntaxError::Fix::None};
+  throw Abandoned{};
+}
+
 std::unique_ptr<ast::File> AstBuilder::build(P::FileContext *ctx) {
+  try {
+    return buildFile(ctx);
+  } catch (const Abandoned &) {
+    return nullptr;
+  }
+}
+
+std::unique_ptr<ast::File> AstBuilder::buildFile(P::FileContext *ctx) {
   auto file = std::make_unique<ast::File>();
   file->fileId = src_.fileId;
   // Models and components in source order.
@@ -166,9 +188,9 @@ void AstBuilder::declaration(P::DeclarationContext *ctx, ast::Model &m) {
       port.nameRange = range(item->name->getStart());
       port.target = path(item->target, port.targetIndices);
       port.targetRange = range(item->target);
-      if (item->dirIn) {
+      if (item->dir && item->dir->getStart()->getType() == P::IN) {
         port.direction = ast::Port::Direction::In;
-        port.directionRange = range(item->dirIn);
+        port.directionRange = range(item->dir->getStart());
       } else if (item->dir) {
         port.directionRange = range(item->dir->getStart());
         port.directionText = text(item->dir->getStart());
@@ -268,11 +290,15 @@ ast::Element AstBuilder::element(P::ElementDeclContext *ctx) {
   e.argsRange = tokenRange(src_.fileId, ctx->lparen, ctx->rparen);
   for (P::ElementArgContext *a : children<P::ElementArgContext>(ctx, P::RuleElementArg)) {
     ast::ElementArg arg;
-    if (a->name) {
-      arg.name = text(a->name->getStart());
-      arg.nameRange = range(a->name->getStart());
+    if (a->assign) {
+      P::IndexContext *index = nullptr;
+      P::IdentContext *name = bareName(a->first, &index);
+      if (!name || index)
+        fail(a->assign, {P::COMMA, P::RPAREN});
+      arg.name = text(name->getStart());
+      arg.nameRange = range(name->getStart());
     }
-    arg.value = expr(a->value);
+    arg.value = expr(a->assign ? a->value : a->first);
     e.args.push_back(std::move(arg));
   }
   if (auto *block = child<P::InitialBlockContext>(ctx, P::RuleInitialBlock)) {
@@ -307,30 +333,39 @@ std::unique_ptr<ast::Fsm> AstBuilder::fsm(P::FsmBlockContext *ctx) {
   auto f = std::make_unique<ast::Fsm>();
   f->range = tokenRange(src_.fileId, ctx->lbrace, ctx->rbrace);
   for (P::FsmItemContext *item : children<P::FsmItemContext>(ctx, P::RuleFsmItem)) {
-    if (auto *d = child<P::StateDeclContext>(item, P::RuleStateDecl)) {
+    if (auto *d = child<P::StateTailContext>(item, P::RuleStateTail)) {
       ast::FsmState st;
-      st.on = d->kind->getType() == P::ON;
-      if (d->name) {
-        st.name = text(d->name->getStart());
-        st.nameRange = range(d->name->getStart());
+      st.on = item->kind->getType() == P::ON;
+      // `off initial;` is an unnamed initial state, not a state `initial`.
+      const antlr4::Token *initial = d->initial;
+      P::IdentContext *name = d->name;
+      if (name && !initial && name->getStart()->getType() == P::INITIAL) {
+        initial = name->getStart();
+        name = nullptr;
+      }
+      if (name) {
+        st.name = text(name->getStart());
+        st.nameRange = range(name->getStart());
       } else {
         st.name = st.on ? "on" : "off";
-        st.nameRange = range(d->kind);
+        st.nameRange = range(item->kind);
       }
-      if (d->initial) {
+      if (initial) {
         st.initial = true;
-        st.initialRange = range(d->initial);
+        st.initialRange = range(initial);
       }
-      st.range = range(d);
+      st.range = range(item);
       f->states.push_back(std::move(st));
-    } else if (auto *d = child<P::TransitionDeclContext>(item, P::RuleTransitionDecl)) {
+    } else {
+      auto *tail = child<P::TransitionTailContext>(item, P::RuleTransitionTail);
+      const antlr4::Token *from = item->kind ? item->kind : item->from->getStart();
       ast::FsmTransition t;
-      t.from = text(d->from->getStart());
-      t.fromRange = range(d->from->getStart());
-      t.to = text(d->to->getStart());
-      t.toRange = range(d->to->getStart());
-      t.guard = guard(child<P::GuardContext>(d, P::RuleGuard));
-      t.range = range(d);
+      t.from = text(from);
+      t.fromRange = range(from);
+      t.to = text(tail->to->getStart());
+      t.toRange = range(tail->to->getStart());
+      t.guard = guard(child<P::GuardContext>(tail, P::RuleGuard));
+      t.range = range(item);
       f->transitions.push_back(std::move(t));
     }
   }
@@ -496,91 +531,139 @@ ast::Signal AstBuilder::signal(P::SignalDeclContext *ctx) {
 
 ast::Output AstBuilder::output(P::OutputItemContext *ctx) {
   ast::Output o;
-  if (ctx->name) {
-    o.name = indexed(ctx->name, child<P::IndexContext>(ctx, P::RuleIndex), o.nameIndices);
-    o.nameRange = child<P::IndexContext>(ctx, P::RuleIndex) ? join(range(ctx->name->getStart()), range(child<P::IndexContext>(ctx, P::RuleIndex)))
-                               : range(ctx->name->getStart());
+  P::ExprContext *value = ctx->first;
+  if (ctx->assign) {
+    P::IndexContext *index = nullptr;
+    P::IdentContext *name = bareName(ctx->first, &index);
+    if (!name)
+      fail(ctx->assign, {P::COMMA, P::SEMI});
+    o.name = indexed(name, index, o.nameIndices);
+    o.nameRange = index ? join(range(name->getStart()), range(index)) : range(name->getStart());
+    value = ctx->value;
   }
-  o.value = expr(ctx->value);
-  o.text = normalizedText(ctx->value);
+  o.value = expr(value);
+  o.text = normalizedText(value);
   return o;
 }
 
 // --- Expressions -------------------------------------------------------------
 
+struct AstBuilder::OperandList {
+  const std::vector<P::SignedOperandContext *> &operands;
+  const std::vector<antlr4::Token *> &ops;
+  std::size_t next = 0; ///< the next operand; ops[next - 1] follows the last one taken
+
+  /// The operator after the last operand taken, or 0 at the end.
+  char op(const AstBuilder &b) const {
+    return next - 1 < ops.size() ? b.text(ops[next - 1])[0] : 0;
+  }
+};
+
 ast::ExprPtr AstBuilder::expr(P::ExprContext *ctx) {
-  ast::ExprPtr lhs = term(ctx->operands[0]);
-  for (std::size_t i = 0; i < ctx->ops.size(); ++i)
-    lhs = makeBinary(text(ctx->ops[i])[0], std::move(lhs), term(ctx->operands[i + 1]));
+  OperandList list{ctx->operands, ctx->ops};
+  return sum(list);
+}
+
+ast::ExprPtr AstBuilder::expr(P::ElseExprContext *ctx) {
+  OperandList list{ctx->operands, ctx->ops};
+  return sum(list);
+}
+
+ast::ExprPtr AstBuilder::sum(OperandList &list) {
+  ast::ExprPtr lhs = product(list);
+  for (char op = list.op(*this); op == '+' || op == '-'; op = list.op(*this))
+    lhs = makeBinary(op, std::move(lhs), product(list));
   return lhs;
 }
 
-ast::ExprPtr AstBuilder::term(P::TermContext *ctx) {
-  ast::ExprPtr lhs = unary(ctx->operands[0]);
-  for (std::size_t i = 0; i < ctx->ops.size(); ++i)
-    lhs = makeBinary(text(ctx->ops[i])[0], std::move(lhs), unary(ctx->operands[i + 1]));
+ast::ExprPtr AstBuilder::product(OperandList &list) {
+  ast::ExprPtr lhs = signedPower(list);
+  for (char op = list.op(*this); op == '*' || op == '/'; op = list.op(*this))
+    lhs = makeBinary(op, std::move(lhs), signedPower(list));
   return lhs;
 }
 
-ast::ExprPtr AstBuilder::unary(P::UnaryContext *ctx) {
-  if (!ctx->op)
-    return power(child<P::PowerContext>(ctx, P::RulePower));
-  ast::ExprPtr operand = unary(ctx->operand);
-  auto e = makeExpr(ast::ExprKind::Unary, join(range(ctx->op), operand->range));
-  e->op = text(ctx->op)[0];
-  e->operands.push_back(std::move(operand));
+// An operand, raised to the power after it if `^` follows (whose exponent
+// is again signed and may be raised in turn: `^` to the right), then
+// signed: `-a^b` is `-(a^b)`.
+ast::ExprPtr AstBuilder::signedPower(OperandList &list) {
+  P::SignedOperandContext *ctx = list.operands[list.next++];
+  ast::ExprPtr e = operand(ctx);
+  if (list.op(*this) == '^')
+    e = makeBinary('^', std::move(e), signedPower(list));
+  for (auto sign = ctx->signs.rbegin(); sign != ctx->signs.rend(); ++sign) {
+    auto u = makeExpr(ast::ExprKind::Unary, join(range(*sign), e->range));
+    u->op = text(*sign)[0];
+    u->operands.push_back(std::move(e));
+    e = std::move(u);
+  }
   return e;
 }
 
-ast::ExprPtr AstBuilder::power(P::PowerContext *ctx) {
-  ast::ExprPtr base = primary(ctx->base);
-  if (!ctx->exponent)
-    return base;
-  return makeBinary('^', std::move(base), unary(ctx->exponent));
+ast::ExprPtr AstBuilder::operand(P::SignedOperandContext *ctx) {
+  if (!ctx->kw)
+    return primary(ctx->base);
+  auto e = makeExpr(ast::ExprKind::If, tokenRange(src_.fileId, ctx->kw, ctx->getStop()));
+  e->nameRange = range(ctx->kw);
+  e->condition = condition(ctx->cond);
+  e->operands.push_back(expr(ctx->yes));
+  e->operands.push_back(expr(ctx->no));
+  return e;
+}
+
+AstBuilder::P::IdentContext *AstBuilder::bareName(P::ExprContext *ctx, P::IndexContext **index) {
+  if (ctx->operands.size() != 1)
+    return nullptr;
+  P::SignedOperandContext *op = ctx->operands[0];
+  if (op->kw || !op->signs.empty() || !is<P::NameExprContext>(op->base))
+    return nullptr;
+  auto *n = static_cast<P::NameExprContext *>(op->base);
+  if (n->call || !n->parts.empty())
+    return nullptr;
+  *index = child<P::IndexContext>(n, P::RuleIndex);
+  return n->head;
 }
 
 ast::ExprPtr AstBuilder::primary(P::PrimaryContext *ctx) {
   if (is<P::NumberExprContext>(ctx)) {
     auto *n = static_cast<P::NumberExprContext *>(ctx);
     auto e = makeExpr(ast::ExprKind::Number, range(n->number));
-    // Parser.cpp has rejected numbers out of range before building.
+    // A number out of range is reported by Parser.cpp, which then drops
+    // the AST.
     parseNumber(text(n->number), e->number);
     return e;
   }
   if (is<P::NameExprContext>(ctx)) {
     auto *n = static_cast<P::NameExprContext *>(ctx);
-    auto e = makeExpr(ast::ExprKind::Name, range(ctx));
-    e->name = indexed(n->part->name, child<P::IndexContext>(n->part, P::RuleIndex), e->indices);
-    e->nameRange = e->range;
-    return e;
-  }
-  if (is<P::MemberExprContext>(ctx)) {
-    auto *m = static_cast<P::MemberExprContext *>(ctx);
-    auto e = makeExpr(ast::ExprKind::Member, range(ctx));
-    for (P::PathPartContext *part : m->parts) {
-      e->name += (e->name.empty() ? "" : ".") + indexed(part->name, child<P::IndexContext>(part, P::RuleIndex), e->indices);
-      e->nameRange = e->nameRange.valid() ? join(e->nameRange, range(part)) : range(part);
+    if (n->call) {
+      auto e = makeExpr(ast::ExprKind::Call, range(ctx));
+      e->name = text(n->head->getStart());
+      e->nameRange = range(n->head->getStart());
+      for (P::ExprContext *arg : n->args)
+        e->operands.push_back(expr(arg));
+      return e;
     }
-    e->member = text(m->member->getStart());
-    e->memberRange = range(m->member->getStart());
-    return e;
-  }
-  if (is<P::IfExprContext>(ctx)) {
-    auto *i = static_cast<P::IfExprContext *>(ctx);
-    auto e = makeExpr(ast::ExprKind::If, range(ctx));
-    e->nameRange = range(i->kw);
-    e->condition = condition(i->cond);
-    e->operands.push_back(expr(i->yes));
-    e->operands.push_back(expr(i->no));
-    return e;
-  }
-  if (is<P::CallExprContext>(ctx)) {
-    auto *c = static_cast<P::CallExprContext *>(ctx);
-    auto e = makeExpr(ast::ExprKind::Call, range(ctx));
-    e->name = text(c->callee->getStart());
-    e->nameRange = range(c->callee->getStart());
-    for (P::ExprContext *arg : c->args)
-      e->operands.push_back(expr(arg));
+    P::IndexContext *index = child<P::IndexContext>(n, P::RuleIndex);
+    if (n->parts.empty()) {
+      auto e = makeExpr(ast::ExprKind::Name, range(ctx));
+      e->name = indexed(n->head, index, e->indices);
+      e->nameRange = e->range;
+      return e;
+    }
+    // `a.b[i].c`: the instance `a.b[i]`, its member `c`, which has no index.
+    P::PathPartContext *member = n->parts.back();
+    if (P::IndexContext *memberIndex = child<P::IndexContext>(member, P::RuleIndex))
+      fail(tokens_.get(memberIndex->getStop()->getTokenIndex() + 1), {P::DOT});
+    auto e = makeExpr(ast::ExprKind::Member, range(ctx));
+    e->name = indexed(n->head, index, e->indices);
+    e->nameRange = tokenRange(src_.fileId, n->head->getStart(), index ? index->getStop() : n->head->getStop());
+    for (std::size_t i = 0; i + 1 < n->parts.size(); ++i) {
+      P::PathPartContext *part = n->parts[i];
+      e->name += "." + indexed(part->name, child<P::IndexContext>(part, P::RuleIndex), e->indices);
+      e->nameRange = join(e->nameRange, range(part));
+    }
+    e->member = text(member->name->getStart());
+    e->memberRange = range(member->name->getStart());
     return e;
   }
   if (is<P::ArrayExprContext>(ctx)) {

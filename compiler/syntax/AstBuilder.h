@@ -2,12 +2,16 @@
 //
 // Internal to hbg_syntax: the one place that reads ANTLR parse-tree contexts.
 // It runs only on a tree that parsed without error and whose numbers are in
-// range, so it reports nothing. The tree holds rule contexts only: tokens
-// are read from the contexts' labels and from the token stream.
+// range. The grammar accepts a little more than the language where that
+// lets one token decide (Hbg.g4: elementArg, outputItem, a member's last
+// part); the builder finds the rest and gives it as the syntax error the
+// parser would have reported there (error()). The tree holds rule contexts
+// only: tokens are read from the contexts' labels and from the token stream.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "ErrorStrategy.h"
 #include "Tokens.h"
 
 #include "hbg/syntax/AST.h"
@@ -16,7 +20,9 @@
 
 #include <TokenStream.h>
 
+#include <initializer_list>
 #include <memory>
+#include <optional>
 
 namespace hbg::syntax {
 
@@ -25,10 +31,16 @@ class AstBuilder {
 public:
   AstBuilder(SourceText src, antlr4::TokenStream &tokens) : src_(src), tokens_(tokens) {}
 
+  /// The file's AST, or null after a syntax error (error()).
   std::unique_ptr<ast::File> build(hbg_antlr::HbgParser::FileContext *file);
+
+  /// The first syntax error the grammar left to the builder, if any.
+  const std::optional<SyntaxError> &error() const { return error_; }
 
 private:
   using P = hbg_antlr::HbgParser;
+
+  std::unique_ptr<ast::File> buildFile(P::FileContext *ctx);
 
   std::unique_ptr<ast::Model> model(P::ModelContext *ctx);
   void declaration(P::DeclarationContext *ctx, ast::Model &model);
@@ -58,10 +70,21 @@ private:
   ast::Experiment experiment(P::ExperimentDeclContext *ctx);
 
   ast::ExprPtr expr(P::ExprContext *ctx);
-  ast::ExprPtr term(P::TermContext *ctx);
-  ast::ExprPtr unary(P::UnaryContext *ctx);
-  ast::ExprPtr power(P::PowerContext *ctx);
+  ast::ExprPtr expr(P::ElseExprContext *ctx);
+  /// An expression's list of operands and operators, folded by precedence.
+  struct OperandList;
+  ast::ExprPtr sum(OperandList &list);
+  ast::ExprPtr product(OperandList &list);
+  ast::ExprPtr signedPower(OperandList &list);
+  ast::ExprPtr operand(P::SignedOperandContext *ctx);
   ast::ExprPtr primary(P::PrimaryContext *ctx);
+  /// The name alone that `ctx` is, `name` or (with `index`) `name[i]`, or
+  /// null when it is anything else.
+  P::IdentContext *bareName(P::ExprContext *ctx, P::IndexContext **index);
+
+  /// Records a syntax error at `offending`, where one of `expected` was
+  /// wanted, and abandons the build.
+  [[noreturn]] void fail(const antlr4::Token *offending, std::initializer_list<size_t> expected);
 
   std::string text(const antlr4::Token *tok) const;
   SourceRange range(const antlr4::Token *tok) const;
@@ -72,6 +95,7 @@ private:
   SourceText src_;
   antlr4::TokenStream &tokens_;
   bool indexed_ = false; ///< a name with an index, or a loop, was built
+  std::optional<SyntaxError> error_;
 };
 
 } // namespace hbg::syntax

@@ -156,7 +156,7 @@ bool endsOperand(std::size_t type, std::string_view text) {
 
 /// The first token that nests deeper than kMaxNesting, if any: a `(`
 /// inside that many, or the operator past that many in a run of signs
-/// (`- - - x`) or of powers at one level (`a ^ b ^ c`), which the grammar
+/// (`- - - x`) or of powers at one level (`a ^ b ^ c`), which the AST
 /// nests like parentheses; or an `if` inside that many parentheses and
 /// `if`s (each `else` runs to its expression's end, so the `if`s of one
 /// expression at one level all nest). `[` nests as `(` does, and `{` (the
@@ -212,19 +212,38 @@ const antlr4::Token *tooDeep(const SourceText &src, const TokenList &tokens) {
   return nullptr;
 }
 
+/// Reports a syntax error at `error.offending`.
+void reportAt(const SourceText &src, TokenList &tokens, const SyntaxError &error,
+              const antlr4::dfa::Vocabulary &vocabulary, DiagnosticEngine &diags) {
+  std::size_t index = error.offending->getTokenIndex();
+  antlr4::Token *previous = index > 0 ? tokens.get(index - 1) : nullptr;
+  reportSyntaxError(src, error, previous, vocabulary, diags);
+}
+
 /// The first stage: SLL, stopping silently at the first error. Null when the
-/// file needs the second.
-std::unique_ptr<ast::File> parseFast(const SourceText &src, TokenList &tokens) {
+/// file needs the second, or (`reported`) after the builder's syntax error.
+std::unique_ptr<ast::File> parseFast(const SourceText &src, TokenList &tokens,
+                                     DiagnosticEngine &diags, bool &reported) {
   RuleTreeParser parser(&tokens);
   parser.removeErrorListeners();
   parser.getInterpreter<antlr4::atn::ParserATNSimulator>()->setPredictionMode(
       antlr4::atn::PredictionMode::SLL);
   parser.setErrorHandler(std::make_shared<antlr4::BailErrorStrategy>());
+  hbg_antlr::HbgParser::FileContext *tree = nullptr;
   try {
-    return AstBuilder(src, tokens).build(parser.file());
+    tree = parser.file();
   } catch (const antlr4::ParseCancellationException &) {
     return nullptr;
   }
+  // The whole file parsed and has no error token: an error the builder
+  // finds is the first in the text.
+  AstBuilder builder(src, tokens);
+  std::unique_ptr<ast::File> file = builder.build(tree);
+  if (!file) {
+    reportAt(src, tokens, *builder.error(), parser.getVocabulary(), diags);
+    reported = true;
+  }
+  return file;
 }
 
 } // namespace
@@ -247,8 +266,11 @@ std::unique_ptr<ast::File> parse(std::uint32_t fileId, const SourceManager &sm,
   // Only a number out of range parses and is still an error: a file with
   // an error token goes straight to the second stage, which reports it.
   if (!lexError) {
-    if (std::unique_ptr<ast::File> file = parseFast(src, tokens))
+    bool reported = false;
+    if (std::unique_ptr<ast::File> file = parseFast(src, tokens, diags, reported))
       return file;
+    if (reported)
+      return nullptr;
     tokens.seek(0);
   }
 
@@ -268,13 +290,10 @@ std::unique_ptr<ast::File> parse(std::uint32_t fileId, const SourceManager &sm,
   if (const std::optional<SyntaxError> &error = strategy->error()) {
     // The parser cannot get past an error token, so a lexical error before
     // or at the point of failure is the first error in the text.
-    std::size_t index = error->offending->getTokenIndex();
-    if (lexError && lexError->getTokenIndex() <= index) {
+    if (lexError && lexError->getTokenIndex() <= error->offending->getTokenIndex())
       reportLexicalError(src, lexError, diags);
-    } else {
-      antlr4::Token *previous = index > 0 ? tokens.get(index - 1) : nullptr;
-      reportSyntaxError(src, *error, previous, parser.getVocabulary(), diags);
-    }
+    else
+      reportAt(src, tokens, *error, parser.getVocabulary(), diags);
     return nullptr;
   }
   if (listener.called) {
@@ -289,12 +308,18 @@ std::unique_ptr<ast::File> parse(std::uint32_t fileId, const SourceManager &sm,
     diags.report(DiagKind::UnexpectedInput, range, {what});
     return nullptr;
   }
-  // Only a number out of range parses and is still an error.
-  if (lexError) {
+  // Only a number out of range parses and is still an error, unless the
+  // builder finds a syntax error before it.
+  AstBuilder builder(src, tokens);
+  std::unique_ptr<ast::File> file = builder.build(tree);
+  const std::optional<SyntaxError> &late = builder.error();
+  if (lexError && (!late || lexError->getTokenIndex() <= late->offending->getTokenIndex())) {
     reportLexicalError(src, lexError, diags);
     return nullptr;
   }
-  return AstBuilder(src, tokens).build(tree);
+  if (late)
+    reportAt(src, tokens, *late, parser.getVocabulary(), diags);
+  return file;
 }
 
 } // namespace hbg::syntax

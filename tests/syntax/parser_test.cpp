@@ -696,6 +696,46 @@ TEST_CASE("only the first error in the text is reported") {
         "                        ^~~~~\n");
 }
 
+TEST_CASE("syntax errors the builder finds: a name before `=`, a member's index") {
+  // The grammar reads `first = value` with an expression first (one token
+  // decides); what is not a name there is the parser's usual error.
+  CHECK(errorOf("model m { R r(a.b = 2); }") ==
+        "test.hbg:1:19: error: unexpected `=`; expected `,` or `)`\n"
+        "model m { R r(a.b = 2); }\n"
+        "                  ^\n");
+  for (const char *first : {"a + b", "(a)", "-a", "a[1]", "f(a)", "if c > 0 then a else b"})
+    CHECK(errorOf(std::string("model m { R r(") + first + " = 2); }").find(
+              "error: unexpected `=`; expected `,` or `)`") != std::string::npos);
+  CHECK(errorOf("model m { output x, a.b = 1; }") ==
+        "test.hbg:1:25: error: unexpected `=`; expected `,` or `;`\n"
+        "model m { output x, a.b = 1; }\n"
+        "                        ^\n");
+  // An output's name may be indexed; a member's last part may not.
+  CHECK(Parsed("model m { for i in 1:2 { output v[i] = i; } }").file);
+  CHECK(errorOf("model m { signal s = a.b[1] + 2; }") ==
+        "test.hbg:1:29: error: unexpected `+`; expected `.`\n"
+        "model m { signal s = a.b[1] + 2; }\n"
+        "                            ^\n");
+  CHECK(errorOf("model m { signal s = a[1].b[2]; }").find("error: unexpected `;`; expected `.`") !=
+        std::string::npos);
+  // The first error in the text wins, whichever stage finds it.
+  CHECK(errorOf("model m { R r(a.b = 1e400); }").find("error: unexpected `=`") !=
+        std::string::npos);
+  CHECK(errorOf("model m { parameter p = 1e400; R r(a.b = 2); }").find(
+            "error: invalid number `1e400`") != std::string::npos);
+}
+
+TEST_CASE("ports: `in` and any other word as the direction") {
+  Parsed p("component c { 0 j; port p = j in, n = j out, q = j; }");
+  const ast::Model &m = *p.file->models.at(0);
+  REQUIRE(m.ports.size() == 3);
+  CHECK(m.ports[0].direction == ast::Port::Direction::In);
+  CHECK(p.slice(m.ports[0].directionRange) == "in");
+  CHECK(m.ports[1].direction == ast::Port::Direction::Out);
+  CHECK(m.ports[1].directionText == "out");
+  CHECK_FALSE(m.ports[2].directionRange.valid());
+}
+
 // --- Robustness ----------------------------------------------------------------
 
 namespace {
