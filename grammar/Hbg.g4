@@ -7,6 +7,13 @@
 
 grammar Hbg;
 
+// The parser's base class: grammar/ParserBase.h says why.
+options { superClass = ParserBase; }
+
+@parser::header {
+#include "ParserBase.h"
+}
+
 // --- Declarations ----------------------------------------------------------
 
 file : (importDecl | model | component)* EOF ;
