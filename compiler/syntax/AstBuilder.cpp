@@ -123,18 +123,18 @@ std::unique_ptr<ast::File> AstBuilder::buildFile(P::FileContext *ctx) {
         im.range = range(i->where);
       }
       file->imports.push_back(std::move(im));
-    } else if (rule == P::RuleModel) {
-      file->models.push_back(model(static_cast<P::ModelContext *>(c)));
-    } else if (rule == P::RuleComponent) {
-      auto *component = static_cast<P::ComponentContext *>(c);
-      auto m = std::make_unique<ast::Model>();
-      m->name = text(component->name->getStart());
-      m->nameRange = range(component->name->getStart());
-      m->component = true;
-      m->keywordRange = range(component->kw);
-      m->range = range(component);
-      for (P::DeclarationContext *d : children<P::DeclarationContext>(component, P::RuleDeclaration))
+    } else if (rule == P::RuleModel || rule == P::RuleComponent) {
+      auto *ctx = static_cast<antlr4::ParserRuleContext *>(c);
+      // Its declarations built during the parse, if any, then the rest.
+      std::unique_ptr<ast::Model> m;
+      if (taken_ < begun_.size() && begun_[taken_].first == ctx)
+        m = std::move(begun_[taken_++].second);
+      else
+        m = begin(ctx);
+      for (P::DeclarationContext *d : children<P::DeclarationContext>(ctx, P::RuleDeclaration))
         declaration(d, *m);
+      if (m->component)
+        m->range = range(ctx);
       file->models.push_back(std::move(m));
     }
   }
@@ -142,13 +142,32 @@ std::unique_ptr<ast::File> AstBuilder::buildFile(P::FileContext *ctx) {
   return file;
 }
 
-std::unique_ptr<ast::Model> AstBuilder::model(P::ModelContext *ctx) {
+std::unique_ptr<ast::Model> AstBuilder::begin(antlr4::ParserRuleContext *ctx) {
   auto m = std::make_unique<ast::Model>();
-  m->name = text(ctx->name->getStart());
-  m->nameRange = range(ctx->name->getStart());
-  for (P::DeclarationContext *d : children<P::DeclarationContext>(ctx, P::RuleDeclaration))
-    declaration(d, *m);
+  P::IdentContext *name = nullptr;
+  if (ctx->getRuleIndex() == P::RuleComponent) {
+    auto *component = static_cast<P::ComponentContext *>(ctx);
+    name = component->name;
+    m->component = true;
+    m->keywordRange = range(component->kw);
+  } else {
+    name = static_cast<P::ModelContext *>(ctx)->name;
+  }
+  m->name = text(name->getStart());
+  m->nameRange = range(name->getStart());
   return m;
+}
+
+bool AstBuilder::declarationParsed(P::DeclarationContext *ctx) {
+  auto *owner = static_cast<antlr4::ParserRuleContext *>(ctx->parent);
+  if (begun_.empty() || begun_.back().first != owner)
+    begun_.emplace_back(owner, begin(owner));
+  try {
+    declaration(ctx, *begun_.back().second);
+  } catch (const Abandoned &) {
+    return false;
+  }
+  return true;
 }
 
 void AstBuilder::declaration(P::DeclarationContext *ctx, ast::Model &m) {

@@ -23,6 +23,8 @@
 #include <initializer_list>
 #include <memory>
 #include <optional>
+#include <utility>
+#include <vector>
 
 namespace hbg::syntax {
 
@@ -37,12 +39,19 @@ public:
   /// The first syntax error the grammar left to the builder, if any.
   const std::optional<SyntaxError> &error() const { return error_; }
 
+  /// Builds a declaration of a model or component as soon as it is parsed,
+  /// so that its context can be released before the next is parsed;
+  /// build() then takes the declarations built so. False after a syntax
+  /// error (error()).
+  bool declarationParsed(hbg_antlr::HbgParser::DeclarationContext *ctx);
+
 private:
   using P = hbg_antlr::HbgParser;
 
   std::unique_ptr<ast::File> buildFile(P::FileContext *ctx);
 
-  std::unique_ptr<ast::Model> model(P::ModelContext *ctx);
+  /// A model or component (`ctx`) without its declarations.
+  std::unique_ptr<ast::Model> begin(antlr4::ParserRuleContext *ctx);
   void declaration(P::DeclarationContext *ctx, ast::Model &model);
   ast::Parameter parameter(P::ParameterDeclContext *ctx);
   ast::Parameter input(P::InputDeclContext *ctx);
@@ -96,6 +105,10 @@ private:
   antlr4::TokenStream &tokens_;
   bool indexed_ = false; ///< a name with an index, or a loop, was built
   std::optional<SyntaxError> error_;
+  /// The models and components whose declarations were built during the
+  /// parse, in order, and how many of them build() has taken.
+  std::vector<std::pair<antlr4::ParserRuleContext *, std::unique_ptr<ast::Model>>> begun_;
+  std::size_t taken_ = 0;
 };
 
 } // namespace hbg::syntax

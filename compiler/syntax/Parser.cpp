@@ -66,9 +66,21 @@ public:
 /// Entering a rule reads the token list directly, and links the context to
 /// its parent without the runtime's dynamic_cast: every context of a
 /// generated parser is a ParserRuleContext.
+///
+/// Each declaration of a model or component goes to the AST builder as
+/// soon as it is parsed, and its contexts are released: the tree of a
+/// large model would otherwise take many times the memory of its text
+/// (about 57 bytes a byte), and the time to fault that memory in.
 class RuleTreeParser : public hbg_antlr::HbgParser {
 public:
-  explicit RuleTreeParser(TokenList *tokens) : HbgParser(tokens), tokens_(tokens) {}
+  RuleTreeParser(TokenList *tokens, AstBuilder &builder)
+      : HbgParser(tokens), tokens_(tokens), builder_(&builder) {}
+
+  /// Rethrows what building a declaration threw, other than a syntax error.
+  void rethrowBuildFailure() const {
+    if (failure_)
+      std::rethrow_exception(failure_);
+  }
 
   antlr4::Token *consume() override {
     antlr4::Token *tok = tokens_->current();
@@ -77,18 +89,23 @@ public:
     return tok;
   }
 
-  void enterRule(antlr4::ParserRuleContext *ctx, size_t state, size_t) override {
+  void enterRule(antlr4::ParserRuleContext *ctx, size_t state, size_t ruleIndex) override {
     setState(state);
     _ctx = ctx;
     ctx->start = tokens_->current();
     if (ctx->parent) {
-      std::vector<antlr4::tree::ParseTree *> &siblings =
-          static_cast<antlr4::ParserRuleContext *>(ctx->parent)->children;
+      auto *parent = static_cast<antlr4::ParserRuleContext *>(ctx->parent);
+      std::vector<antlr4::tree::ParseTree *> &siblings = parent->children;
       // Room for three children in malloc's smallest block, where growing
       // one at a time would allocate three times.
       if (siblings.capacity() == 0)
         siblings.reserve(3);
       siblings.push_back(ctx);
+      if (builder_ && ruleIndex == RuleDeclaration &&
+          (parent->getRuleIndex() == RuleModel || parent->getRuleIndex() == RuleComponent)) {
+        watched_ = ctx;
+        mark_ = _tracker.beforeLast();
+      }
     }
   }
 
@@ -104,7 +121,27 @@ public:
   }
 
 private:
+  void watchedExited(antlr4::ParserRuleContext *ctx) override {
+    try {
+      if (!builder_->declarationParsed(static_cast<DeclarationContext *>(ctx))) {
+        builder_ = nullptr; // a syntax error: build no more
+        return;
+      }
+    } catch (...) {
+      failure_ = std::current_exception();
+      builder_ = nullptr;
+      return;
+    }
+    // The declaration is its parent's last child, and the contexts created
+    // since it are its own.
+    static_cast<antlr4::ParserRuleContext *>(ctx->parent)->children.pop_back();
+    _tracker.release(mark_);
+  }
+
   TokenList *tokens_;
+  AstBuilder *builder_;
+  hbg_antlr::ContextArena::Mark mark_;
+  std::exception_ptr failure_;
 };
 
 /// The first token, in text order, that carries a lexical error.
@@ -224,7 +261,8 @@ void reportAt(const SourceText &src, TokenList &tokens, const SyntaxError &error
 /// file needs the second, or (`reported`) after the builder's syntax error.
 std::unique_ptr<ast::File> parseFast(const SourceText &src, TokenList &tokens,
                                      DiagnosticEngine &diags, bool &reported) {
-  RuleTreeParser parser(&tokens);
+  AstBuilder builder(src, tokens);
+  RuleTreeParser parser(&tokens, builder);
   parser.removeErrorListeners();
   parser.getInterpreter<antlr4::atn::ParserATNSimulator>()->setPredictionMode(
       antlr4::atn::PredictionMode::SLL);
@@ -235,10 +273,10 @@ std::unique_ptr<ast::File> parseFast(const SourceText &src, TokenList &tokens,
   } catch (const antlr4::ParseCancellationException &) {
     return nullptr;
   }
+  parser.rethrowBuildFailure();
   // The whole file parsed and has no error token: an error the builder
   // finds is the first in the text.
-  AstBuilder builder(src, tokens);
-  std::unique_ptr<ast::File> file = builder.build(tree);
+  std::unique_ptr<ast::File> file = builder.error() ? nullptr : builder.build(tree);
   if (!file) {
     reportAt(src, tokens, *builder.error(), parser.getVocabulary(), diags);
     reported = true;
@@ -274,7 +312,8 @@ std::unique_ptr<ast::File> parse(std::uint32_t fileId, const SourceManager &sm,
     tokens.seek(0);
   }
 
-  RuleTreeParser parser(&tokens);
+  AstBuilder builder(src, tokens);
+  RuleTreeParser parser(&tokens, builder);
   parser.removeErrorListeners();
   parser.addErrorListener(&listener);
   auto strategy = std::make_shared<StopAtFirstError>();
@@ -286,7 +325,18 @@ std::unique_ptr<ast::File> parse(std::uint32_t fileId, const SourceManager &sm,
   } catch (const antlr4::ParseCancellationException &) {
     // The strategy has recorded why.
   }
+  parser.rethrowBuildFailure();
 
+  // The builder has seen only declarations that parsed, so an error it
+  // found comes before the parser's; only a number out of range, which
+  // parses, can come before it.
+  if (const std::optional<SyntaxError> &early = builder.error()) {
+    if (lexError && lexError->getTokenIndex() <= early->offending->getTokenIndex())
+      reportLexicalError(src, lexError, diags);
+    else
+      reportAt(src, tokens, *early, parser.getVocabulary(), diags);
+    return nullptr;
+  }
   if (const std::optional<SyntaxError> &error = strategy->error()) {
     // The parser cannot get past an error token, so a lexical error before
     // or at the point of failure is the first error in the text.
@@ -310,7 +360,6 @@ std::unique_ptr<ast::File> parse(std::uint32_t fileId, const SourceManager &sm,
   }
   // Only a number out of range parses and is still an error, unless the
   // builder finds a syntax error before it.
-  AstBuilder builder(src, tokens);
   std::unique_ptr<ast::File> file = builder.build(tree);
   const std::optional<SyntaxError> &late = builder.error();
   if (lexError && (!late || lexError->getTokenIndex() <= late->offending->getTokenIndex())) {

@@ -887,3 +887,44 @@ TEST_CASE("a sum of 200,000 terms parses, and its AST frees without recursion") 
     ++depth;
   CHECK(depth == 199999);
 }
+
+TEST_CASE("declarations built during the parse: many, of every kind, in models and components") {
+  // Each declaration of a model or component is built as soon as it is
+  // parsed and its contexts released; the memory is reused by the next.
+  std::string text = "component Part {\n  parameter k = 1;\n  0 j;\n  port a = j;\n}\n";
+  text += "model Big {\n";
+  const int n = 3000;
+  for (int i = 0; i < n; ++i) {
+    std::string s = std::to_string(i);
+    text += "  parameter p" + s + " = " + s + " * (1 + 2 ^ -1);\n";
+    text += "  C c" + s + "(e = q / p" + s + ") { q0 = " + s + "; }\n";
+    text += "  Part part" + s + "(k = p" + s + ");\n";
+    text += "  for i in 1:2 { signal s" + s + "[i] = if i > 1 then c" + s + ".e else -p" + s + "; }\n";
+  }
+  text += "  output last = c" + std::to_string(n - 1) + ".q;\n}\n";
+  text += "component Tail { parameter z = 3; }\n";
+  Parsed p(text);
+  REQUIRE(p.file);
+  REQUIRE(p.file->models.size() == 3);
+  CHECK(p.file->models[0]->name == "Part");
+  CHECK(p.file->models[0]->ports.size() == 1);
+  const ast::Model &m = *p.file->models[1];
+  REQUIRE(m.parameters.size() == static_cast<std::size_t>(n));
+  REQUIRE(m.elements.size() == static_cast<std::size_t>(n));
+  REQUIRE(m.instances.size() == static_cast<std::size_t>(n));
+  REQUIRE(m.loops.size() == static_cast<std::size_t>(n));
+  for (int i : {0, 1, 1234, n - 1}) {
+    std::string s = std::to_string(i);
+    CHECK(m.parameters[i].name == "p" + s);
+    CHECK(show(*m.parameters[i].value) == "(* " + s + " (+ 1 (^ 2 (- 1))))");
+    CHECK(m.elements[i].args.at(0).name == "e");
+    CHECK(show(*m.elements[i].args.at(0).value) == "(/ q p" + s + ")");
+    CHECK(show(*m.elements[i].initials.at(0).value) == s);
+    CHECK(m.instances[i].type == "Part");
+  }
+  CHECK(p.slice(m.parameters[n - 1].value->range) == std::to_string(n - 1) + " * (1 + 2 ^ -1)");
+  REQUIRE(m.outputs.size() == 1);
+  CHECK(m.outputs[0].name == "last");
+  CHECK(p.file->models[2]->name == "Tail");
+  CHECK(p.file->models[2]->component);
+}
