@@ -124,43 +124,65 @@ double DormandPrinceStepper::firstStep(double) {
   return std::min({100 * h0, h1, opts_.maxStep});
 }
 
+/// out = base + sum over the M terms of a[m] k[m], added in that order: one
+/// pass over the states, whose loop the compiler vectorises.
+template <std::size_t M>
+void combine(std::size_t n, double *__restrict out, const double *__restrict base,
+             const double *a, const double *const *k) {
+  const double *__restrict k0 = k[0];
+  for (std::size_t i = 0; i < n; ++i) {
+    double v = base ? base[i] + a[0] * k0[i] : a[0] * k0[i];
+    for (std::size_t m = 1; m < M; ++m)
+      v += a[m] * k[m][i];
+    out[i] = v;
+  }
+}
+
+/// combine() for a count known only at run time (at most 6 terms).
+void combine(std::size_t terms, std::size_t n, double *out, const double *base,
+             const double *a, const double *const *k) {
+  switch (terms) {
+  case 1: return combine<1>(n, out, base, a, k);
+  case 2: return combine<2>(n, out, base, a, k);
+  case 3: return combine<3>(n, out, base, a, k);
+  case 4: return combine<4>(n, out, base, a, k);
+  case 5: return combine<5>(n, out, base, a, k);
+  default: return combine<6>(n, out, base, a, k);
+  }
+}
+
 double DormandPrinceStepper::trial(double h, double tNew) {
   const std::vector<double> &k1 = dk_[6];
+  double a[6];
+  const double *k[6];
   for (std::size_t s = 1; s < 7; ++s) {
-    // The last stage is evaluated at the candidate new state itself. One
-    // pass per earlier stage, so that each is a vectorised axpy.
+    // The last stage is evaluated at the candidate new state itself. Each
+    // stage's state is one pass over the earlier stages' slopes, the terms
+    // added in the order of the coefficients.
     std::vector<double> &y = s == 6 ? xNew_ : y_;
-    double *out = y.data();
-    const double *x = x_.data(), *k = k1.data();
-    double a = h * A[s][0];
-    for (std::size_t i = 0; i < n_; ++i)
-      out[i] = x[i] + a * k[i];
-    for (std::size_t j = 1; j < s; ++j) {
+    std::size_t terms = 0;
+    for (std::size_t j = 0; j < s; ++j) {
       if (A[s][j] == 0)
         continue;
-      a = h * A[s][j];
-      k = k_[j].data();
-      for (std::size_t i = 0; i < n_; ++i)
-        out[i] += a * k[i];
+      a[terms] = h * A[s][j];
+      k[terms++] = j == 0 ? k1.data() : k_[j].data();
     }
+    combine(terms, n_, y.data(), x_.data(), a, k);
     if (s == 6 && !checkState(tNew, xNew_))
       return -1;
     double ts = C[s] == 1 ? tNew : t_ + C[s] * h;
     if (!eval(ts, y.data(), k_[s].data()))
       return -1;
   }
-  double *err = err_.data();
-  const double *k = k1.data();
-  for (std::size_t i = 0; i < n_; ++i)
-    err[i] = h * E[0] * k[i];
-  for (std::size_t j = 1; j < 7; ++j) {
+  std::size_t terms = 0;
+  for (std::size_t j = 0; j < 7; ++j) {
     if (E[j] == 0)
       continue;
-    double e = h * E[j];
-    k = k_[j].data();
-    for (std::size_t i = 0; i < n_; ++i)
-      err[i] += e * k[i];
+    a[terms] = h * E[j];
+    k[terms++] = j == 0 ? k1.data() : k_[j].data();
   }
+  double *err = err_.data();
+  combine(terms, n_, err, nullptr, a, k);
   // The stage times t + c h are rounded to the ulps of t, which moves each
   // stage's derivative by about |df/dt| ulp(t), estimated as the change of
   // the derivative over the step: an estimate within that noise says
@@ -172,11 +194,9 @@ double DormandPrinceStepper::trial(double h, double tNew) {
     noiseScale += std::abs(e);
   noiseScale *= 16 * std::numeric_limits<double>::epsilon() *
                 std::max(std::abs(t_), std::abs(tNew));
-  const double *kEnd = k_[6].data();
-  k = k1.data();
+  const double *kEnd = k_[6].data(), *kStart = k1.data();
   for (std::size_t i = 0; i < n_; ++i)
-    if (std::abs(err[i]) <= noiseScale * std::abs(kEnd[i] - k[i]))
-      err[i] = 0;
+    err[i] = std::abs(err[i]) <= noiseScale * std::abs(kEnd[i] - kStart[i]) ? 0 : err[i];
   return errorNorm(xNew_);
 }
 
@@ -198,14 +218,26 @@ double DormandPrinceStepper::stiffness() const {
   // difference to the states' estimates the dominant eigenvalue's
   // magnitude (Hairer and Wanner's test; DOPRI5's stability region
   // reaches about 3.3 along the negative real axis).
-  double num = 0, den = 0;
+  // The sums in any order (`omp simd`, CMakeLists.txt gives this file
+  // -fopenmp-simd), so that the loop vectorises: the estimate is a
+  // heuristic for switching methods, not part of any result.
+  const double *x = x_.data(), *y = y_.data(), *f7 = dk_[6].data(), *f6 = dk_[5].data();
+  const double *nominal = nominal_.data();
+  double atol = opts_.atol, rtol = opts_.rtol;
+  constexpr double Tiny = std::numeric_limits<double>::min();
+  double n = 0, d = 0;
+#pragma omp simd reduction(+ : n, d)
   for (std::size_t i = 0; i < n_; ++i) {
-    double w = 1 / std::max(weight(i, x_[i], y_[i]), std::numeric_limits<double>::min());
-    double df = (dk_[6][i] - dk_[5][i]) * w, dx = (x_[i] - y_[i]) * w;
-    num += df * df;
-    den += dx * dx;
+    double floor = rtol * nominal[i];
+    floor = floor > atol ? floor : atol;
+    double a = std::abs(x[i]), b = std::abs(y[i]);
+    double sc = floor + rtol * (a > b ? a : b);
+    double w = 1 / (sc > Tiny ? sc : Tiny);
+    double df = (f7[i] - f6[i]) * w, dx = (x[i] - y[i]) * w;
+    n += df * df;
+    d += dx * dx;
   }
-  return den > 0 ? (t_ - tPrev_) * std::sqrt(num / den) : 0;
+  return d > 0 ? (t_ - tPrev_) * std::sqrt(n / d) : 0;
 }
 
 void DormandPrinceStepper::interpolate(double tau, double *out) const {

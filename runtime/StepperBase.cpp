@@ -4,30 +4,67 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 
 namespace hbg::runtime {
 
+namespace {
+/// The first of v[0..n) that is not finite, or n. The common case, all
+/// finite, is one pass without a branch per value, which vectorises: the
+/// exponent field of an infinity or a NaN is all ones, and adding one to it
+/// alone carries into the sign bit.
+std::size_t firstNonFinite(const double *v, std::size_t n) {
+  constexpr std::uint64_t Exponent = 0x7ff0000000000000, ExponentOne = std::uint64_t(1) << 52;
+  std::uint64_t carry = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    std::uint64_t bits;
+    std::memcpy(&bits, &v[i], sizeof bits);
+    carry |= (bits & Exponent) + ExponentOne;
+  }
+  if (!(carry >> 63))
+    return n;
+  std::size_t i = 0;
+  while (std::isfinite(v[i]))
+    ++i;
+  return i;
+}
+/// ratio[i] = |err[i]| / max(weight(i, x[i], xNew[i]), DBL_MIN), written
+/// so that the loop vectorises (each maximum a comparison the compiler
+/// turns into a select; a weight is never NaN, the states being finite, so
+/// a zero error gives 0).
+void weightedErrors(std::size_t n, double *__restrict ratio, const double *__restrict x,
+                    const double *__restrict xNew, const double *__restrict err,
+                    const double *__restrict nominal, double atol, double rtol) {
+  constexpr double Tiny = std::numeric_limits<double>::min();
+  for (std::size_t i = 0; i < n; ++i) {
+    double floor = rtol * nominal[i];
+    floor = floor > atol ? floor : atol;
+    double a = std::abs(x[i]), b = std::abs(xNew[i]);
+    double sc = floor + rtol * (a > b ? a : b);
+    sc = sc > Tiny ? sc : Tiny;
+    ratio[i] = std::abs(err[i]) / sc;
+  }
+}
+} // namespace
+
 bool StepperBase::eval(double t, const double *x, double *xdot) {
   ++rhsCalls_;
   sys_.rhs(t, x, xdot);
-  for (std::size_t i = 0; i < n_; ++i) {
-    if (!std::isfinite(xdot[i])) {
-      nonFinite_ = {i, /*derivative=*/true, t};
-      return false;
-    }
-  }
-  return true;
+  std::size_t i = firstNonFinite(xdot, n_);
+  if (i == n_)
+    return true;
+  nonFinite_ = {i, /*derivative=*/true, t};
+  return false;
 }
 
 bool StepperBase::checkState(double t, const std::vector<double> &x) {
-  for (std::size_t i = 0; i < n_; ++i) {
-    if (!std::isfinite(x[i])) {
-      nonFinite_ = {i, /*derivative=*/false, t};
-      return false;
-    }
-  }
-  return true;
+  std::size_t i = firstNonFinite(x.data(), n_);
+  if (i == n_)
+    return true;
+  nonFinite_ = {i, /*derivative=*/false, t};
+  return false;
 }
 
 void StepperBase::start(double t0, const double *x0, std::vector<double> &f0) {
@@ -50,17 +87,21 @@ void AdaptiveStepper::startAdaptive() {
 }
 
 double AdaptiveStepper::errorNorm(const std::vector<double> &xNew) {
+  // The weighted errors in one pass that vectorises, then the largest and
+  // where it is.
+  ratio_.resize(n_);
+  weightedErrors(n_, ratio_.data(), x_.data(), xNew.data(), err_.data(), nominal_.data(),
+                 opts_.atol, opts_.rtol);
+  const double *ratio = ratio_.data();
   double worst = -1;
   for (std::size_t i = 0; i < n_; ++i) {
-    double sc = std::max(weight(i, x_[i], xNew[i]), std::numeric_limits<double>::min());
-    double r = err_[i] == 0 ? 0 : std::abs(err_[i]) / sc;
-    if (std::isnan(r)) { // a non-finite estimate rejects the step
-      errorLeader_ = i;
-      return r;
-    }
+    double r = ratio[i];
     if (r > worst) {
       worst = r;
       errorLeader_ = i;
+    } else if (std::isnan(r)) { // a non-finite estimate rejects the step
+      errorLeader_ = i;
+      return r;
     }
   }
   if (errorLeader_ < n_) {

@@ -97,6 +97,7 @@ protected:
   std::vector<double> nominal_;
   /// Local error estimates of the last trial.
   std::vector<double> err_;
+  std::vector<double> ratio_; ///< errorNorm's weighted errors
   /// A proposed growth of the step by a factor from 1 to this is not
   /// taken: the step stays as it is (1: every growth is taken). A method
   /// that can reuse its factorisation while the step stays sets it above
