@@ -232,8 +232,8 @@ double DormandPrinceStepper::stiffness() const {
     floor = floor > atol ? floor : atol;
     double a = std::abs(x[i]), b = std::abs(y[i]);
     double sc = floor + rtol * (a > b ? a : b);
-    double w = 1 / (sc > Tiny ? sc : Tiny);
-    double df = (f7[i] - f6[i]) * w, dx = (x[i] - y[i]) * w;
+    sc = sc > Tiny ? sc : Tiny;
+    double df = (f7[i] - f6[i]) / sc, dx = (x[i] - y[i]) / sc;
     n += df * df;
     d += dx * dx;
   }
