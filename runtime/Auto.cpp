@@ -78,7 +78,7 @@ private:
   void mirror() {
     t_ = active_->t();
     tPrev_ = active_->tPrev();
-    x_ = active_->x();
+    state_ = &active_->x();
     nonFinite_ = active_->nonFinite();
     errorLeader_ = active_->errorLeader();
     accepted_ = sinceReset_.accepted + active_->acceptedSteps();
@@ -123,9 +123,9 @@ private:
     sinceReset_.rhs += from->rhsCalls();
     sinceReset_.jacobian += from->jacobianCalls();
     sinceReset_.lu += from->factorisations();
-    std::vector<double> nominal(from->nominal(), from->nominal() + x_.size());
+    std::vector<double> nominal(from->nominal(), from->nominal() + x().size());
     double h = from->proposedStep();
-    active_->reset(t_, x_.data());
+    active_->reset(t_, x().data());
     active_->setNominal(nominal.data());
     active_->proposeStep(h);
     mirror();

@@ -147,6 +147,9 @@ struct ScaleCollapse {
 /// A one-step method with dense output over its last accepted step.
 class Stepper {
 public:
+  Stepper() = default;
+  Stepper(const Stepper &) = delete; // state_ points into the object
+  Stepper &operator=(const Stepper &) = delete;
   virtual ~Stepper() = default;
   /// Starts integration at (t0, x0).
   virtual void reset(double t0, const double *x0) = 0;
@@ -170,7 +173,7 @@ public:
   virtual StepStatus step(double tLimit) = 0;
   /// Time and state after the last accepted step.
   double t() const { return t_; }
-  const std::vector<double> &x() const { return x_; }
+  const std::vector<double> &x() const { return *state_; }
   /// Start of the last accepted step.
   double tPrev() const { return tPrev_; }
   /// Writes the interpolated state at `tau` in [tPrev(), t()] into `out`.
@@ -212,6 +215,9 @@ protected:
   friend std::unique_ptr<Stepper> makeStepper(OdeSystem &sys, const IntegratorOptions &opts);
   double t_ = 0, tPrev_ = 0;
   std::vector<double> x_;
+  /// What x() returns: x_, or (auto) the state of the method it runs, which
+  /// it need not copy after every step.
+  const std::vector<double> *state_ = &x_;
   std::size_t accepted_ = 0, rejected_ = 0, rhsCalls_ = 0;
   std::size_t jacobianCalls_ = 0, factorisations_ = 0;
   Method method_ = Method::DormandPrince;
