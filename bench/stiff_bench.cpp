@@ -1,6 +1,6 @@
 //===- bench/stiff_bench.cpp - Stiff models: hbg against CVODE BDF ---------===//
 //
-// Three stiff models at hbg's default options and at given tolerances:
+// Four stiff models at hbg's default options and at given tolerances:
 //
 //   - an RC ladder of 20 sections, unit resistors and capacitances from
 //     1 F down to 1 uF (six decades), charged from 1 V to t = 10: hbg's
@@ -10,6 +10,11 @@
 //     against the matrix exponential (Eigen's, independent of both), and
 //     CVODE again at more tolerances, for comparisons at equal accuracy;
 //     the same ladder of 100 sections at the default tolerance;
+//   - the same 20-section ladder made nonlinear, each resistor a
+//     conductance passing f = e + e^3, driven by sin(2 pi t), v(10)
+//     against SciPy's Radau at rtol 1e-12 (stiff_nonlinear_reference.py),
+//     by auto, rosenbrock and rosenbrock keeping its Jacobian (the
+//     W-method);
 //   - an RC of 1 ns beside one of 1 s, to t = 1, against the closed form;
 //   - a transmission line of 1,280 LC sections to t = 4 us at default
 //     options (its accuracy is tests/driver/tolerance_test.cpp's).
@@ -58,15 +63,21 @@ constexpr double kV = 1, kTEnd = 10;
 /// Capacitance of section k + 1 of `sections`: 1 F down to 1 uF.
 double ladderC(int k, int sections) { return std::pow(10.0, -6.0 * k / (sections - 1)); }
 
-std::string ladderModel(int sections) {
+/// The ladder charged from kV; `nonlinear`: driven by sin(2 pi t), each
+/// resistor a conductance passing f = e + e^3.
+std::string ladderModel(int sections, bool nonlinear = false) {
   std::ostringstream os;
   os.precision(17);
-  os << "model Ladder {\n  Se src(" << kV << ");\n";
+  if (nonlinear)
+    os << "model NonlinearLadder {\n  MSe src(sin(2 * pi * time));\n";
+  else
+    os << "model Ladder {\n  Se src(" << kV << ");\n";
   std::string prev = "src";
   for (int k = 1; k <= sections; ++k) {
-    os << "  R r" << k << "(1); C c" << k << "(" << ladderC(k - 1, sections) << ") { q0 = 0; } 1 s"
-       << k << "; 0 n" << k << ";\n  bond " << prev << " -> s" << k << "; bond s" << k << " -> r"
-       << k << "; bond s" << k << " -> n" << k << "; bond n" << k << " -> c" << k << ";\n";
+    os << "  R r" << k << (nonlinear ? "(f = e + e^3)" : "(1)") << "; C c" << k << "("
+       << ladderC(k - 1, sections) << ") { q0 = 0; } 1 s" << k << "; 0 n" << k << ";\n  bond "
+       << prev << " -> s" << k << "; bond s" << k << " -> r" << k << "; bond s" << k << " -> n" << k
+       << "; bond n" << k << " -> c" << k << ";\n";
     prev = "n" + std::to_string(k);
   }
   os << "  output ";
@@ -93,6 +104,16 @@ std::vector<double> exactLadder(int sections) {
   Eigen::VectorXd v = kV * (Eigen::VectorXd::Ones(sections) - e * Eigen::VectorXd::Ones(sections));
   return {v.data(), v.data() + sections};
 }
+
+/// The nonlinear ladder's v(10): bench/stiff_nonlinear_reference.py, which
+/// integrates it with SciPy's Radau at rtol 1e-12 (its BDF at the same
+/// tolerance agrees to 7.9e-12).
+const std::vector<double> kNonlinearExact = {
+    -0.21243272928020318, -0.04785625425507635, 0.00042582208917255212, 0.010400422873894165,
+    0.011882260727856123, 0.011820271320130016, 0.011610170940316002,   0.011466821047127857,
+    0.011387815640811764, 0.011347371536357252, 0.011327303404863893,   0.011317488596913618,
+    0.011312723805133566, 0.01131042172069187,  0.011309314983357948,   0.01130878714097988,
+    0.011308539349072871, 0.011308426965880863, 0.011308380038424659,   0.011308364748023136};
 
 struct Row {
   std::string what;
@@ -309,6 +330,30 @@ int main(int argc, char **argv) {
       }
     return ok ? 0 : 1;
   }
+
+  // The nonlinear ladder, against SciPy's Radau at rtol 1e-12.
+  hbg::Model nonlinear = hbg::Compiler(llvmOnly()).compileString(
+      ladderModel(kSections, true), "nonlinear_ladder.hbg");
+  std::vector<Row> nonlinearRows;
+  for (double rtol : {1e-4, 1e-6, 1e-8}) {
+    hbg::SimulationOptions opts;
+    opts.tEnd = kTEnd;
+    opts.dtOut = kTEnd;
+    opts.rtol = rtol;
+    nonlinearRows.push_back(
+        timeHbg(nonlinear, opts, repeat, "auto", errorAgainst(kNonlinearExact)));
+    opts.method = hbg::runtime::Method::Rosenbrock;
+    nonlinearRows.push_back(
+        timeHbg(nonlinear, opts, repeat, "rosenbrock", errorAgainst(kNonlinearExact)));
+    // The W-method keeping J over steps (IntegratorOptions::keepJacobian).
+    opts.keepJacobian = true;
+    nonlinearRows.push_back(
+        timeHbg(nonlinear, opts, repeat, "rosenbrock, J kept", errorAgainst(kNonlinearExact)));
+  }
+  std::printf("\n%sNonlinear RC ladder, %d sections, conductances f = e + e^3, driven by "
+              "sin(2 pi t), to t = %g\n\n",
+              markdown ? "### " : "", kSections, kTEnd);
+  print(nonlinearRows, markdown);
 
   // The RC pair: v1 = 1 - exp(-t / 1e-9), v2 = 1 - exp(-t).
   hbg::Model pair = hbg::Compiler(llvmOnly()).compileString(R"(model StiffPair {

@@ -1,14 +1,35 @@
-//===- runtime/Rosenbrock.cpp - The stiff method: Rosenbrock RODAS4 -------===//
+//===- runtime/Rosenbrock.cpp - The stiff method: RODAS4 and ROS34PW2 ----===//
+//
+// Linearly implicit Rosenbrock methods: a step takes a few stages, each a
+// solve with one LU factorisation of E = I / (h gamma) - J, where J is
+// df/dx at the step's start or, for a W-method, a matrix standing in for
+// it.
 //
 // RODAS4 of Hairer and Wanner (Solving Ordinary Differential Equations
-// II, section VI.4, and their code RODAS): a linearly implicit Rosenbrock
-// method of order 4 with an embedded solution of order 3, L-stable and
-// stiffly accurate. A step takes six stages, each a solve with one LU
-// factorisation of E = I / (h gamma) - J, where J = df/dx at the step's
-// start; the stages also give a dense output of order 3 that damps stiff
-// components as the method does (no overshoot where a fast transient
-// dies within the step, unlike a Hermite interpolant of the ends). On
-// stiff forced components that output loses order, so its error is
+// II, section VI.4, and their code RODAS), of order 4 with an embedded
+// solution of order 3, L-stable and stiffly accurate, steps a mode whose
+// Jacobian is constant (it reads neither t nor x: evaluated once per
+// reset(), E's factorisation kept for as long as h is, growths of h by up
+// to 1.2 not taken, as in RADAU5), a nonlinear mode (J evaluated every
+// step), and systems that give no Jacobian (J by differences, every
+// step). Six stages; the stages also give a dense
+// output of order 3 that damps stiff components as the method does (no
+// overshoot where a fast transient dies within the step, unlike a
+// Hermite interpolant of the ends). Its order rests on J being exact.
+//
+// With IntegratorOptions::keepJacobian, a nonlinear mode steps by the
+// W-method ROS34PW2 of Rang and Angermann, of order 3 with an embedded
+// solution of order 2, L-stable and stiffly accurate, whose order holds
+// for any matrix in place of J. So J is kept over steps, as CVODE and
+// RADAU5 keep theirs: evaluated again when it has served its limit of
+// steps (up to MaxJacobianAge, adapted to how long kept ones last), and
+// when a step made with a kept J is rejected, before the retry at the
+// same h. E is factorised again when h changes (growths by up to 1.2 not
+// taken). Four stages, and a dense output of order 2 derived for hbg,
+// damped the same way. It is not the default: on the models measured its
+// lower order cost more steps than the Jacobians saved (docs/numerics.md).
+//
+// On stiff forced components a dense output loses order, so its error is
 // estimated too (denseErrorNorm) and held to the step's tolerance.
 //
 // J and df/dt come from the system when it can evaluate them
@@ -18,14 +39,6 @@
 // repeated sections numbered along them), by Eigen's SparseLU, its
 // pattern analysed once, when it is large and sparse but not banded, and
 // densely otherwise.
-//
-// The method's order rests on J being the exact Jacobian at the step's
-// start (RODAS4 is not a W-method), so J is evaluated every step, except
-// where the system says it reads neither t nor x (a linear mode with
-// constant coefficients): then it is evaluated once per reset(), and E's
-// factorisation is kept for as long as h is, growths of h by up to 1.2
-// not taken (as in RADAU5). The retries of a rejected step reuse the
-// step's J, exactly, and factorise E again for their h.
 //
 //===----------------------------------------------------------------------===//
 
@@ -66,11 +79,55 @@ constexpr double Dense2[5] = {10.12623508344586, -7.487995877610167, -34.8009186
 constexpr double Dense3[5] = {-0.6762803392801253, 6.087714651680015, 16.43084320892478,
                               24.76722511418386, -6.594389125716872};
 
+// ROS34PW2 of Rang and Angermann (BIT Numerical Mathematics 45, 2005):
+// a Rosenbrock W-method of order 3, whose order conditions
+// hold whatever matrix W stands in for J, with an embedded solution of
+// order 2; L-stable and stiffly accurate. Their alpha_ij, gamma_ij and b
+// are written here in the variables of Hairer and Wanner's codes, u_i =
+// sum_j gamma_ij k_j, as RODAS4's are: a = alpha Gamma^-1, c = diag(1 /
+// gamma) - Gamma^-1, the stage times alpha_i and the df/dt weights
+// gamma_i = sum_j gamma_ij (the last is zero). The solution is y4 + u4;
+// w::Err gives the difference from the embedded one; w::Dense is a dense
+// output of order 2 derived for hbg: x(s) = (1 - s) x0 + s x1 + s (1 - s)
+// sum Dense_j u_j, whose weights b_j(s) satisfy the W-method's order
+// conditions to order 2 for every s and, on y' = lambda y with h lambda
+// to -infinity, give (1 - s)^2 x0: it decays within the step as the
+// solution does, without overshoot.
+namespace w {
+constexpr double Gamma = 0.435866521508459;
+constexpr double C2 = 0.87173304301691801, C3 = 0.73157995778885243;
+constexpr double D1 = 0.435866521508459, D2 = -0.435866521508459, D3 = -0.4133333762338865;
+constexpr double A21 = 2;
+constexpr double A31 = 1.4192173174557647, A32 = -0.25923221167296973;
+constexpr double A41 = 4.1847604823191604, A42 = -0.28519201735549593, A43 = 2.2942803602790418;
+constexpr double C21 = -4.5885607205580836;
+constexpr double C31 = -4.1847604823191604, C32 = 0.28519201735549593;
+constexpr double C41 = -6.3681792001283579, C42 = -6.7956209444668358, C43 = 2.8700986043310559;
+constexpr double Err[4] = {0.27774994764796812, -1.403239895175999, 1.7726301276675507, 0.5};
+constexpr double Dense[4] = {-0.51691903192138078, -15.500252332878306, 15.800159730615384,
+                             1.7057196397209566};
+} // namespace w
+
+/// The coefficients of the first three stages, alike in form in both
+/// methods.
+struct Opening {
+  double d1, c2, a21, c21, d2, c3, a31, a32, c31, c32, d3;
+};
+constexpr Opening Rodas4Opening{D1, C2, A21, C21, D2, C3, A31, A32, C31, C32, D3};
+constexpr Opening WOpening{w::D1,  w::C2,  w::A21, w::C21, w::D2, w::C3,
+                           w::A31, w::A32, w::C31, w::C32, w::D3};
+
 /// NonFiniteInfo::index when the Jacobian, not a state, failed.
 constexpr std::size_t NoState = static_cast<std::size_t>(-1);
 
-/// Step-size controller: the error estimate is O(h^4).
+/// Step-size controller: RODAS4's error estimate is O(h^4), ROS34PW2's
+/// O(h^3).
 constexpr double Safety = 0.9, MaxGrow = 6;
+/// After a kept J fails on its first kept step, J is evaluated every step
+/// for 1, 3, 7, ... and at most this many steps before one is kept again.
+constexpr std::size_t MaxPause = 64;
+/// A nonlinear mode's J is kept for at most this many accepted steps.
+constexpr std::size_t MaxJacobianAge = 20;
 /// With a constant J, growths of the step by up to this factor are not
 /// taken, so that E's factorisation serves the next step too (RADAU5's
 /// QUOT2; CVODE holds below 1.5).
@@ -98,8 +155,8 @@ public:
   bool isSparse() const { return kind_ != Dense; }
   Eigen::MatrixXd &dense() { return jac_; }
   std::vector<double> &values() { return values_; }
-  /// Factorises E for step h; false when it is singular.
-  bool factorise(double h);
+  /// Factorises E = I / hGamma - J; false when it is singular.
+  bool factorise(double hGamma);
   /// x = E \ b, in place.
   void solve(Eigen::VectorXd &b) {
     if (kind_ == Band) {
@@ -177,8 +234,8 @@ bool ImplicitMatrix::useSparse(const SparsePattern &p, std::size_t n) {
   return true;
 }
 
-bool ImplicitMatrix::factorise(double h) {
-  double fac = 1 / (h * Gamma);
+bool ImplicitMatrix::factorise(double hGamma) {
+  double fac = 1 / hGamma;
   if (jac_.size() == 0 && kind_ == Dense)
     return true; // no states: nothing to solve
   if (kind_ == Band) {
@@ -235,10 +292,31 @@ private:
   }
   /// f, J = df/dx and T = df/dt at (t_, x_), once per step: every retry
   /// of the step uses them. A constant J (constancy_) is evaluated on the
-  /// first step after reset() only, and a constant T with it.
+  /// first step after reset() only, and a constant T with it; a nonlinear
+  /// mode's J (wMethod_) is kept for up to MaxJacobianAge steps.
   bool beginStep(double h) override;
+  /// J and T from the system at (t_, x_), into e_; the step that asked
+  /// for them is h.
+  bool evaluateJacobian(double h);
+  /// A trial with a kept J failed: J at the step's start, for the retry.
+  Retry rejected() override {
+    if (!wMethod_ || fresh_)
+      return Retry::Shorter;
+    // Kept no longer than this one served; after a failure at the first
+    // step past its evaluation, fresh Jacobians for a while, doubling.
+    ageLimit_ = std::max<std::size_t>(1, age_ / 2);
+    if (age_ <= 1) {
+      pause_ = std::min<std::size_t>(MaxPause, 2 * pause_ + 1);
+      freshFor_ = pause_;
+    }
+    if (!evaluateJacobian(lastH_))
+      return Retry::Fail;
+    return Retry::Same;
+  }
   /// J and T by forward differences.
   bool differenceJacobian(double h);
+  /// T alone by a forward difference in t.
+  bool differenceDfdt(double h);
   /// Replaces the non-finite columns of the system's J (in pattern order,
   /// `values`) and a non-finite T by forward differences; false, with
   /// nonFinite_ set, when they are not finite either.
@@ -246,6 +324,15 @@ private:
   /// The size state j's difference step is relative to.
   double differenceScale(std::size_t j) const;
   double trial(double h, double tNew) override;
+  /// A trial's stages by RODAS4 and by ROS34PW2: xNew_, err_ and the
+  /// dense output trial2_, trial3_; false when something is not finite.
+  bool stagesRodas4(double h, double tNew);
+  /// The first three stages into k_[0..2], with f at the third's state in
+  /// fy_.
+  bool openingStages(const Opening &m, double h);
+  bool stagesW(double h, double tNew);
+  /// The first `count` stages are finite; else nonFinite_ is set.
+  bool finiteStages(int count, double tNew);
   /// The error norm of the trial's dense output, at least `stepNorm`
   /// (the norm of its local error), folded into err_.
   double denseErrorNorm(double h, double stepNorm);
@@ -258,6 +345,7 @@ private:
     dense3_.swap(trial3_);
     fCurrent_ = false;
     stiffness_ = (t_ - tPrev_) * radius_;
+    ++age_;
   }
   double stiffness() const override { return stiffness_; }
   /// Gershgorin's bound on J's spectral radius, in the error weights'
@@ -275,8 +363,23 @@ private:
   JacobianConstancy constancy_;
   /// J (and, when constant, T) in e_ holds until the next reset().
   bool kept_ = false;
-  /// The h that E is factorised for; 0 when E is not factorised for the
-  /// J in e_.
+  /// A nonlinear mode with the system's J: steps by the W-method
+  /// ROS34PW2, with J and T kept over steps. held_: e_ has them; age_:
+  /// steps accepted since they were evaluated; fresh_: at this step's
+  /// start.
+  bool wMethod_ = false, held_ = false, fresh_ = false;
+  std::size_t age_ = 0;
+  /// A J is kept for up to this many steps: halved from the age of one
+  /// whose step was rejected, doubled (up to MaxJacobianAge) after one
+  /// that served to its limit.
+  std::size_t ageLimit_ = MaxJacobianAge;
+  /// The length of the last pause from keeping J, and the steps left of
+  /// the current one.
+  std::size_t pause_ = 0, freshFor_ = 0;
+  /// The last trial's step.
+  double lastH_ = 0;
+  /// The h gamma that E is factorised for; 0 when E is not factorised for
+  /// the J in e_.
   double factorisedFor_ = 0;
   ImplicitMatrix e_;
   /// The Jacobian's values when only T is wanted of them.
@@ -331,12 +434,15 @@ void RosenbrockStepper::reset(double t0, const double *x0) {
       e_.useDense(n_);
     if (pattern_)
       constancy_ = sys_.jacobianConstancy();
-    if (constancy_.dfdx)
+    wMethod_ = pattern_ && !constancy_.dfdx && opts_.keepJacobian;
+    if (wMethod_)
+      setOrder(3);
+    if (constancy_.dfdx || wMethod_)
       holdGrowthUpTo_ = HoldGrowthUpTo;
   }
   // The parameters may have changed since the last step (an event, an
-  // input): a constant J is evaluated again.
-  kept_ = false;
+  // input): a constant J, or a kept one, is evaluated again.
+  kept_ = held_ = fresh_ = false;
   factorisedFor_ = 0;
   startAdaptive();
 }
@@ -354,6 +460,26 @@ bool RosenbrockStepper::beginStep(double h) {
     boundRadius();
     return true;
   }
+  if (held_ && freshFor_ > 0) {
+    --freshFor_;
+    held_ = false;
+  }
+  if (held_ && age_ < ageLimit_) {
+    fresh_ = false;
+    // df/dt is kept only when constant: a stiff row's df/dt (a fast RC
+    // following its source) kept from an earlier step costs the W-method
+    // its accuracy, as measured, where its J entries do not. Differenced
+    // in t, it costs one evaluation of f rather than the Jacobian's.
+    if (!constancy_.dfdt && !differenceDfdt(h))
+      return false;
+    boundRadius(); // the error weights have moved with x
+    return true;
+  }
+  if (held_) { // served to its limit
+    if (ageLimit_ > 1)
+      pause_ = 0;
+    ageLimit_ = std::min(MaxJacobianAge, 2 * ageLimit_);
+  }
   if (kept_) {
     if (!constancy_.dfdt) { // T at the step's start, from the Jacobian's program
       spare_.resize(e_.values().size());
@@ -368,6 +494,10 @@ bool RosenbrockStepper::beginStep(double h) {
     boundRadius(); // the error weights have moved with x
     return true;
   }
+  return evaluateJacobian(h);
+}
+
+bool RosenbrockStepper::evaluateJacobian(double h) {
   std::vector<double> &values = e_.values();
   ++jacobianCalls_;
   factorisedFor_ = 0;
@@ -391,6 +521,8 @@ bool RosenbrockStepper::beginStep(double h) {
       for (std::uint32_t k = pattern_->colStart[j]; k < pattern_->colStart[j + 1]; ++k)
         jac(Eigen::Index(pattern_->rows[k]), Eigen::Index(j)) = values[k];
   }
+  held_ = fresh_ = wMethod_;
+  age_ = 0;
   boundRadius();
   return true;
 }
@@ -443,6 +575,16 @@ double RosenbrockStepper::differenceScale(std::size_t j) const {
   return scale > 0 ? scale : 1e-5;
 }
 
+bool RosenbrockStepper::differenceDfdt(double h) {
+  const double root = std::sqrt(std::numeric_limits<double>::epsilon());
+  double dt = root * std::max(std::abs(t_), h);
+  if (!eval(t_ + dt, x_.data(), scratch_.data()))
+    return false;
+  for (std::size_t i = 0; i < n_; ++i)
+    dfdt_(Eigen::Index(i)) = (scratch_[i] - f_[i]) / dt;
+  return true;
+}
+
 bool RosenbrockStepper::differenceJacobian(double h) {
   const double root = std::sqrt(std::numeric_limits<double>::epsilon());
   Eigen::MatrixXd &jac = e_.dense();
@@ -457,12 +599,7 @@ bool RosenbrockStepper::differenceJacobian(double h) {
       jac(Eigen::Index(i), Eigen::Index(j)) = (scratch_[i] - f_[i]) / delta;
     y_[j] = x_[j];
   }
-  double dt = root * std::max(std::abs(t_), h);
-  if (!eval(t_ + dt, x_.data(), scratch_.data()))
-    return false;
-  for (std::size_t i = 0; i < n_; ++i)
-    dfdt_(Eigen::Index(i)) = (scratch_[i] - f_[i]) / dt;
-  return true;
+  return differenceDfdt(h);
 }
 
 bool RosenbrockStepper::stage(double t,
@@ -477,7 +614,9 @@ bool RosenbrockStepper::stage(double t,
 }
 
 double RosenbrockStepper::trial(double h, double tNew) {
-  if (h * Gamma < 1e-300) {
+  lastH_ = h;
+  const double gamma = wMethod_ ? w::Gamma : Gamma;
+  if (h * gamma < 1e-300) {
     // A sliver of a step, landing on a time event a few ulps away (a
     // comparison of time touching its threshold at t = 0): 1 / (h gamma)
     // would overflow. At this size the step is x + h f, exact in
@@ -491,51 +630,78 @@ double RosenbrockStepper::trial(double h, double tNew) {
       return -1;
     return errorNorm(xNew_);
   }
-  if (h != factorisedFor_) {
+  if (h * gamma != factorisedFor_) {
     factorisedFor_ = 0;
-    if (!e_.factorise(h)) {
+    if (!e_.factorise(h * gamma)) {
       nonFinite_ = {NoState, true, t_, true};
       return -1;
     }
-    factorisedFor_ = h;
+    factorisedFor_ = h * gamma;
     ++factorisations_;
   }
+  if (!(wMethod_ ? stagesW(h, tNew) : stagesRodas4(h, tNew)))
+    return -1;
+  if (!checkState(tNew, xNew_))
+    return -1;
+  double norm = errorNorm(xNew_);
+  if (!(norm <= 1))
+    return norm;
+  return denseErrorNorm(h, norm);
+}
+
+bool RosenbrockStepper::finiteStages(int count, double tNew) {
+  for (int s = 0; s < count; ++s)
+    for (std::size_t i = 0; i < n_; ++i)
+      if (!std::isfinite(k_[s](Eigen::Index(i)))) {
+        nonFinite_ = {i, false, tNew};
+        return false;
+      }
+  return true;
+}
+
+bool RosenbrockStepper::openingStages(const Opening &m, double h) {
   Eigen::Index n = Eigen::Index(n_);
   Eigen::Map<const Eigen::VectorXd> f0(f_.data(), n), fy(fy_.data(), n);
   Eigen::VectorXd *k = k_;
   const double hd = h;
   // Stage i: k_i = E \ (f(t + c_i h, x + sum a_ij k_j) + sum (c_ij / h) k_j
   // + h d_i df/dt).
-  k[0] = f0 + (hd * D1) * dfdt_;
+  k[0] = f0 + (hd * m.d1) * dfdt_;
   e_.solve(k[0]);
-  if (!stage(t_ + C2 * h, {{A21, &k[0]}}))
-    return -1;
-  k[1] = fy + (C21 / h) * k[0] + (hd * D2) * dfdt_;
+  if (!stage(t_ + m.c2 * h, {{m.a21, &k[0]}}))
+    return false;
+  k[1] = fy + (m.c21 / h) * k[0] + (hd * m.d2) * dfdt_;
   e_.solve(k[1]);
-  if (!stage(t_ + C3 * h, {{A31, &k[0]}, {A32, &k[1]}}))
-    return -1;
-  k[2] = fy + (C31 / h) * k[0] + (C32 / h) * k[1] + (hd * D3) * dfdt_;
+  if (!stage(t_ + m.c3 * h, {{m.a31, &k[0]}, {m.a32, &k[1]}}))
+    return false;
+  k[2] = fy + (m.c31 / h) * k[0] + (m.c32 / h) * k[1] + (hd * m.d3) * dfdt_;
   e_.solve(k[2]);
+  return true;
+}
+
+bool RosenbrockStepper::stagesRodas4(double h, double tNew) {
+  Eigen::Index n = Eigen::Index(n_);
+  Eigen::Map<const Eigen::VectorXd> fy(fy_.data(), n);
+  Eigen::VectorXd *k = k_;
+  const double hd = h;
+  if (!openingStages(Rodas4Opening, h))
+    return false;
   if (!stage(t_ + C4 * h, {{A41, &k[0]}, {A42, &k[1]}, {A43, &k[2]}}))
-    return -1;
+    return false;
   k[3] = fy + (C41 / h) * k[0] + (C42 / h) * k[1] + (C43 / h) * k[2] + (hd * D4) * dfdt_;
   e_.solve(k[3]);
   if (!stage(tNew, {{A51, &k[0]}, {A52, &k[1]}, {A53, &k[2]}, {A54, &k[3]}}))
-    return -1;
+    return false;
   k[4] = fy + (C51 / h) * k[0] + (C52 / h) * k[1] + (C53 / h) * k[2] + (C54 / h) * k[3];
   e_.solve(k[4]);
   // Stiffly accurate: the last two stages sit at the step's end.
   if (!stage(tNew, {{A51, &k[0]}, {A52, &k[1]}, {A53, &k[2]}, {A54, &k[3]}, {1.0, &k[4]}}))
-    return -1;
+    return false;
   k[5] = fy + (C61 / h) * k[0] + (C62 / h) * k[1] + (C63 / h) * k[2] + (C64 / h) * k[3] +
          (C65 / h) * k[4];
   e_.solve(k[5]);
-  for (int s = 0; s < 6; ++s)
-    for (std::size_t i = 0; i < n_; ++i)
-      if (!std::isfinite(k[s](Eigen::Index(i)))) {
-        nonFinite_ = {i, false, tNew};
-        return -1;
-      }
+  if (!finiteStages(6, tNew))
+    return false;
   for (std::size_t i = 0; i < n_; ++i) {
     Eigen::Index r = Eigen::Index(i);
     xNew_[i] = y_[i] + k[5](r);
@@ -548,12 +714,36 @@ double RosenbrockStepper::trial(double h, double tNew) {
     trial2_[i] = d2;
     trial3_[i] = d3;
   }
-  if (!checkState(tNew, xNew_))
-    return -1;
-  double norm = errorNorm(xNew_);
-  if (!(norm <= 1))
-    return norm;
-  return denseErrorNorm(h, norm);
+  return true;
+}
+
+bool RosenbrockStepper::stagesW(double h, double tNew) {
+  Eigen::Map<const Eigen::VectorXd> fy(fy_.data(), Eigen::Index(n_));
+  Eigen::VectorXd *k = k_;
+  // As RODAS4's stages, with E = I / (h gamma) - W for the kept J, and
+  // the last stage's df/dt weight zero.
+  if (!openingStages(WOpening, h))
+    return false;
+  // Stiffly accurate: the last stage sits at the step's end.
+  if (!stage(tNew, {{w::A41, &k[0]}, {w::A42, &k[1]}, {w::A43, &k[2]}}))
+    return false;
+  k[3] = fy + (w::C41 / h) * k[0] + (w::C42 / h) * k[1] + (w::C43 / h) * k[2];
+  e_.solve(k[3]);
+  if (!finiteStages(4, tNew))
+    return false;
+  for (std::size_t i = 0; i < n_; ++i) {
+    Eigen::Index r = Eigen::Index(i);
+    xNew_[i] = y_[i] + k[3](r);
+    double e = 0, d2 = 0;
+    for (int s = 0; s < 4; ++s) {
+      e += w::Err[s] * k[s](r);
+      d2 += w::Dense[s] * k[s](r);
+    }
+    err_[i] = e;
+    trial2_[i] = d2;
+    trial3_[i] = 0;
+  }
+  return true;
 }
 
 double RosenbrockStepper::denseErrorNorm(double h, double stepNorm) {

@@ -174,6 +174,11 @@ StepStatus AdaptiveStepper::step(double tLimit) {
     ++rejected_;
     retry = true;
     lastNonFinite = !finite;
+    Retry retryAs = rejected();
+    if (retryAs == Retry::Fail)
+      return StepStatus::NonFinite;
+    if (retryAs == Retry::Same)
+      continue; // the same h again
     hNext_ = h * (finite ? std::max(MinShrink, safety_ * std::pow(err, exponent_)) : MinShrink);
   }
 }

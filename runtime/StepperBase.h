@@ -89,6 +89,16 @@ protected:
   virtual double trial(double h, double tNew) = 0;
   /// Makes the trial the last accepted step (time, state, dense output).
   virtual void accept(double tNew) = 0;
+  /// What to do after a rejected trial.
+  enum class Retry { Shorter, Same, Fail };
+  /// After a rejected trial, before the retry: Shorter by the error
+  /// estimate, as usual; Same, at the same h, when the method renewed an
+  /// approximation the trial rested on (a Jacobian kept from an earlier
+  /// step); Fail when something is not finite.
+  virtual Retry rejected() { return Retry::Shorter; }
+  /// The order of the error estimate the controller scales by: the next
+  /// proposal grows by err^(-1 / order).
+  void setOrder(int order) { exponent_ = -1.0 / order; }
 
   IntegratorOptions opts_;
   /// Proposed next step; 0 until the first step() picks one.

@@ -722,3 +722,157 @@ TEST_CASE("the Rosenbrock method stops when the system cannot evaluate its Jacob
   CHECK(st.t >= 0.5);
   CHECK(st.message.find("the Jacobian could not be evaluated at t = ") == 0);
 }
+
+namespace {
+/// x1' = 1 + x1^2, x2' = -x1 x2, x3' = cos t - x1 x3 from (0, 1, 0): x1 =
+/// tan t, x2 = cos t, x3 = t cos t. Nonlinear and non-autonomous; the
+/// Jacobian it gives the stepper is J and df/dt at t = 0 plus `perturb`
+/// times a fixed matrix and vector, wherever it is asked: a W-method's
+/// order must not depend on it, a Rosenbrock method's falls.
+class Tangent final : public OdeSystem {
+public:
+  explicit Tangent(double perturb) : perturb_(perturb) {
+    pattern_.colStart = {0, 3, 4, 5};
+    pattern_.rows = {0, 1, 2, 1, 2};
+  }
+  static std::vector<double> exact(double t) { return {std::tan(t), std::cos(t), t * std::cos(t)}; }
+  std::size_t numStates() const override { return 3; }
+  void rhs(double t, const double *x, double *xdot) override {
+    xdot[0] = 1 + x[0] * x[0];
+    xdot[1] = -x[0] * x[1];
+    xdot[2] = std::cos(t) - x[0] * x[2];
+  }
+  const SparsePattern *jacobianPattern() override { return &pattern_; }
+  bool jacobian(double, const double *, double *values, double *dfdt) override {
+    ++calls;
+    // At t = 0, x = (0, 1, 0): column 0 is (2 x1, -x2, -x3), then -x1, -x1.
+    const double at0[5] = {0, -1, 0, 0, 0}, off[5] = {0.7, -0.4, 0.3, 1.1, -0.5};
+    for (int k = 0; k < 5; ++k)
+      values[k] = at0[k] + perturb_ * off[k];
+    dfdt[0] = 0.5 * perturb_;
+    dfdt[1] = -0.2 * perturb_;
+    dfdt[2] = 0.1 * perturb_; // -sin 0
+    return true;
+  }
+  std::size_t calls = 0;
+
+private:
+  double perturb_;
+  SparsePattern pattern_;
+};
+
+/// The Rosenbrock method at constant steps h, keeping a nonlinear mode's
+/// Jacobian.
+IntegratorOptions keptFixed(double h) {
+  IntegratorOptions opts = rosenbrockFixed(h);
+  opts.keepJacobian = true;
+  return opts;
+}
+} // namespace
+
+TEST_CASE("keeping the Jacobian, the stiff method's order holds with any matrix for J") {
+  // A nonlinear mode with keepJacobian steps by a W-method, whose order
+  // conditions hold for any matrix in place of J: given J at t = 0
+  // throughout, exact there or not, it keeps order 3 at t = 1, and its
+  // dense output order 2 (the error of an interpolated value within one
+  // step shrinks like H^3).
+  for (double perturb : {0.0, 1.0}) {
+    Tangent sys(perturb);
+    double h = 0.1, prev = maxError(sys, 1, 1, keptFixed(h), Tangent::exact);
+    for (int halving = 0; halving < 3; ++halving) {
+      h /= 2;
+      double err = maxError(sys, 1, 1, keptFixed(h), Tangent::exact);
+      INFO("perturbation " << perturb << ", h = " << h << ": " << prev << " -> " << err);
+      CHECK(std::abs(observedOrder(prev, err) - 3) < 0.3);
+      prev = err;
+    }
+    double prevDense = 0;
+    for (double H : {0.2, 0.1, 0.05, 0.025}) {
+      double err = 0;
+      IntegrationStatus st = integrate(sys, 0, Tangent::exact(0), H, H / 8, keptFixed(H),
+                                       [&](double t, const double *x) {
+                                         std::vector<double> want = Tangent::exact(t);
+                                         for (std::size_t i = 0; i < 3; ++i)
+                                           err = std::max(err, std::abs(x[i] - want[i]));
+                                       });
+      REQUIRE(st.ok());
+      if (prevDense > 0) {
+        INFO("perturbation " << perturb << ", dense output, H = " << H << ": " << prevDense
+                             << " -> " << err);
+        CHECK(std::abs(observedOrder(prevDense, err) - 3) < 0.3);
+      }
+      prevDense = err;
+    }
+  }
+}
+
+namespace {
+/// x' = phi' - lambda (x - phi), y' = 2 phi phi' - mu (y - x^2) with phi =
+/// 2 + sin t, from (phi(0), phi(0)^2): x = phi, y = phi^2. Stiff through
+/// lambda, nonlinear through x^2, so its Jacobian reads x.
+class Follower final : public OdeSystem {
+public:
+  Follower(double lambda, double mu) : lambda_(lambda), mu_(mu) {
+    pattern_.colStart = {0, 2, 3};
+    pattern_.rows = {0, 1, 1};
+  }
+  static double phi(double t) { return 2 + std::sin(t); }
+  std::size_t numStates() const override { return 2; }
+  void rhs(double t, const double *x, double *xdot) override {
+    double p = phi(t), dp = std::cos(t);
+    xdot[0] = dp - lambda_ * (x[0] - p);
+    xdot[1] = 2 * p * dp - mu_ * (x[1] - x[0] * x[0]);
+  }
+  const SparsePattern *jacobianPattern() override { return &pattern_; }
+  bool jacobian(double t, const double *x, double *values, double *dfdt) override {
+    ++calls;
+    double p = phi(t), dp = std::cos(t), ddp = -std::sin(t);
+    values[0] = -lambda_;       // df0/dx
+    values[1] = 2 * mu_ * x[0]; // df1/dx
+    values[2] = -mu_;           // df1/dy
+    dfdt[0] = ddp + lambda_ * dp;
+    dfdt[1] = 2 * (dp * dp + p * ddp);
+    return true;
+  }
+  std::size_t calls = 0;
+
+private:
+  double lambda_, mu_;
+  SparsePattern pattern_;
+};
+} // namespace
+
+TEST_CASE("keeping the Jacobian of a nonlinear stiff mode over steps") {
+  // lambda = 1e6 against steps of about 0.01 to 0.1: at default
+  // tolerances, accurate against the closed form, with a Jacobian every
+  // few steps rather than every step when it is kept.
+  for (bool keep : {false, true}) {
+    Follower sys(1e6, 1);
+    IntegratorOptions o;
+    o.method = Method::Rosenbrock;
+    o.keepJacobian = keep;
+    auto stepper = makeStepper(sys, o);
+    double x0[2] = {Follower::phi(0), Follower::phi(0) * Follower::phi(0)};
+    stepper->reset(0, x0);
+    double worst = 0;
+    while (stepper->t() < 20) {
+      REQUIRE(stepper->step(20) == StepStatus::Ok);
+      double p = Follower::phi(stepper->t());
+      worst = std::max(
+          {worst, std::abs(stepper->x()[0] - p) / p, std::abs(stepper->x()[1] - p * p) / (p * p)});
+    }
+    double steps = double(stepper->acceptedSteps());
+    INFO(std::string(keep ? "kept" : "every step")
+         << ": " << steps << " steps, " << stepper->rejectedSteps() << " rejected, " << sys.calls
+         << " Jacobians, " << stepper->factorisations() << " LUs, worst relative error " << worst);
+    CHECK(worst < 1e-5);
+    CHECK(sys.calls == stepper->jacobianCalls());
+    if (keep) {
+      // 80 Jacobians and 326 LUs over 543 steps.
+      CHECK(double(stepper->jacobianCalls()) < 0.2 * steps);
+      CHECK(double(stepper->factorisations()) < 0.7 * steps);
+    } else {
+      CHECK(stepper->jacobianCalls() == stepper->acceptedSteps());
+    }
+  }
+}
