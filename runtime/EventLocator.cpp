@@ -38,10 +38,6 @@ double EventLocator::eventAt(const Stepper &s, double te, std::vector<double> &x
   return te;
 }
 
-CompareOp EventLocator::opOf(std::uint32_t k) const {
-  return k < numGuardComparisons_ ? sw_->op(k) : CompareOp::LessEqual;
-}
-
 Truth EventLocator::anyEvent(const Truth *truths) const {
   Truth any = sw_->anyEnabled(*q_, truths);
   for (std::size_t k = numGuardComparisons_; k < numComparisons_ && any != Truth::True; ++k)

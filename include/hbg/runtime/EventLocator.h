@@ -96,7 +96,9 @@ private:
   /// What the caller is looking for: comparison k's operator (kinks are
   /// `lhs <= rhs`), and whether an enabled transition or a kink may fire
   /// where the comparisons have these truths, or these sides.
-  CompareOp opOf(std::uint32_t k) const;
+  CompareOp opOf(std::uint32_t k) const {
+    return k < numGuardComparisons_ ? sw_->op(k) : CompareOp::LessEqual;
+  }
   Truth anyEvent(const Truth *truths) const;
   bool anyEvent(const double *sides, const std::vector<std::uint32_t> *forced = nullptr) const;
 
