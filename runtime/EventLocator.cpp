@@ -4,6 +4,8 @@
 
 #include "hbg/runtime/RootFind.h"
 
+#include "DenseEnclosure.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -171,13 +173,16 @@ double EventLocator::locate(const Stepper &s, Mode &mode, const Switching &sw,
   // and each interval decided makes the next one twice as wide.
   double tol = 1e-12 * (tb - ta);
   const std::vector<std::uint32_t> &read = mode.guardStates();
+  dense_.resize(5 * read.size());
+  for (std::size_t r = 0; r < read.size(); ++r)
+    s.densePolynomial(read[r], &dense_[5 * r]);
   std::size_t budget = kMaxEnclosures;
   bool slopes = true;
   double width = tb - ta;
   for (double a = ta, b = tb; a < tb; a = b, width *= 2, b = width < tb - a ? a + width : tb) {
-    for (std::uint32_t i : read) {
-      Interval &xi = box_[i];
-      s.enclose(i, a, b, xi.lo, xi.hi);
+    for (std::size_t r = 0; r < read.size(); ++r) {
+      Interval &xi = box_[read[r]];
+      encloseDense(&dense_[5 * r], ta, tb, a, b, xi.lo, xi.hi); // s.enclose()
     }
     // A mode whose guards read the unknowns of a loop solved by Newton's
     // method cannot enclose them (on the first call).
@@ -265,8 +270,11 @@ EventLocator::Certified EventLocator::certify(const Stepper &s, Mode &mode,
   // enclosures leave open must have a margin that is strictly monotone
   // there, so that it changes at most once, where its end values say.
   slopeBox_.assign(box_.size(), Interval::whole());
-  for (std::uint32_t i : mode.guardStates())
-    s.encloseSlope(i, a, b, slopeBox_[i].lo, slopeBox_[i].hi);
+  const std::vector<std::uint32_t> &read = mode.guardStates();
+  for (std::size_t r = 0; r < read.size(); ++r) {
+    Interval &di = slopeBox_[read[r]];
+    encloseDenseSlope(&dense_[5 * r], s.tPrev(), s.t(), a, b, di.lo, di.hi); // s.encloseSlope()
+  }
   values_.resize(3 * numComparisons_);
   slope_.resize(3 * numComparisons_);
   if (!mode.encloseGuardSlopes({a, b}, box_.data(), slopeBox_.data(), values_.data(),

@@ -110,6 +110,10 @@ private:
   std::vector<double> times_, x_, buffer_, pointA_, pointB_, refineSides_;
   std::vector<std::vector<double>> sides_;
   std::vector<Interval> box_, enclosure_, slopeBox_, values_, slope_;
+  /// locate()'s step: the dense output's coefficients of each state the
+  /// guards read (five each, in the order of Mode::guardStates()), taken
+  /// once for all the intervals enclosed.
+  std::vector<double> dense_;
   std::vector<Truth> certTruths_;
   /// certify()'s comparisons that change once in the interval, with their
   /// margins at its ends and where they change (NaN until located).
