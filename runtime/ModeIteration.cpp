@@ -111,7 +111,8 @@ bool Run::iterateModes(const std::vector<double> *yBefore) {
   // A junction sliding on a guard surface goes on in one of its modes; a
   // switch from that mode may start a slide again (JunctionSliding.cpp).
   bool slid = leaveSlide(ev);
-  std::vector<std::uint32_t> from = q_;
+  std::vector<std::uint32_t> &from = buf_.from;
+  from = q_;
   // Rounds and the modes of a round are few: cycles are found by looking
   // back through them. The buffers keep their entries' storage between
   // events; the first `rounds` and `steps` entries are this event's.

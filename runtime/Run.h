@@ -14,6 +14,7 @@
 #include "Sliding.h"
 
 #include <cmath>
+#include <cstdint>
 #include <functional>
 #include <limits>
 #include <map>
@@ -269,6 +270,10 @@ private:
     const std::vector<std::uint32_t> *q = nullptr;
     /// sliders_'s wrapper of `mode`, once there is one (slider()).
     SlidingMode *slider = nullptr;
+    /// enabledComparisons() in these FSM states for a mode of
+    /// `enabledKinks` kinks (none computed while SIZE_MAX).
+    std::vector<std::uint32_t> enabled;
+    std::size_t enabledKinks = SIZE_MAX;
   };
   /// The sliding wrapper of the entry's mode, or null while it has none.
   SlidingMode *sliderOf(ModeEntry &e);
@@ -288,7 +293,7 @@ private:
         slideX, slideXdot, slideAhead, slideNow, standInD, standInJac, standInScale, outputX,
         yAfter;
     std::vector<char> standInAgree;
-    std::vector<std::uint32_t> timed, cur, next, qBefore;
+    std::vector<std::uint32_t> timed, cur, next, qBefore, from;
     std::vector<std::vector<std::uint32_t>> path;
     std::vector<std::pair<std::vector<std::uint32_t>, std::vector<double>>> roundStarts;
     std::vector<std::pair<std::size_t, std::size_t>> first;

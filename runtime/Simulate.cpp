@@ -338,9 +338,16 @@ void Run::sample(Mode &m, double t, const double *x, const std::vector<double> *
 
 const std::vector<std::uint32_t> &Run::enabledComparisons(const Mode &m) {
   if (!enabledValid_ || enabledFor_ != q_) {
-    enabled_ = sw_.comparisonsFrom(q_);
-    for (std::size_t k = 0; k < m.numKinks(); ++k)
-      enabled_.push_back(static_cast<std::uint32_t>(sw_.numComparisons() + k));
+    // Computed once per FSM states and number of kinks (a slide's mode
+    // may have others), and kept with the states' entry.
+    ModeEntry &e = entry(q_);
+    if (e.enabledKinks != m.numKinks()) {
+      e.enabled = sw_.comparisonsFrom(q_);
+      for (std::size_t k = 0; k < m.numKinks(); ++k)
+        e.enabled.push_back(static_cast<std::uint32_t>(sw_.numComparisons() + k));
+      e.enabledKinks = m.numKinks();
+    }
+    enabled_ = e.enabled;
     enabledFor_ = q_;
     enabledValid_ = true;
   }
