@@ -413,21 +413,21 @@ double EventLocator::nextTimeEvent(Mode &mode, const Switching &sw,
   std::vector<double> &atA = pointA_, &at = pointB_;
   atA.resize(2 * numComparisons_);
   at.resize(2 * numComparisons_);
-  // Values and derivatives in one pass where the mode has both. Guards
-  // that read Newton-solved values cannot be enclosed: no lookahead (and
-  // no point evaluation at a state that is not the trajectory's).
-  auto enclose = [&](double a, double b, bool &slopes) {
-    if (slopes)
-      slopes = mode.encloseGuardSlopes({a, b}, box_.data(), slopeBox_.data(), enclosure_.data(),
-                                       slope_.data());
-    return slopes || mode.encloseGuards({a, b}, box_.data(), enclosure_.data());
+  // Values first; derivatives only over an interval whose values leave a
+  // comparison open (most are decided by the values alone, and a mode
+  // that has both reuses the values of the same box for the slopes).
+  // Guards that read Newton-solved values cannot be enclosed: no
+  // lookahead (and no point evaluation at a state that is not the
+  // trajectory's).
+  auto enclose = [&](double a, double b) {
+    return mode.encloseGuards({a, b}, box_.data(), enclosure_.data());
   };
   // The march below starts with the width of the last interval decided in
   // the previous search.
   double width = marchWidth_ > 0 && marchWidth_ < tb - ta ? marchWidth_ : tb - ta;
   double b0 = width < tb - ta ? ta + width : tb;
   bool slopes = true;
-  if (!enclose(ta, b0, slopes))
+  if (!enclose(ta, b0))
     return kNaN;
   auto sides = [&](double tau, std::vector<double> &out) {
     call(mode.guards(tau, x.data(), out.data()), mode, "guards");
@@ -458,7 +458,7 @@ double EventLocator::nextTimeEvent(Mode &mode, const Switching &sw,
   for (double a = ta, b = b0; a < tb; a = b, width *= 2, b = width < tb - a ? a + width : tb) {
     // The first interval's enclosures are those computed above.
     if (a != ta || b != b0) {
-      if (!enclose(a, b, slopes))
+      if (!enclose(a, b))
         return kNaN;
     }
     ++stats.enclosures;
@@ -481,6 +481,9 @@ double EventLocator::nextTimeEvent(Mode &mode, const Switching &sw,
         clearTo = b;
       continue;
     }
+    if (slopes)
+      slopes = mode.encloseGuardSlopes({a, b}, box_.data(), slopeBox_.data(), enclosure_.data(),
+                                       slope_.data());
     if (!(slopes && std::all_of(open_.begin(), open_.end(),
                                 [&](std::uint32_t k) { return monotone(k); }))) {
       double mid = 0.5 * (a + b);
