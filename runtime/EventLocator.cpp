@@ -4,6 +4,8 @@
 
 #include "hbg/runtime/RootFind.h"
 
+#include "DenseEnclosure.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -36,10 +38,6 @@ double EventLocator::eventAt(const Stepper &s, double te, std::vector<double> &x
   else
     s.interpolate(te, xEvent.data());
   return te;
-}
-
-CompareOp EventLocator::opOf(std::uint32_t k) const {
-  return k < numGuardComparisons_ ? sw_->op(k) : CompareOp::LessEqual;
 }
 
 Truth EventLocator::anyEvent(const Truth *truths) const {
@@ -175,13 +173,16 @@ double EventLocator::locate(const Stepper &s, Mode &mode, const Switching &sw,
   // and each interval decided makes the next one twice as wide.
   double tol = 1e-12 * (tb - ta);
   const std::vector<std::uint32_t> &read = mode.guardStates();
+  dense_.resize(5 * read.size());
+  for (std::size_t r = 0; r < read.size(); ++r)
+    s.densePolynomial(read[r], &dense_[5 * r]);
   std::size_t budget = kMaxEnclosures;
   bool slopes = true;
   double width = tb - ta;
   for (double a = ta, b = tb; a < tb; a = b, width *= 2, b = width < tb - a ? a + width : tb) {
-    for (std::uint32_t i : read) {
-      Interval &xi = box_[i];
-      s.enclose(i, a, b, xi.lo, xi.hi);
+    for (std::size_t r = 0; r < read.size(); ++r) {
+      Interval &xi = box_[read[r]];
+      encloseDense(&dense_[5 * r], ta, tb, a, b, xi.lo, xi.hi); // s.enclose()
     }
     // A mode whose guards read the unknowns of a loop solved by Newton's
     // method cannot enclose them (on the first call).
@@ -269,8 +270,11 @@ EventLocator::Certified EventLocator::certify(const Stepper &s, Mode &mode,
   // enclosures leave open must have a margin that is strictly monotone
   // there, so that it changes at most once, where its end values say.
   slopeBox_.assign(box_.size(), Interval::whole());
-  for (std::uint32_t i : mode.guardStates())
-    s.encloseSlope(i, a, b, slopeBox_[i].lo, slopeBox_[i].hi);
+  const std::vector<std::uint32_t> &read = mode.guardStates();
+  for (std::size_t r = 0; r < read.size(); ++r) {
+    Interval &di = slopeBox_[read[r]];
+    encloseDenseSlope(&dense_[5 * r], s.tPrev(), s.t(), a, b, di.lo, di.hi); // s.encloseSlope()
+  }
   values_.resize(3 * numComparisons_);
   slope_.resize(3 * numComparisons_);
   if (!mode.encloseGuardSlopes({a, b}, box_.data(), slopeBox_.data(), values_.data(),
@@ -409,21 +413,21 @@ double EventLocator::nextTimeEvent(Mode &mode, const Switching &sw,
   std::vector<double> &atA = pointA_, &at = pointB_;
   atA.resize(2 * numComparisons_);
   at.resize(2 * numComparisons_);
-  // Values and derivatives in one pass where the mode has both. Guards
-  // that read Newton-solved values cannot be enclosed: no lookahead (and
-  // no point evaluation at a state that is not the trajectory's).
-  auto enclose = [&](double a, double b, bool &slopes) {
-    if (slopes)
-      slopes = mode.encloseGuardSlopes({a, b}, box_.data(), slopeBox_.data(), enclosure_.data(),
-                                       slope_.data());
-    return slopes || mode.encloseGuards({a, b}, box_.data(), enclosure_.data());
+  // Values first; derivatives only over an interval whose values leave a
+  // comparison open (most are decided by the values alone, and a mode
+  // that has both reuses the values of the same box for the slopes).
+  // Guards that read Newton-solved values cannot be enclosed: no
+  // lookahead (and no point evaluation at a state that is not the
+  // trajectory's).
+  auto enclose = [&](double a, double b) {
+    return mode.encloseGuards({a, b}, box_.data(), enclosure_.data());
   };
   // The march below starts with the width of the last interval decided in
   // the previous search.
   double width = marchWidth_ > 0 && marchWidth_ < tb - ta ? marchWidth_ : tb - ta;
   double b0 = width < tb - ta ? ta + width : tb;
   bool slopes = true;
-  if (!enclose(ta, b0, slopes))
+  if (!enclose(ta, b0))
     return kNaN;
   auto sides = [&](double tau, std::vector<double> &out) {
     call(mode.guards(tau, x.data(), out.data()), mode, "guards");
@@ -454,7 +458,7 @@ double EventLocator::nextTimeEvent(Mode &mode, const Switching &sw,
   for (double a = ta, b = b0; a < tb; a = b, width *= 2, b = width < tb - a ? a + width : tb) {
     // The first interval's enclosures are those computed above.
     if (a != ta || b != b0) {
-      if (!enclose(a, b, slopes))
+      if (!enclose(a, b))
         return kNaN;
     }
     ++stats.enclosures;
@@ -477,6 +481,9 @@ double EventLocator::nextTimeEvent(Mode &mode, const Switching &sw,
         clearTo = b;
       continue;
     }
+    if (slopes)
+      slopes = mode.encloseGuardSlopes({a, b}, box_.data(), slopeBox_.data(), enclosure_.data(),
+                                       slope_.data());
     if (!(slopes && std::all_of(open_.begin(), open_.end(),
                                 [&](std::uint32_t k) { return monotone(k); }))) {
       double mid = 0.5 * (a + b);

@@ -6,52 +6,12 @@
 
 namespace hbg::runtime {
 
-bool comparisonHolds(CompareOp op, double lhs, double rhs) {
-  double g = lhs - rhs, tol = comparisonTolerance(lhs, rhs);
-  // Non-strict comparisons accept rounding relative to the sides only: an
-  // absolute allowance would let a small quantity (a ball's height over a
-  // short bounce) count as touching its threshold all the time.
-  double relative = 1e-11 * (std::abs(lhs) + std::abs(rhs));
-  switch (op) {
-  case CompareOp::Less: return g < -tol;
-  case CompareOp::LessEqual: return g <= relative;
-  case CompareOp::Greater: return g > tol;
-  case CompareOp::GreaterEqual: return g >= -relative;
-  case CompareOp::Equal: return std::abs(g) <= tol;
-  }
-  return false;
-}
-
-double comparisonMargin(CompareOp op, double lhs, double rhs) {
-  double g = lhs - rhs, tol = comparisonTolerance(lhs, rhs);
-  switch (op) {
-  case CompareOp::Less: return -g - tol;
-  case CompareOp::LessEqual: return -g;
-  case CompareOp::Greater: return g - tol;
-  case CompareOp::GreaterEqual: return g;
-  case CompareOp::Equal: return g;
-  }
-  return 0;
-}
-
 void comparisonsOf(const GuardNode &g, std::vector<const GuardNode *> &out) {
   if (g.kind == GuardNode::Compare)
     out.push_back(&g);
   else if (g.kind != GuardNode::Not)
     for (const GuardNode &c : g.children)
       comparisonsOf(c, out);
-}
-
-bool comparisonReached(CompareOp op, double lhs, double rhs) {
-  double m = comparisonMargin(op, lhs, rhs);
-  switch (op) {
-  case CompareOp::Less:
-  case CompareOp::Greater: return m > 0;
-  case CompareOp::LessEqual:
-  case CompareOp::GreaterEqual: return m >= 0;
-  case CompareOp::Equal: return m == 0;
-  }
-  return false;
 }
 
 namespace {
@@ -64,20 +24,23 @@ double mignitude(Interval a) {
 Truth comparisonTruth(CompareOp op, Interval lhs, Interval rhs, Interval diff) {
   if (lhs.isWhole() || rhs.isWhole() || diff.isWhole())
     return Truth::Unknown;
-  double tolMax = 1e-11 * (magnitude(lhs) + magnitude(rhs)) + 1e-14;
-  double tolMin = 1e-11 * (mignitude(lhs) + mignitude(rhs)) + 1e-14;
   // comparisonReached() subtracts the sides in floating point; `diff` may
   // have been computed otherwise (simplified symbolically). Their rounding
   // differs by far less than this, and far less than the tolerances.
-  double slack = 1e-15 * (magnitude(lhs) + magnitude(rhs));
+  double sizes = magnitude(lhs) + magnitude(rhs);
+  double slack = 1e-15 * sizes;
   double lo = diff.lo - slack, hi = diff.hi + slack;
   auto decide = [](bool always, bool never) {
     return always ? Truth::True : never ? Truth::False : Truth::Unknown;
   };
+  // Only strict comparisons have a tolerance: its largest and smallest
+  // values over the enclosures.
+  auto tolMax = [&] { return 1e-11 * sizes + 1e-14; };
+  auto tolMin = [&] { return 1e-11 * (mignitude(lhs) + mignitude(rhs)) + 1e-14; };
   switch (op) {
-  case CompareOp::Less: return decide(hi < -tolMax, lo >= -tolMin);
+  case CompareOp::Less: return decide(hi < -tolMax(), lo >= -tolMin());
   case CompareOp::LessEqual: return decide(hi <= 0, lo > 0);
-  case CompareOp::Greater: return decide(lo > tolMax, hi <= tolMin);
+  case CompareOp::Greater: return decide(lo > tolMax(), hi <= tolMin());
   case CompareOp::GreaterEqual: return decide(lo >= 0, hi < 0);
   case CompareOp::Equal: return decide(lo == 0 && hi == 0, lo > 0 || hi < 0);
   }

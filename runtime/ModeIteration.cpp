@@ -89,23 +89,30 @@ void Run::addTransition(Event &ev, const std::string &text) {
   ev.transitions.back().assign(text);
 }
 
-bool Run::iterateModes() {
+bool Run::iterateModes(const std::vector<double> *yBefore) {
+  yAfterKept_ = false;
   Event ev = newEvent();
   ev.time = t_;
   ev.before = X_;
-  outputsNow(ev.outputsBefore);
-  addMode(ev, modeText(q_), true);
-  eventFrom_ = &modeText(q_);
+  if (yBefore)
+    ev.outputsBefore = *yBefore;
+  else
+    outputsNow(ev.outputsBefore);
+  const std::string &fromText = modeText(q_);
+  addMode(ev, fromText, true);
+  eventFrom_ = &fromText;
   std::vector<std::uint32_t> &qBefore = buf_.qBefore;
   qBefore = q_;
   energyBefore(ev);
   // The a priori values of the event: what `pre(...)` holds from now on.
-  holdValues(mode(q_));
-  std::vector<std::pair<std::string, double>> branchesBefore = branches(mode(q_));
+  Mode &fromMode = mode(q_);
+  holdValues(fromMode);
+  std::vector<std::pair<std::string, double>> branchesBefore = branches(fromMode);
   // A junction sliding on a guard surface goes on in one of its modes; a
   // switch from that mode may start a slide again (JunctionSliding.cpp).
   bool slid = leaveSlide(ev);
-  std::vector<std::uint32_t> from = q_;
+  std::vector<std::uint32_t> &from = buf_.from;
+  from = q_;
   // Rounds and the modes of a round are few: cycles are found by looking
   // back through them. The buffers keep their entries' storage between
   // events; the first `rounds` and `steps` entries are this event's.
@@ -189,8 +196,9 @@ bool Run::iterateModes() {
       }
       visit(cur);
       addMode(ev, modeText(cur), false);
-      guardSides(mode(cur), plus, otherMode(cur));
-      judgeImpulses(mode(cur), plus);
+      Mode &through = mode(cur);
+      guardSides(through, plus, otherMode(cur));
+      judgeImpulses(through, plus);
     }
     if (retry) {
       ev.transitions.resize(transitionsAt);
@@ -263,6 +271,8 @@ bool Run::iterateModes() {
     enterSlide(from, ev);
   ev.after = X_;
   outputsNow(ev.outputsAfter);
+  buf_.yAfter = ev.outputsAfter;
+  yAfterKept_ = true;
   auditEnergy(ev);
   if (o_.onEvent)
     o_.onEvent(ev);

@@ -159,8 +159,10 @@ ProgramMode::ProgramMode(std::shared_ptr<const ModeProgram> program, const std::
     : program_(std::move(program)), p_(p.size() + program_->kinkInfo.size(), 0.0),
       e_(*program_, p_.data()), jacobianSeconds_(jacobianSeconds) {
   setParameters(p);
-  if (program_->guardTape)
+  if (program_->guardTape) {
     varying_ = program_->guardTape->varying();
+    xRead_ = program_->guardTape->xRead();
+  }
   if (switched) {
     name_ = program_->modeName;
     stateSlots_ = program_->stateSlots;
@@ -187,6 +189,7 @@ bool ProgramMode::encloseGuards(Interval t, const Interval *x, Interval *out) {
     return false;
   program_->guardTape->evaluate(t, x, p_.data(), out, scratch_, valuesKept_ ? &varying_ : nullptr);
   valuesKept_ = true;
+  noteValues(t, x);
   return true;
 }
 
@@ -195,10 +198,34 @@ bool ProgramMode::encloseGuardSlopes(Interval t, const Interval *x, const Interv
   if (!program_->guardTape)
     return false;
   bool kept = valuesKept_ && slopesKept_;
+  // The values are a function of t, the boxes read and p_ alone: those of
+  // the same inputs are the same bits, and only the slopes are computed.
+  bool current = valuesKept_ && valuesFor(t, x);
   program_->guardTape->evaluateSlope(t, x, xdot, p_.data(), out, outDot, scratch_, slopes_,
-                                     kept ? &varying_ : nullptr);
+                                     kept ? &varying_ : nullptr, current);
   valuesKept_ = slopesKept_ = true;
+  noteValues(t, x);
   return true;
+}
+
+bool ProgramMode::valuesFor(Interval t, const Interval *x) const {
+  auto same = [](const Interval &a, const Interval &b) {
+    return std::memcmp(&a, &b, sizeof(Interval)) == 0;
+  };
+  if (!valuesBoxSet_ || !same(valuesBox_[0], t))
+    return false;
+  for (std::size_t k = 0; k < xRead_.size(); ++k)
+    if (!same(valuesBox_[k + 1], x[xRead_[k]]))
+      return false;
+  return true;
+}
+
+void ProgramMode::noteValues(Interval t, const Interval *x) {
+  valuesBox_.resize(xRead_.size() + 1);
+  valuesBox_[0] = t;
+  for (std::size_t k = 0; k < xRead_.size(); ++k)
+    valuesBox_[k + 1] = x[xRead_[k]];
+  valuesBoxSet_ = true;
 }
 
 bool ProgramMode::dependentJacobian(double t, const double *x, double *jac) {
@@ -231,7 +258,7 @@ void ProgramMode::setParameters(const std::vector<double> &p) {
   if (p.empty() || std::memcmp(p.data(), p_.data(), p.size() * sizeof(double)) == 0)
     return;
   std::copy(p.begin(), p.end(), p_.begin());
-  valuesKept_ = slopesKept_ = false;
+  valuesKept_ = slopesKept_ = valuesBoxSet_ = false;
 }
 
 ProgramSystem::ProgramSystem(std::vector<double> params, std::size_t numHeld, bool switched,

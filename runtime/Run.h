@@ -14,6 +14,7 @@
 #include "Sliding.h"
 
 #include <cmath>
+#include <cstdint>
 #include <functional>
 #include <limits>
 #include <map>
@@ -52,7 +53,10 @@ public:
   /// changed. The caller locates a crossing no closer than its step: an
   /// equality whose indicator changed sign between the last two times it
   /// was read holds at the event.
-  void setTime(double t) { t_ = t; }
+  void setTime(double t) {
+    t_ = t;
+    yAfterKept_ = false;
+  }
   void setState(const double *X);
   void derivatives(double *dX);
   void indicators(double *z, std::size_t n);
@@ -114,7 +118,9 @@ private:
     const std::string *text = &modeText(q);
     return text == (eventFrom_ ? eventFrom_ : &modeText(q_)) ? nullptr : text;
   }
-  void sample(Mode &m, double t, const double *x);
+  /// An output row of `m` at (t, x); `y`: its outputs there, when the
+  /// caller has them.
+  void sample(Mode &m, double t, const double *x, const std::vector<double> *y = nullptr);
   /// Comparisons of the transitions enabled in the current FSM states,
   /// then the kinks of their mode `m`.
   const std::vector<std::uint32_t> &enabledComparisons(const Mode &m);
@@ -177,8 +183,10 @@ private:
   branchChanges(const std::vector<std::pair<std::string, double>> &before, const Mode &m);
 
   /// Mode iteration at t_ from X (ModeIteration.cpp); returns true when
-  /// the mode changed (and records the event).
-  bool iterateModes();
+  /// the mode changed (and records the event). `yBefore`: the outputs of
+  /// the run's mode at t_ and X, when the caller has them (it has just
+  /// written the row before the event).
+  bool iterateModes(const std::vector<double> *yBefore = nullptr);
   /// An empty event, with the storage of one the record dropped when
   /// there is one (SimulateOptions::keepEvents): a run that keeps few
   /// events then records each without allocating.
@@ -234,6 +242,10 @@ private:
   std::size_t k_ = 0;
   double next_ = std::numeric_limits<double>::infinity();
   bool eventRow_ = false;
+  /// buf_.yAfter holds the outputs after the last event, in the mode and
+  /// at the state it ended in: its row after samples them. Cleared by
+  /// anything that may change them before that row.
+  bool yAfterKept_ = false;
   /// The step size last reached: after an event the next step starts
   /// from it, and kinks take their direction over a fraction of it.
   double lastStep_ = 0;
@@ -258,6 +270,10 @@ private:
     const std::vector<std::uint32_t> *q = nullptr;
     /// sliders_'s wrapper of `mode`, once there is one (slider()).
     SlidingMode *slider = nullptr;
+    /// enabledComparisons() in these FSM states for a mode of
+    /// `enabledKinks` kinks (none computed while SIZE_MAX).
+    std::vector<std::uint32_t> enabled;
+    std::size_t enabledKinks = SIZE_MAX;
   };
   /// The sliding wrapper of the entry's mode, or null while it has none.
   SlidingMode *sliderOf(ModeEntry &e);
@@ -274,9 +290,10 @@ private:
   struct Buffers {
     std::vector<double> x, sidesA, sidesB, xEvent, dense, y, row, held, heldX, guardX, dependent,
         minus, plus, impulseX, impulseCoef, impulseD, impulseJump, nominal, remapX, remapD,
-        slideX, slideXdot, slideAhead, slideNow, standInD, standInJac, standInScale, outputX;
+        slideX, slideXdot, slideAhead, slideNow, standInD, standInJac, standInScale, outputX,
+        yAfter;
     std::vector<char> standInAgree;
-    std::vector<std::uint32_t> timed, cur, next, qBefore;
+    std::vector<std::uint32_t> timed, cur, next, qBefore, from;
     std::vector<std::vector<std::uint32_t>> path;
     std::vector<std::pair<std::vector<std::uint32_t>, std::vector<double>>> roundStarts;
     std::vector<std::pair<std::size_t, std::size_t>> first;

@@ -298,7 +298,7 @@ void Run::guardSides(Mode &m, std::vector<double> &sides, const std::string *eva
   call(m.guards(t_, buf_.guardX.data(), sides.data()), m, "guards", evaluated);
 }
 
-void Run::sample(Mode &m, double t, const double *x) {
+void Run::sample(Mode &m, double t, const double *x, const std::vector<double> *given) {
   if (!m.shortCircuit().empty()) {
     // No row from a mode whose sources stopped agreeing (complete()).
     int k = disagreeing(m, t, x);
@@ -308,8 +308,12 @@ void Run::sample(Mode &m, double t, const double *x) {
   }
   std::size_t ny = sys_.numOutputs();
   std::vector<double> &y = buf_.y;
-  y.resize(ny);
-  call(m.outputs(t, x, y.data()), m, "outputs");
+  if (given) {
+    y = *given;
+  } else {
+    y.resize(ny);
+    call(m.outputs(t, x, y.data()), m, "outputs");
+  }
   for (std::size_t i = 0; i < ny; ++i)
     if (!std::isfinite(y[i]))
       throw RunError(DiagKind::RunOutputNotFinite, t, m.name(),
@@ -334,9 +338,16 @@ void Run::sample(Mode &m, double t, const double *x) {
 
 const std::vector<std::uint32_t> &Run::enabledComparisons(const Mode &m) {
   if (!enabledValid_ || enabledFor_ != q_) {
-    enabled_ = sw_.comparisonsFrom(q_);
-    for (std::size_t k = 0; k < m.numKinks(); ++k)
-      enabled_.push_back(static_cast<std::uint32_t>(sw_.numComparisons() + k));
+    // Computed once per FSM states and number of kinks (a slide's mode
+    // may have others), and kept with the states' entry.
+    ModeEntry &e = entry(q_);
+    if (e.enabledKinks != m.numKinks()) {
+      e.enabled = sw_.comparisonsFrom(q_);
+      for (std::size_t k = 0; k < m.numKinks(); ++k)
+        e.enabled.push_back(static_cast<std::uint32_t>(sw_.numComparisons() + k));
+      e.enabledKinks = m.numKinks();
+    }
+    enabled_ = e.enabled;
     enabledFor_ = q_;
     enabledValid_ = true;
   }
@@ -411,6 +422,7 @@ void Run::start() {
 void Run::refresh() {
   // Dependent storage and kinks follow the new values at once; guards that
   // now hold make an event here.
+  yAfterKept_ = false;
   Mode &m = mode(q_);
   chooseBranches(m);
   std::vector<double> x = gather(m);
@@ -419,6 +431,7 @@ void Run::refresh() {
 }
 
 void Run::setState(const double *X) {
+  yAfterKept_ = false;
   std::copy(X, X + X_.size(), X_.begin());
   Mode &m = mode(q_);
   std::vector<double> x = gather(m);
@@ -540,7 +553,8 @@ void Run::advance(double tStop) {
     // The row after an event; grid times up to it were sampled before it,
     // so only the start can still have a grid time here.
     if (eventRow && grid_)
-      sample(m, t_, x.data());
+      sample(m, t_, x.data(), yAfterKept_ ? &buf_.yAfter : nullptr);
+    yAfterKept_ = false;
     while (next <= t_) {
       sample(m, t_, x.data());
       next = next == o_.tEnd ? std::numeric_limits<double>::infinity() : grid_->at(++k);
@@ -724,10 +738,13 @@ void Run::advance(double tStop) {
     // The event: the state before it (sampled unless a grid point fell on
     // it), then mode iteration and remapping; the row after is sampled in
     // the new mode at the top of the loop.
-    if (grid_ && (r_.rows == 0 || lastRowTime_ != t_))
+    // X holds xEvent in m's slots (complete()): the row's outputs are the
+    // event's outputs before.
+    bool sampled = grid_ && (r_.rows == 0 || lastRowTime_ != t_);
+    if (sampled)
       sample(m, t_, xEvent.data());
     checkCrawl(m, xEvent);
-    eventRow = iterateModes();
+    eventRow = iterateModes(sampled ? &buf_.y : nullptr);
   }
 }
 

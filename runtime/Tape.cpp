@@ -260,10 +260,11 @@ void Tape::evaluate(Interval t, const Interval *x, const double *p, Interval *ou
 void Tape::evaluateSlope(Interval t, const Interval *x, const Interval *xdot, const double *p,
                          Interval *out, Interval *outDot, std::vector<Interval> &scratch,
                          std::vector<Interval> &slopes,
-                         const std::vector<std::uint32_t> *only) const {
+                         const std::vector<std::uint32_t> *only, bool valuesCurrent) const {
   // Values as evaluate() encloses them, then derivatives by the chain rule
   // on the same instructions (forward mode, one direction: time).
-  evaluate(t, x, p, nullptr, scratch, only);
+  if (!valuesCurrent)
+    evaluate(t, x, p, nullptr, scratch, only);
   slopes.resize(code.size());
   const Interval *v = scratch.data();
   Interval *d = slopes.data();

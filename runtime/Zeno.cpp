@@ -84,9 +84,11 @@ void Run::checkChattering() {
     someHeld = near(last, i) && near(beforeLast, i) && near(oldest, i);
   if (!someHeld)
     return;
+  // Every event of the window switches between few modes (an event that
+  // comes back to the mode it started from, a bounce, does not chatter);
+  // then the range of each state over the window.
   std::vector<std::string> modes;
   bool together = false;
-  std::vector<double> lo(r_.events[n - kChatter].before), hi(lo);
   for (std::size_t k = n - kChatter; k < n; ++k) {
     const Event &e = r_.events[k];
     if (e.modes.front() == e.modes.back() || e.before.size() != slots ||
@@ -98,6 +100,10 @@ void Run::checkChattering() {
     if (modes.size() > kFewModes)
       return;
     together = together || e.junctionsSwitched.size() > 1;
+  }
+  std::vector<double> lo(r_.events[n - kChatter].before), hi(lo);
+  for (std::size_t k = n - kChatter; k < n; ++k) {
+    const Event &e = r_.events[k];
     for (std::size_t i = 0; i < slots; ++i) {
       lo[i] = std::min({lo[i], e.before[i], e.after[i]});
       hi[i] = std::max({hi[i], e.before[i], e.after[i]});

@@ -172,6 +172,36 @@ TEST_CASE("events recorded in the storage of dropped ones equal those a full rec
   }
 }
 
+TEST_CASE("an event's outputs are its rows before and after, and the closed form's") {
+  // The rows around an event and the event's outputs are computed once
+  // for both: each event has a row before it and one after it at its
+  // time, with the event's outputs, and the velocity after a bounce is
+  // -e times the one before.
+  SimulateOptions o;
+  o.tEnd = 4;
+  RunRecord r;
+  HandSystem sys = bouncingBall(true);
+  simulate(sys, {kH0, 0}, o, r);
+  REQUIRE(r.events.size() > 10);
+  auto bits = [](double x, double y) { return std::memcmp(&x, &y, sizeof x) == 0; };
+  const std::vector<double> &time = r.columns[0];
+  for (std::size_t k = 0; k < r.events.size(); ++k) {
+    CAPTURE(k);
+    const Event &ev = r.events[k];
+    auto at = std::find(time.begin(), time.end(), ev.time);
+    REQUIRE(at + 1 < time.end());
+    std::size_t row = std::size_t(at - time.begin());
+    REQUIRE(time[row + 1] == ev.time);
+    REQUIRE(ev.outputsBefore.size() == 2);
+    REQUIRE(ev.outputsAfter.size() == 2);
+    for (std::size_t i = 0; i < 2; ++i) {
+      CHECK(bits(r.columns[i + 1][row], ev.outputsBefore[i]));
+      CHECK(bits(r.columns[i + 1][row + 1], ev.outputsAfter[i]));
+    }
+    CHECK(ev.outputsAfter[1] == doctest::Approx(-kE * ev.outputsBefore[1]).epsilon(1e-12));
+  }
+}
+
 TEST_CASE("bouncing ball, events found by sampling: the same bounces and report") {
   // The guards refuse enclosures, as a mode whose guards read Newton-solved
   // values does. Each bounce, located by sampling to 1e-12 of its step,

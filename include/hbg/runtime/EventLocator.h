@@ -96,7 +96,9 @@ private:
   /// What the caller is looking for: comparison k's operator (kinks are
   /// `lhs <= rhs`), and whether an enabled transition or a kink may fire
   /// where the comparisons have these truths, or these sides.
-  CompareOp opOf(std::uint32_t k) const;
+  CompareOp opOf(std::uint32_t k) const {
+    return k < numGuardComparisons_ ? sw_->op(k) : CompareOp::LessEqual;
+  }
   Truth anyEvent(const Truth *truths) const;
   bool anyEvent(const double *sides, const std::vector<std::uint32_t> *forced = nullptr) const;
 
@@ -108,6 +110,10 @@ private:
   std::vector<double> times_, x_, buffer_, pointA_, pointB_, refineSides_;
   std::vector<std::vector<double>> sides_;
   std::vector<Interval> box_, enclosure_, slopeBox_, values_, slope_;
+  /// locate()'s step: the dense output's coefficients of each state the
+  /// guards read (five each, in the order of Mode::guardStates()), taken
+  /// once for all the intervals enclosed.
+  std::vector<double> dense_;
   std::vector<Truth> certTruths_;
   /// certify()'s comparisons that change once in the interval, with their
   /// margins at its ends and where they change (NaN until located).

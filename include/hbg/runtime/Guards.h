@@ -30,13 +30,37 @@ inline double comparisonTolerance(double lhs, double rhs) {
 /// Whether `lhs op rhs` holds, with comparisonTolerance(): `a > b` needs
 /// a - b above the tolerance, `a >= b` accepts a - b down to minus the
 /// relative part of it, `a = b` holds within it.
-bool comparisonHolds(CompareOp op, double lhs, double rhs);
+inline bool comparisonHolds(CompareOp op, double lhs, double rhs) {
+  double g = lhs - rhs, tol = comparisonTolerance(lhs, rhs);
+  // Non-strict comparisons accept rounding relative to the sides only: an
+  // absolute allowance would let a small quantity (a ball's height over a
+  // short bounce) count as touching its threshold all the time.
+  double relative = 1e-11 * (std::abs(lhs) + std::abs(rhs));
+  switch (op) {
+  case CompareOp::Less: return g < -tol;
+  case CompareOp::LessEqual: return g <= relative;
+  case CompareOp::Greater: return g > tol;
+  case CompareOp::GreaterEqual: return g >= -relative;
+  case CompareOp::Equal: return std::abs(g) <= tol;
+  }
+  return false;
+}
 
 /// A continuous function of the two sides, positive where the comparison
 /// holds: non-strict comparisons and equalities change sign at the
 /// threshold itself, strict ones beyond the tolerance, so that a strict
 /// guard does not fire on a value that merely touches its threshold.
-double comparisonMargin(CompareOp op, double lhs, double rhs);
+inline double comparisonMargin(CompareOp op, double lhs, double rhs) {
+  double g = lhs - rhs, tol = comparisonTolerance(lhs, rhs);
+  switch (op) {
+  case CompareOp::Less: return -g - tol;
+  case CompareOp::LessEqual: return -g;
+  case CompareOp::Greater: return g - tol;
+  case CompareOp::GreaterEqual: return g;
+  case CompareOp::Equal: return g;
+  }
+  return 0;
+}
 
 /// What is known of a comparison over an interval of time.
 enum class Truth : std::uint8_t { False, True, Unknown };
@@ -47,7 +71,17 @@ enum class Truth : std::uint8_t { False, True, Unknown };
 /// within the tolerance before it). An equality is reached where its sides
 /// are equal, and also (judged by the caller, over an interval) where they
 /// cross.
-bool comparisonReached(CompareOp op, double lhs, double rhs);
+inline bool comparisonReached(CompareOp op, double lhs, double rhs) {
+  double m = comparisonMargin(op, lhs, rhs);
+  switch (op) {
+  case CompareOp::Less:
+  case CompareOp::Greater: return m > 0;
+  case CompareOp::LessEqual:
+  case CompareOp::GreaterEqual: return m >= 0;
+  case CompareOp::Equal: return m == 0;
+  }
+  return false;
+}
 
 /// Whether comparisonReached() holds for all, or for none, of the values
 /// enclosed by `lhs` and `rhs`, given that `diff` encloses lhs - rhs;

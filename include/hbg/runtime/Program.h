@@ -305,7 +305,7 @@ public:
   double branch(std::size_t k) const override { return p_[firstBranch() + k]; }
   void setBranch(std::size_t k, double b) override {
     p_[firstBranch() + k] = b;
-    valuesKept_ = slopesKept_ = false;
+    valuesKept_ = slopesKept_ = valuesBoxSet_ = false;
   }
 
   /// Parameters and held values, as the system holds them.
@@ -324,6 +324,15 @@ private:
   /// the others' values and slopes in scratch_ and slopes_ are current.
   std::vector<std::uint32_t> varying_;
   bool valuesKept_ = false, slopesKept_ = false;
+  /// The time and the boxes of the states the guard tape reads (xRead_)
+  /// that scratch_'s values were last computed for: the event locator
+  /// asks for slopes over the box it has just enclosed the guards on.
+  std::vector<std::uint32_t> xRead_;
+  std::vector<Interval> valuesBox_;
+  bool valuesBoxSet_ = false;
+  /// Whether scratch_ holds the values of (t, x), and notes that it does.
+  bool valuesFor(Interval t, const Interval *x) const;
+  void noteValues(Interval t, const Interval *x);
   std::string name_;
   std::vector<std::uint32_t> stateSlots_, dependentSlots_;
 };

@@ -90,10 +90,14 @@ public:
   /// a kink of abs, min or max inside the box widens it to the hull of
   /// its sides' derivatives).
   /// `only` as for evaluate(), `slopes` also kept from an earlier call.
+  /// `valuesCurrent`: `scratch` already holds the values of this t, x and
+  /// p (from evaluate() on the same box), which are then not evaluated
+  /// again.
   void evaluateSlope(Interval t, const Interval *x, const Interval *xdot, const double *p,
                      Interval *out, Interval *outDot, std::vector<Interval> &scratch,
                      std::vector<Interval> &slopes,
-                     const std::vector<std::uint32_t> *only = nullptr) const;
+                     const std::vector<std::uint32_t> *only = nullptr,
+                     bool valuesCurrent = false) const;
 
   /// The instructions that read t or x, directly or through others,
   /// increasing: the rest depend on p alone.
