@@ -224,15 +224,10 @@ double DormandPrinceStepper::stiffness() const {
   const double *x = x_.data(), *y = y_.data(), *f7 = dk_[6].data(), *f6 = dk_[5].data();
   const double *nominal = nominal_.data();
   double atol = opts_.atol, rtol = opts_.rtol;
-  constexpr double Tiny = std::numeric_limits<double>::min();
   double n = 0, d = 0;
 #pragma omp simd reduction(+ : n, d)
   for (std::size_t i = 0; i < n_; ++i) {
-    double floor = rtol * nominal[i];
-    floor = floor > atol ? floor : atol;
-    double a = std::abs(x[i]), b = std::abs(y[i]);
-    double sc = floor + rtol * (a > b ? a : b);
-    sc = sc > Tiny ? sc : Tiny;
+    double sc = stateWeight(nominal[i], x[i], y[i], atol, rtol);
     double df = (f7[i] - f6[i]) / sc, dx = (x[i] - y[i]) / sc;
     n += df * df;
     d += dx * dx;

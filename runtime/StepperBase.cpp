@@ -39,15 +39,8 @@ std::size_t firstNonFinite(const double *v, std::size_t n) {
 void weightedErrors(std::size_t n, double *__restrict ratio, const double *__restrict x,
                     const double *__restrict xNew, const double *__restrict err,
                     const double *__restrict nominal, double atol, double rtol) {
-  constexpr double Tiny = std::numeric_limits<double>::min();
-  for (std::size_t i = 0; i < n; ++i) {
-    double floor = rtol * nominal[i];
-    floor = floor > atol ? floor : atol;
-    double a = std::abs(x[i]), b = std::abs(xNew[i]);
-    double sc = floor + rtol * (a > b ? a : b);
-    sc = sc > Tiny ? sc : Tiny;
-    ratio[i] = std::abs(err[i]) / sc;
-  }
+  for (std::size_t i = 0; i < n; ++i)
+    ratio[i] = std::abs(err[i]) / stateWeight(nominal[i], x[i], xNew[i], atol, rtol);
 }
 } // namespace
 

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -37,6 +38,19 @@ protected:
   /// The starting point was not finite; there is nothing to step from.
   bool badStart_ = false;
 };
+
+/// max(atol, rtol nominal) + rtol max(|a|, |b|), at least DBL_MIN: a
+/// state's error weight (AdaptiveStepper::weight), written with selects
+/// rather than std::max so that loops over the states vectorise.
+inline double stateWeight(double nominal, double a, double b, double atol, double rtol) {
+  constexpr double Tiny = std::numeric_limits<double>::min();
+  double floor = rtol * nominal;
+  floor = floor > atol ? floor : atol;
+  a = std::abs(a);
+  b = std::abs(b);
+  double sc = floor + rtol * (a > b ? a : b);
+  return sc > Tiny ? sc : Tiny;
+}
 
 /// Methods with error control: per-state error weights scaled by nominal
 /// magnitudes (IntegratorOptions), the step-size loop with rejections,
