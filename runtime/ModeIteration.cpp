@@ -106,6 +106,13 @@ bool Run::iterateModes(const std::vector<double> *yBefore) {
   energyBefore(ev);
   // The a priori values of the event: what `pre(...)` holds from now on.
   Mode &fromMode = mode(q_);
+  std::vector<double> fromBranches;
+  if (o_.trace) {
+    for (std::size_t k = 0; k < fromMode.numKinks(); ++k)
+      fromBranches.push_back(fromMode.branch(k));
+    traceEntries_.clear();
+    traceComparisons_.clear();
+  }
   holdValues(fromMode);
   std::vector<std::pair<std::string, double>> branchesBefore = branches(fromMode);
   // A junction sliding on a guard surface goes on in one of its modes; a
@@ -176,6 +183,13 @@ bool Run::iterateModes(const std::vector<double> *yBefore) {
         any = true;
       }
       ++r_.modeIterations;
+      if (o_.trace && steps == 1 && round == 0) {
+        std::vector<const GuardNode *> compares;
+        for (auto [j, i] : first)
+          comparisonsOf(sw_.junctions()[j].transitions[i].guard, compares);
+        for (const GuardNode *c : compares)
+          traceComparisons_.push_back(c->comparison);
+      }
       if (!any)
         break;
       std::swap(cur, next);
@@ -229,6 +243,8 @@ bool Run::iterateModes(const std::vector<double> *yBefore) {
     chooseBranches(to);
     if (!to.dependentSlots().empty())
       remap(to, ev);
+    if (o_.trace)
+      traceEntry(mode(q_), !to.dependentSlots().empty());
     ev.states.back() = X_; // the real mode's state: remapped
   }
   // Kinks whose argument crossed (or that a new mode puts on another
@@ -242,7 +258,16 @@ bool Run::iterateModes(const std::vector<double> *yBefore) {
     // source's step into a mass): where it jumps, its impulses reach the
     // independent storage, as at a mode change.
     remap(now, ev);
+    if (o_.trace)
+      traceEntry(now, true);
+  } else if (o_.trace && !kinks.empty()) {
+    traceEntry(now, false);
   }
+  if (o_.trace)
+    for (std::size_t k = 0; k < now.numKinks(); ++k)
+      for (const auto &[text, b] : branchesBefore)
+        if (text == now.kinkText(k) && b != now.branch(k))
+          traceComparisons_.push_back(std::uint32_t(sw_.numComparisons() + k));
   if (!switched && kinks.empty() && !slid) {
     eventFrom_ = nullptr;
     recycle(ev);
@@ -274,6 +299,8 @@ bool Run::iterateModes(const std::vector<double> *yBefore) {
   buf_.yAfter = ev.outputsAfter;
   yAfterKept_ = true;
   auditEnergy(ev);
+  if (o_.trace)
+    traceJump(fromMode, fromBranches, ev);
   if (o_.onEvent)
     o_.onEvent(ev);
   r_.events.push_back(std::move(ev));
@@ -534,6 +561,32 @@ bool Run::nudgeOffGuards(const std::vector<std::pair<std::size_t, std::size_t>> 
     complete(m, x.data());
   }
   return off;
+}
+
+void Run::traceEntry(Mode &m, bool remapped) {
+  RunTrace::Entry e;
+  e.mode = &m;
+  for (std::size_t k = 0; k < m.numKinks(); ++k)
+    e.branches.push_back(m.branch(k));
+  e.remapped = remapped;
+  traceEntries_.push_back(std::move(e));
+}
+
+void Run::traceJump(Mode &from, const std::vector<double> &fromBranches, const Event &ev) {
+  RunTrace &trace = *o_.trace;
+  if (slide_.active || sliding(q_))
+    trace.unsupported = "a junction or a kink sliding on its surface";
+  RunTrace::Jump j;
+  j.time = ev.time;
+  j.from = &from;
+  j.fromBranches = fromBranches;
+  j.before = ev.before;
+  j.after = ev.after;
+  j.comparisons = traceComparisons_;
+  j.entries = std::move(traceEntries_);
+  traceEntries_.clear();
+  trace.order.push_back({true, trace.jumps.size()});
+  trace.jumps.push_back(std::move(j));
 }
 
 } // namespace hbg::runtime

@@ -8,6 +8,7 @@
 #pragma once
 
 #include "hbg/runtime/EventLocator.h"
+#include "hbg/runtime/Periodic.h"
 #include "hbg/runtime/Remap.h"
 #include "hbg/runtime/Simulate.h"
 
@@ -182,6 +183,19 @@ private:
   static std::vector<std::string>
   branchChanges(const std::vector<std::pair<std::string, double>> &before, const Mode &m);
 
+  /// SimulateOptions::trace: a segment of integration in `m` starts at t_
+  /// and X (Simulate.cpp); an event is complete (ModeIteration.cpp).
+  void traceSegment(Mode &m);
+  /// Whether kinks of mode q slide.
+  bool sliding(const std::vector<std::uint32_t> &q) {
+    SlidingMode *s = sliderOf(entry(q));
+    return s && s->active();
+  }
+  void traceEntry(Mode &m, bool remapped);
+  void traceJump(Mode &from, const std::vector<double> &fromBranches, const Event &ev);
+  /// The event under way's real modes entered and comparisons reached.
+  std::vector<RunTrace::Entry> traceEntries_;
+  std::vector<std::uint32_t> traceComparisons_;
   /// Mode iteration at t_ from X (ModeIteration.cpp); returns true when
   /// the mode changed (and records the event). `yBefore`: the outputs of
   /// the run's mode at t_ and X, when the caller has them (it has just

@@ -82,7 +82,11 @@ struct Run::Integration {
 Run::Run(System &system, const std::vector<double> &x0, const SimulateOptions &opts,
          RunRecord &record)
     : sys_(system), sw_(system.switching()), o_(opts), r_(record), X_(x0),
-      q_(sw_.initialStates()), peak_(x0.size()) {
+      q_(opts.initialModes.empty() ? sw_.initialStates() : opts.initialModes), peak_(x0.size()) {
+  if (q_.size() != sw_.junctions().size())
+    throw std::invalid_argument("the run's initial modes name " + std::to_string(q_.size()) +
+                                " junctions; the model has " +
+                                std::to_string(sw_.junctions().size()));
   for (std::size_t i = 0; i < x0.size(); ++i)
     peak_[i] = std::abs(x0[i]);
   for (const Junction &j : sw_.junctions()) {
@@ -279,6 +283,22 @@ const std::vector<char> &Run::standInsAgree(Mode &m, double t, const double *x) 
     agree[k] = std::abs(d[k]) <= 1e-10 * scale[k];
   }
   return agree;
+}
+
+void Run::traceSegment(Mode &m) {
+  RunTrace &trace = *o_.trace;
+  if (slide_.active || sliding(q_))
+    trace.unsupported = "a junction or a kink sliding on its surface";
+  RunTrace::Segment seg;
+  seg.mode = &m;
+  seg.t0 = seg.t1 = t_;
+  seg.X0 = X_;
+  for (std::size_t k = 0; k < m.numKinks(); ++k)
+    seg.branches.push_back(m.branch(k));
+  if (sys_.numHeld() > 0)
+    seg.held = buf_.held;
+  trace.order.push_back({false, trace.segments.size()});
+  trace.segments.push_back(std::move(seg));
 }
 
 void Run::holdValues(Mode &m) {
@@ -562,10 +582,13 @@ void Run::advance(double tStop) {
     if (t_ >= tStop) {
       r_.finalState = X_;
       r_.finalMode = modeText(q_);
+      r_.finalModes = q_;
       return;
     }
     Stepper *stepper = in.stepper.get();
     stepper->reset(t_, x.data());
+    if (o_.trace)
+      traceSegment(m);
     // Each state's nominal magnitude: the model's, grown to the largest
     // value the state has had in any mode so far.
     {
@@ -699,6 +722,11 @@ void Run::advance(double tStop) {
         event = true;
       }
       recordSpan(r_.methods, stepper->method(), stepper->tPrev(), tEnd);
+      if (o_.trace) {
+        o_.trace->segments.back().t1 = tEnd;
+        if (o_.trace->onStep)
+          o_.trace->onStep(m, *stepper, stepper->tPrev(), tEnd);
+      }
       // Samples up to the end of the step (or the event).
       while (next <= tEnd) {
         if (next == stepper->t()) {
@@ -733,6 +761,7 @@ void Run::advance(double tStop) {
     if (!event) {
       r_.finalState = X_;
       r_.finalMode = modeText(q_);
+      r_.finalModes = q_;
       return;
     }
     // The event: the state before it (sampled unless a grid point fell on

@@ -42,13 +42,13 @@ int main(int argc, char **argv) {
                         "print hbgc's version and exit");
   tools::Common common;
   // Every command is a subcommand, but only those named on the command
-  // line declare their options: declaring all eight's was a quarter of
+  // line declare their options: declaring all of them was a quarter of
   // `hbgc --version`. CLI11 parses only a command that is named, and
   // `hbgc --help` shows each command's name and description alone.
   std::vector<std::pair<CLI::App *, tools::Runner>> commands;
   for (const tools::Command *c : {&tools::kCheck, &tools::kExplain, &tools::kRun, &tools::kBuild,
                                   &tools::kLinearize, &tools::kDot, &tools::kPlot,
-                                  &tools::kSweep}) {
+                                  &tools::kSweep, &tools::kSteady}) {
     CLI::App *cmd = hbgc.add_subcommand(c->name, c->description);
     tools::Runner run;
     if (std::find_if(argv + 1, argv + argc, [c](const char *arg) {

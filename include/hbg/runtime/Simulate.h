@@ -23,6 +23,7 @@
 namespace hbg::runtime {
 
 struct Event;
+struct RunTrace;
 
 /// How far a run has come (SimulateOptions::onStep).
 struct Progress {
@@ -73,6 +74,12 @@ struct SimulateOptions : IntegratorOptions {
   /// Called with each event once it is complete (before keepEvents may
   /// drop it): a log or a plot of any number of events.
   std::function<void(const Event &)> onEvent;
+  /// The FSM states (one per switched junction) the run starts in; empty:
+  /// each junction's initial state.
+  std::vector<std::uint32_t> initialModes;
+  /// When set, the run records its segments and events into it, for the
+  /// derivative of its end state (runtime/Periodic.h).
+  RunTrace *trace = nullptr;
 };
 
 /// One event of a switched model: a guard became true, junctions switched
@@ -125,6 +132,8 @@ struct RunRecord {
   /// (empty otherwise).
   std::vector<double> finalState;
   std::string finalMode;
+  /// The FSM states of finalMode (one per switched junction).
+  std::vector<std::uint32_t> finalModes;
   /// What the run found suspicious without stopping: stored energy that
   /// vanished at events where no junction that switched is declared
   /// dissipative, one per storage set and mode, with the number of
