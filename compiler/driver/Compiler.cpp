@@ -6,7 +6,9 @@
 
 namespace hbg {
 
-Model driver::compileEquations(const Compiler &compiler, eq::EquationSystem equations) {
+namespace {
+/// A model without switched junctions: one mode, compiled now.
+std::shared_ptr<Model::Impl> plainModel(const Compiler &compiler, eq::EquationSystem equations) {
   const CompilerOptions &opts_ = compiler.options();
   auto impl = std::make_shared<Model::Impl>();
   for (const eq::State &s : equations.states)
@@ -18,7 +20,12 @@ Model driver::compileEquations(const Compiler &compiler, eq::EquationSystem equa
                                             opts_.quickTierMin, opts_.jitQuickMin);
   impl->initial = compileMode(std::move(equations), impl->tiers, false, false);
   impl->buildSetup();
-  return Model(std::move(impl));
+  return impl;
+}
+} // namespace
+
+Model driver::compileEquations(const Compiler &compiler, eq::EquationSystem equations) {
+  return Model(plainModel(compiler, std::move(equations)));
 }
 
 Model driver::compileModel(const Compiler &compiler, std::shared_ptr<SourceManager> sources,
@@ -28,7 +35,9 @@ Model driver::compileModel(const Compiler &compiler, std::shared_ptr<SourceManag
   if (bg::hasSwitched(graph) || jumps)
     return compileSwitched(compiler, std::move(sources), std::move(graph), std::move(initial),
                            std::move(context));
-  return compileEquations(compiler, std::move(initial));
+  std::shared_ptr<Model::Impl> impl = plainModel(compiler, std::move(initial));
+  impl->graph = std::make_shared<bg::BondGraph>(std::move(graph));
+  return Model(std::move(impl));
 }
 
 Model Compiler::compileString(const std::string &text, const std::string &name) const {

@@ -215,13 +215,18 @@ struct Model::Impl {
   runtime::SetupProgram setup;
   void buildSetup();
 
+  /// The checked bond graph, whose expressions (in the same store as the
+  /// equations') Model::sourcePeriod reads, and from which a switched
+  /// model analyses its modes; null for a model compiled from equations
+  /// alone (driver::compileEquations).
+  std::shared_ptr<bg::BondGraph> graph;
+
   // Switched models only.
   bool switched = false;
   std::shared_ptr<SourceManager> sources;
   /// Notes for a mode's diagnostics: the instance a line inside a
   /// component belongs to.
   DiagnosticEngine::ContextFn context;
-  std::shared_ptr<bg::BondGraph> graph;
   /// The junctions' state machines and guards, as the runtime sees them,
   /// and each junction's element in the graph.
   runtime::Switching switching;

@@ -26,6 +26,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace hbg {
@@ -86,6 +87,24 @@ public:
   Experiment experiment(const std::map<std::string, double> &overrides = {}) const;
   /// True when the model has switched junctions (and so modes and events).
   bool switched() const;
+  /// The common period of the model's periodic functions of time at the
+  /// parameter values `params` (parameterValues()): sin, cos of time
+  /// (argument affine in time with a constant nonzero slope), and the
+  /// functions that jump periodically (pwm, pulse, saw, mod(f time, 1): each
+  /// a floor of an argument affine in time). `period` is 0 when there is
+  /// none, with `why` saying what stops it, naming the expression's text
+  /// where one is at fault (time outside a periodic function such as a
+  /// ramp, periods with no common multiple, no function of time at all).
+  /// What counts as periodic: docs/language.md, "Periodic sources".
+  struct SourcePeriod {
+    double period = 0;
+    std::string why;
+    /// Each periodic function found, as text, with its own period.
+    std::vector<std::pair<std::string, double>> sources;
+  };
+  /// Reads the model's expressions only: no mode is analysed. Throws
+  /// std::invalid_argument for fewer values than parameters.
+  SourcePeriod sourcePeriod(const std::vector<double> &params) const;
   /// Modes analysed so far (switched models analyse a mode the first time
   /// a simulation enters it; one dropped from the cache and entered again
   /// counts again, see CompilerOptions::maxCachedModes).
