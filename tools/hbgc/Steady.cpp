@@ -101,19 +101,29 @@ int steady(SteadyArgs &a, const Common &common) {
   settings.nominal = model.nominalState(p);
   std::ostream &report = std::cerr;
   runtime::SteadyOptions so = a.steady;
+  std::string periodFrom = "--period";
   if (a.period) {
     so.period = *a.period;
   } else {
-    std::cerr << "hbgc: error: model `" << model.name()
-              << "`: no period: give one with --period\n";
-    return 1;
+    Model::SourcePeriod sp = model.sourcePeriod(p);
+    if (!(sp.period > 0)) {
+      RunDiagnostic d = runDiagnostic(DiagKind::SteadyNoPeriod, runtime::kNoTime, "", {sp.why});
+      std::cerr << "hbgc: error: " << d.text(model.name()) << "\n";
+      return 1;
+    }
+    so.period = sp.period;
+    periodFrom = "the common period of ";
+    for (std::size_t i = 0; i < sp.sources.size() && i < 3; ++i)
+      periodFrom += (i ? ", `" : "`") + sp.sources[i].first + "`";
+    if (sp.sources.size() > 3)
+      periodFrom += " and " + std::to_string(sp.sources.size() - 3) + " more";
   }
   std::unique_ptr<runtime::ProgramSystem> system = driver::systemOf(model, std::move(p));
   runtime::SteadyResult r;
   runtime::findSteadyState(*system, x0, settings, so, r);
 
   if (!a.quiet) {
-    report << "period: " << seconds(so.period) << "\n";
+    report << "period: " << seconds(so.period) << " (" << periodFrom << ")\n";
     report << "transient: " << so.warmupPeriods << " periods from the initial state\n";
     for (std::size_t i = 0; i < r.iterations.size(); ++i) {
       const runtime::SteadyIteration &it = r.iterations[i];
