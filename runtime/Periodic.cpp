@@ -610,9 +610,13 @@ void findSteadyState(System &sys, const std::vector<double> &x0, const SimulateO
       Eigen::CompleteOrthogonalDecomposition<Matrix> cod(As);
       cod.setThreshold(1e-10);
       Vector ds = cod.solve(-Fs);
+      // What the step leaves of the residual, by the linearised map: all
+      // of it where a state moves by the same amount whatever it starts
+      // from (M - I singular, the residual outside its range).
       Vector left = As * ds + Fs;
       Eigen::Index worst = 0;
-      if (left.cwiseAbs().maxCoeff(&worst) > std::max(1e-6, 1e3 * opts.tolerance)) {
+      double leftMax = left.cwiseAbs().maxCoeff(&worst);
+      if (leftMax > std::max(10 * opts.tolerance, 0.5 * Fs.cwiseAbs().maxCoeff())) {
         fail(runDiagnostic(DiagKind::SteadyNoSteadyState, kNoTime, "",
                            {DiagArg::element(names[std::size_t(worst)]), F[std::size_t(worst)]}));
         return;

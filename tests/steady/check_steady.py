@@ -355,7 +355,7 @@ def simulate_ball(periods):
 
 def self_test_one(name):
     ref = refmod.reference(name)
-    check_parameters(os.path.join(HERE, name + ".hbg"), name)
+    check_parameters(os.path.join(HERE, "models", name + ".hbg"), name)
     if name == "table_ball":
         periods = 100
         T, last, events, change, impacts = simulate_ball(periods)
