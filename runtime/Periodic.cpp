@@ -234,20 +234,39 @@ std::vector<double> replay(System &sys, const RunTrace::Jump &j, double t, std::
 /// The comparison of `j` that reached its threshold at the event (of
 /// the model's, then the kinks of the mode it started from): false when
 /// none sits there (an event at the start of a run, or of kinks alone
-/// chosen afresh).
-bool triggering(System &sys, Mode &from, const RunTrace::Jump &j, std::size_t &which) {
+/// chosen afresh). A comparison's distance from its threshold is measured
+/// against its sides and how much it changes over each state's magnitude
+/// `scale`: a threshold of 0 (`h <= 0`) gives no scale of its own.
+bool triggering(System &sys, Mode &from, const RunTrace::Jump &j,
+                const std::vector<double> &scale, std::size_t &which) {
   if (j.comparisons.empty())
     return false;
   std::vector<double> x = gather(from, j.before);
+  std::size_t n = x.size();
   std::vector<double> sides(2 * (sys.switching().numComparisons() + from.numKinks()));
+  std::vector<double> plus(sides.size()), minus(sides.size());
   call(from.guards(j.time, x.data(), sides.data()), from, "guards");
+  // How much each comparison changes over each state's magnitude.
+  std::vector<double> spread(sides.size() / 2, 0.0);
+  for (std::size_t i = 0; i < n; ++i) {
+    double h = 1e-6 * scale[from.stateSlots()[i]];
+    std::vector<double> xp = x, xm = x;
+    xp[i] += h;
+    xm[i] -= h;
+    call(from.guards(j.time, xp.data(), plus.data()), from, "guards");
+    call(from.guards(j.time, xm.data(), minus.data()), from, "guards");
+    for (std::size_t c = 0; c < spread.size(); ++c) {
+      double d = (plus[2 * c] - plus[2 * c + 1]) - (minus[2 * c] - minus[2 * c + 1]);
+      spread[c] += std::abs(d) / (2 * h) * scale[from.stateSlots()[i]];
+    }
+  }
   double best = std::numeric_limits<double>::infinity();
   bool found = false;
   for (std::uint32_t c : j.comparisons) {
     if (2 * std::size_t(c) + 1 >= sides.size())
       continue;
     double lhs = sides[2 * c], rhs = sides[2 * c + 1];
-    double rel = std::abs(lhs - rhs) / (std::abs(lhs) + std::abs(rhs) + 1e-300);
+    double rel = std::abs(lhs - rhs) / (std::abs(lhs) + std::abs(rhs) + spread[c] + 1e-300);
     if (rel < 1e-6 && rel < best) {
       best = rel;
       which = c;
@@ -294,7 +313,7 @@ Matrix jumpMatrix(System &sys, const RunTrace::Jump &j, const std::vector<double
   Mode &from = *j.from;
   setContext(sys, from, j.fromBranches, heldBefore);
   std::size_t which = 0;
-  if (!triggering(sys, from, j, which))
+  if (!triggering(sys, from, j, scale, which))
     return EX;
   // The comparison's gradient in the state and time, by central
   // differences (exact for an affine comparison).
