@@ -3,9 +3,9 @@
 
 A test lists the kinds it shows on a line `// KIND: A, B` (`# KIND:` in .test
 files). A C++ unit test (`*_test.cpp`) shows a kind by asserting it:
-`CHECK(r.failure->kind == hbg::DiagKind::RunZeno)` (run-time and linearize kinds only,
-which no model may reach through the command line: a singular remap, too
-many steps).
+`CHECK(r.failure->kind == hbg::DiagKind::RunZeno)` (run-time, linearize and
+steady-state kinds only, which no model may reach through the command line: a
+singular remap, too many steps, a grazing event).
 Run-time messages are matched after where the run was (`error: model `M` at
 t = 0.5 in mode `m`: <message>`), and a message over several lines by its
 first. This script fails when
@@ -29,7 +29,7 @@ RUN = re.compile(r"^\s*(?://|#)\s*RUN:(.*)$")
 
 
 WHERE = r"(?:model `[^`]*`(?: at t = [^ :]+)?(?: in mode `[^`]*`)?: )?"
-ASSERTED = re.compile(r"\b(?:CHECK|REQUIRE)\(.*\bkind\s*==\s*(?:hbg::)?DiagKind::((?:Run|Linearize)\w+)")
+ASSERTED = re.compile(r"\b(?:CHECK|REQUIRE)\(.*\bkind\s*==\s*(?:hbg::)?DiagKind::((?:Run|Linearize|Steady)\w+)")
 PREFIXES = re.compile(r"--check-prefix(?:es)?[= ]([\w,-]+)")
 
 
