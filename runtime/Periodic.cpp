@@ -4,6 +4,8 @@
 
 #include "hbg/runtime/Remap.h"
 
+#include "PeriodMap.h"
+
 #include <Eigen/Dense>
 #include <unsupported/Eigen/MatrixFunctions>
 
@@ -15,10 +17,7 @@
 
 namespace hbg::runtime {
 
-namespace {
-
-using Matrix = Eigen::MatrixXd;
-using Vector = Eigen::VectorXd;
+namespace periodic {
 
 /// Restores what the evaluation of a mode reads besides its arguments: its
 /// kinks' branches and the values `pre` holds.
@@ -378,7 +377,9 @@ std::vector<double> scalesOf(const RunTrace &trace, const std::vector<double> &X
   return s;
 }
 
-} // namespace
+} // namespace periodic
+
+using namespace periodic;
 
 std::vector<double> monodromy(System &system, const RunTrace &trace, const std::vector<double> &X1,
                               const std::vector<double> &nominal, double timeScale) {
@@ -386,30 +387,16 @@ std::vector<double> monodromy(System &system, const RunTrace &trace, const std::
   std::vector<double> scale = scalesOf(trace, X1, nominal);
   Matrix M = Matrix::Identity(Eigen::Index(N), Eigen::Index(N));
   RemapWorkspace work;
-  // The held values and branches in force before each item.
-  std::vector<double> held;
-  for (std::size_t k = 0; k < trace.order.size(); ++k) {
-    auto [isJump, index] = trace.order[k];
-    if (!isJump) {
-      const RunTrace::Segment &seg = trace.segments[index];
-      held = seg.held;
-      if (seg.t1 > seg.t0)
-        M = segmentMatrix(system, seg) * M;
-      continue;
-    }
-    const RunTrace::Jump &j = trace.jumps[index];
-    // The mode the run goes on in: the next segment's.
-    Mode *after = j.entries.empty() ? j.from : j.entries.back().mode;
-    std::vector<double> afterBranches =
-        j.entries.empty() ? j.fromBranches : j.entries.back().branches;
-    for (std::size_t l = k + 1; l < trace.order.size(); ++l)
-      if (!trace.order[l].first) {
-        after = trace.segments[trace.order[l].second].mode;
-        afterBranches = trace.segments[trace.order[l].second].branches;
-        break;
-      }
-    M = jumpMatrix(system, j, held, *after, afterBranches, scale, timeScale, work) * M;
-  }
+  visit(
+      trace,
+      [&](const RunTrace::Segment &seg, std::size_t) {
+        if (seg.t1 > seg.t0)
+          M = segmentMatrix(system, seg) * M;
+      },
+      [&](const RunTrace::Jump &j, std::size_t, const std::vector<double> &held, Mode &after,
+          const std::vector<double> &afterBranches) {
+        M = jumpMatrix(system, j, held, after, afterBranches, scale, timeScale, work) * M;
+      });
   return std::vector<double>(M.data(), M.data() + M.size()); // column major
 }
 

@@ -36,7 +36,7 @@ struct Command {
   Runner (*declare)(CLI::App *cmd, Common &common);
 };
 
-extern const Command kCheck, kExplain, kRun, kBuild, kLinearize, kDot, kPlot, kSweep, kSteady;
+extern const Command kCheck, kExplain, kRun, kBuild, kLinearize, kDot, kPlot, kSweep, kSteady, kAc;
 
 /// Declares the model argument FILE (`-`: standard input) and the options
 /// every command takes.

@@ -48,7 +48,7 @@ int main(int argc, char **argv) {
   std::vector<std::pair<CLI::App *, tools::Runner>> commands;
   for (const tools::Command *c : {&tools::kCheck, &tools::kExplain, &tools::kRun, &tools::kBuild,
                                   &tools::kLinearize, &tools::kDot, &tools::kPlot,
-                                  &tools::kSweep, &tools::kSteady}) {
+                                  &tools::kSweep, &tools::kSteady, &tools::kAc}) {
     CLI::App *cmd = hbgc.add_subcommand(c->name, c->description);
     tools::Runner run;
     if (std::find_if(argv + 1, argv + argc, [c](const char *arg) {
