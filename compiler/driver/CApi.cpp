@@ -1,8 +1,8 @@
 //===- compiler/driver/CApi.cpp - hbg/hbg_c.h over hbg/hbg.h --------------===//
 //
 // Each C function calls the C++ API and turns its exceptions into
-// HBG_ERROR with the message kept for hbg_sim_error(): no exception
-// crosses into C.
+// HBG_ERROR with the message kept for hbg_sim_error() (hbg_steady_error()
+// for a steady state): no exception crosses into C.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +14,7 @@
 #include <cstring>
 #include <exception>
 #include <limits>
+#include <map>
 #include <optional>
 
 struct hbg_model {
@@ -26,6 +27,14 @@ struct hbg_sim {
   std::string error, mode;
   /// The last error's diagnostic when a run failed.
   std::optional<hbg::RunDiagnostic> failure;
+};
+
+struct hbg_steady {
+  hbg::SteadyState steady;
+  /// Set instead of `steady.error` when the call itself was refused (an
+  /// unknown name): the C++ API threw.
+  std::string refused;
+  const std::string &error() const { return refused.empty() ? steady.error : refused; }
 };
 
 namespace {
@@ -236,6 +245,106 @@ double hbg_sim_error_time(const hbg_sim *sim) {
 
 const char *hbg_sim_error_element(const hbg_sim *sim) {
   return sim && sim->failure ? sim->failure->element.c_str() : "";
+}
+
+hbg_steady *hbg_model_steady(const hbg_model *model, size_t count, const char *const *names,
+                             const double *values, double period, double rtol) {
+  if (!model)
+    return nullptr;
+  try {
+    auto *out = new hbg_steady;
+    try {
+      std::map<std::string, double> parameters;
+      for (size_t i = 0; i < count; ++i)
+        parameters[names && names[i] ? names[i] : ""] = values ? values[i] : std::nan("");
+      hbg::SteadyOptions options;
+      if (period != 0)
+        options.period = period;
+      if (rtol != 0)
+        options.rtol = rtol;
+      out->steady = model->model.steady(parameters, options);
+    } catch (const std::exception &e) {
+      out->refused = e.what();
+      if (out->refused.empty())
+        out->refused = "the steady state could not be found";
+    }
+    return out;
+  } catch (const std::exception &) {
+    return nullptr;
+  }
+}
+
+void hbg_steady_free(hbg_steady *steady) { delete steady; }
+
+int hbg_steady_status(const hbg_steady *s) { return s && s->error().empty() ? HBG_OK : HBG_ERROR; }
+
+const char *hbg_steady_error(const hbg_steady *s) { return s ? s->error().c_str() : ""; }
+
+const char *hbg_steady_error_kind(const hbg_steady *s) {
+  return s && s->refused.empty() && s->steady.failure
+             ? hbg::diagKindName(s->steady.failure->kind)
+             : "";
+}
+
+double hbg_steady_period(const hbg_steady *s) {
+  return s ? s->steady.period : std::numeric_limits<double>::quiet_NaN();
+}
+
+double hbg_steady_residual(const hbg_steady *s) {
+  return s && !s->steady.iterations.empty() ? s->steady.residual
+                                            : std::numeric_limits<double>::quiet_NaN();
+}
+
+size_t hbg_steady_iteration_count(const hbg_steady *s) {
+  return s ? s->steady.iterations.size() : 0;
+}
+
+int hbg_steady_figures(const hbg_steady *s, const char *output, double *mean, double *rms,
+                       double *min, double *max) {
+  if (hbg_steady_status(s) != HBG_OK)
+    return HBG_ERROR;
+  const std::vector<std::string> &names = s->steady.rows.names;
+  for (size_t i = 1; i < names.size() && i <= s->steady.figures.size(); ++i)
+    if (output && names[i] == output) {
+      const hbg::OutputFigures &f = s->steady.figures[i - 1];
+      if (mean)
+        *mean = f.mean;
+      if (rms)
+        *rms = f.rms;
+      if (min)
+        *min = f.min;
+      if (max)
+        *max = f.max;
+      return HBG_OK;
+    }
+  return HBG_ERROR;
+}
+
+size_t hbg_steady_row_count(const hbg_steady *s) {
+  return s && !s->steady.rows.columns.empty() ? s->steady.rows.columns[0].size() : 0;
+}
+
+size_t hbg_steady_column_count(const hbg_steady *s) {
+  return s ? s->steady.rows.columns.size() : 0;
+}
+
+const char *hbg_steady_column_name(const hbg_steady *s, size_t j) {
+  return s && j < hbg_steady_column_count(s) ? at(s->steady.rows.names, j) : nullptr;
+}
+
+const double *hbg_steady_column(const hbg_steady *s, size_t j) {
+  return s && j < hbg_steady_column_count(s) ? s->steady.rows.columns[j].data() : nullptr;
+}
+
+size_t hbg_steady_mode_count(const hbg_steady *s) { return s ? s->steady.modes.size() : 0; }
+
+const char *hbg_steady_mode(const hbg_steady *s, size_t i) {
+  return s ? at(s->steady.modes, i) : nullptr;
+}
+
+double hbg_steady_mode_phase(const hbg_steady *s, size_t i) {
+  return s && i < s->steady.modePhases.size() ? s->steady.modePhases[i]
+                                              : std::numeric_limits<double>::quiet_NaN();
 }
 
 } // extern "C"

@@ -303,4 +303,9 @@ std::shared_ptr<ModeCode> compileMode(eq::EquationSystem equations,
 /// than `built`, the one the model was compiled with.
 std::string structuralMessage(const std::string &name, double built);
 
+/// The index of `name` in `names`; throws std::invalid_argument (`model
+/// `M` has no <what> `name``, with the closest name) when it is absent.
+std::size_t indexOf(const std::vector<std::string> &names, const std::string &name,
+                    const std::string &what, const std::string &model);
+
 } // namespace hbg

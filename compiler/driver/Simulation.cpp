@@ -24,6 +24,7 @@ SimulationOptions withNominal(SimulationOptions opts, const Model &model,
     opts.nominal = model.nominalState(p);
   return opts;
 }
+} // namespace
 
 std::size_t indexOf(const std::vector<std::string> &names, const std::string &name,
                     const std::string &what, const std::string &model) {
@@ -34,7 +35,6 @@ std::size_t indexOf(const std::vector<std::string> &names, const std::string &na
   throw std::invalid_argument("model `" + model + "` has no " + what + " `" + name + "`" +
                               (best.empty() ? "" : "; did you mean `" + best + "`?"));
 }
-} // namespace
 
 /// A run driven step by step: the model's compiled system and the
 /// runtime's loop over it, kept between calls.

@@ -15,9 +15,11 @@
 #include "hbg/codegen/Options.h"
 #include "hbg/equations/Options.h"
 #include "hbg/runtime/Integrator.h"
+#include "hbg/runtime/Periodic.h"
 #include "hbg/runtime/Setup.h"
 #include "hbg/runtime/Simulate.h"
 
+#include <complex>
 #include <functional>
 #include <iosfwd>
 #include <limits>
@@ -42,6 +44,32 @@ using SimulationOptions = runtime::SimulateOptions;
 /// each setting it gives, nothing for the others; apply() puts them over
 /// a run's settings.
 using Experiment = runtime::ExperimentValues;
+
+/// Settings of Model::steady.
+struct SteadyOptions {
+  /// The period T; when not given, the common period of the model's
+  /// periodic sources at the parameters (Model::sourcePeriod), which may
+  /// depend on them (a switching frequency).
+  std::optional<double> period;
+  /// Periods simulated from the initial state before shooting.
+  std::size_t transientPeriods = 5;
+  /// Converged when every state changes over a period by less than this,
+  /// relative to its magnitude.
+  double tolerance = 1e-11;
+  /// Output rows in SteadyState::rows (events add theirs).
+  std::size_t rowsPerPeriod = 1000;
+  /// The period's integration's relative tolerance: far tighter than a
+  /// run's default, since the fixed point is only as exact as the period
+  /// it is the fixed point of.
+  double rtol = 1e-12;
+  /// The integration's other settings (start time, method, atol, step
+  /// limits, remapping): the model's experiment block at the parameters
+  /// when not given. Their rtol is `rtol` above; their end time, output
+  /// step and row callback are the analysis's own.
+  std::optional<SimulationOptions> simulation;
+};
+
+struct SteadyState;
 
 /// Compilation failed; what() is the rendered diagnostics.
 class CompileError : public std::runtime_error {
@@ -105,6 +133,17 @@ public:
   /// Reads the model's expressions only: no mode is analysed. Throws
   /// std::invalid_argument for fewer values than parameters.
   SourcePeriod sourcePeriod(const std::vector<double> &params) const;
+  /// The periodic steady state at the parameter and input values
+  /// `parameters` (by name, the defaults otherwise): the motion the model
+  /// settles into under its periodic sources, found by shooting instead
+  /// of simulating the start-up (docs/numerics.md, "Periodic steady
+  /// state"). Never throws for numerical failures (no period, no steady
+  /// state, no convergence: SteadyState::error, with what was computed so
+  /// far); throws std::invalid_argument for an unknown name, a structural
+  /// parameter changed, or an experiment block the values make invalid.
+  /// Any number of threads may call it at once.
+  SteadyState steady(const std::map<std::string, double> &parameters = {},
+                     const SteadyOptions &options = {}) const;
   /// Modes analysed so far (switched models analyse a mode the first time
   /// a simulation enters it; one dropped from the cache and entered again
   /// counts again, see CompilerOptions::maxCachedModes).
@@ -245,6 +284,54 @@ public:
   /// stored in that row's state, on the `after` row the energy the jump
   /// removed, then the state.
   void writeEventsCsv(std::ostream &os) const;
+};
+
+/// Per output, over one period: its mean, RMS, minimum and maximum
+/// (peakToPeak()), exact to the integration's accuracy.
+using OutputFigures = runtime::OutputFigures;
+/// One Newton iteration of the steady-state search: its residual, step
+/// length, events and kind (`newton`, `damped`, `transient`).
+using SteadyIteration = runtime::SteadyIteration;
+
+/// A periodic steady state (Model::steady). After a failure, `error` says
+/// what failed and what was computed before it stays (the iterations so
+/// far; no rows, no figures).
+struct SteadyState {
+  /// The period T.
+  double period = 0;
+  /// One period: `time` from 0 to T, measured from a start of the
+  /// sources' period (t = 0, T, 2T, ...), and a column per output
+  /// (Result::names); the period's events and counters.
+  Result rows;
+  /// Each output's figures over the period, in Model::outputNames()
+  /// order (rows.names without `time`).
+  std::vector<OutputFigures> figures;
+  /// The figures of output `name`; throws std::out_of_range naming close
+  /// matches.
+  const OutputFigures &figuresOf(const std::string &name) const;
+  /// The residual at the end (the largest change of a state over the
+  /// period, relative to its magnitude), and each iteration's.
+  double residual = 0;
+  std::vector<SteadyIteration> iterations;
+  /// The modes in the period in order (`sw=on, d=off`; one "" without
+  /// switched junctions), and the phase in [0, T) at which each begins.
+  std::vector<std::string> modes;
+  std::vector<double> modePhases;
+  /// The monodromy matrix's eigenvalues at the solution, largest
+  /// magnitude first: how much of a disturbance a period leaves.
+  std::vector<std::complex<double>> multipliers;
+  /// The full state (Model::stateNames()) at the start of the period
+  /// the search integrated, and that start's time.
+  std::vector<double> state;
+  double startTime = 0;
+  /// Periods of transient simulated, and periods in all.
+  std::size_t transientPeriods = 0, periodsSimulated = 0;
+  /// Empty on success; otherwise what failed as a user reads it (`model
+  /// `M`: no period: ...`), and the failure as a diagnostic when it is
+  /// one.
+  std::string error;
+  std::optional<RunDiagnostic> failure;
+  bool ok() const { return error.empty(); }
 };
 
 /// A run driven step by step failed (Simulation::advance); what() says

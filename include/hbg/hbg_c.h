@@ -1,8 +1,8 @@
 /*===- hbg/hbg_c.h - The embedding API for C ------------------------------===
  *
  * hbg's embedding API (hbg/hbg.h) for C and for anything that calls C:
- * compile a model, set parameters and inputs, and drive a simulation step
- * by step.
+ * compile a model, set parameters and inputs, drive a simulation step by
+ * step, and find a periodic steady state.
  *
  *   char *error = NULL;
  *   hbg_model *model = hbg_compile_file("motor.hbg", &error);
@@ -19,7 +19,7 @@
  *
  * Functions that can fail return HBG_OK or HBG_ERROR; after HBG_ERROR,
  * hbg_sim_error() says what failed (for a run: what, the mode and the
- * time). A model may be shared by simulations on several threads; one
+ * time), and hbg_steady_error() why a steady state was not found. A model may be shared by simulations on several threads; one
  * simulation is used by one thread at a time. Strings returned as
  * `const char *` stay valid until the object they came from is freed (or,
  * for hbg_sim_error() and hbg_sim_mode(), until the next call on it).
@@ -38,6 +38,7 @@ enum { HBG_OK = 0, HBG_ERROR = 1 };
 
 typedef struct hbg_model hbg_model;
 typedef struct hbg_sim hbg_sim;
+typedef struct hbg_steady hbg_steady;
 
 /* Compiles a file or text (`name` names it in messages; may be NULL). On
  * failure returns NULL and, when `error` is not NULL, sets *error to the
@@ -112,6 +113,58 @@ const char *hbg_sim_error(const hbg_sim *sim);
 const char *hbg_sim_error_kind(const hbg_sim *sim);
 double hbg_sim_error_time(const hbg_sim *sim);
 const char *hbg_sim_error_element(const hbg_sim *sim);
+
+/* The periodic steady state of `model` (hbg::Model::steady): the motion it
+ * settles into under its periodic sources, found by shooting. `count`
+ * parameters or inputs are set, names[i] to values[i] (the defaults
+ * otherwise; NULL arrays when `count` is 0). `period` is the period T, or
+ * 0 for the common period of the model's periodic sources; `rtol` the
+ * period's integration's relative tolerance, or 0 for 1e-12. Returns NULL
+ * only for a NULL model or when out of memory; otherwise a result to free
+ * with hbg_steady_free(), also when the analysis failed (an unknown name
+ * included): hbg_steady_status() says whether it did. */
+hbg_steady *hbg_model_steady(const hbg_model *model, size_t count, const char *const *names,
+                             const double *values, double period, double rtol);
+void hbg_steady_free(hbg_steady *steady);
+
+/* HBG_OK when the steady state was found, HBG_ERROR otherwise (and for
+ * NULL); then hbg_steady_error() says what failed ("" when nothing did),
+ * and hbg_steady_error_kind() names the diagnostic's kind as in
+ * DiagnosticKinds.def ("SteadyNoPeriod"; "" when the failure is not one,
+ * such as an unknown parameter). */
+int hbg_steady_status(const hbg_steady *steady);
+const char *hbg_steady_error(const hbg_steady *steady);
+const char *hbg_steady_error_kind(const hbg_steady *steady);
+
+/* The period T, the residual at the end (the largest change of a state
+ * over the period relative to its magnitude) and the Newton iterations
+ * taken (NaN and 0 for NULL). */
+double hbg_steady_period(const hbg_steady *steady);
+double hbg_steady_residual(const hbg_steady *steady);
+size_t hbg_steady_iteration_count(const hbg_steady *steady);
+
+/* Output `output`'s mean, RMS, minimum and maximum over the period, each
+ * written where its pointer is not NULL. HBG_ERROR, and nothing written,
+ * when the model has no such output or the analysis failed (a result is
+ * not changed after hbg_model_steady(): threads may read it at once). */
+int hbg_steady_figures(const hbg_steady *steady, const char *output, double *mean, double *rms,
+                       double *min, double *max);
+
+/* The period's rows: column 0 is `time`, from 0 to T measured from a start
+ * of the sources' period, then one column per output (model order). A
+ * column is hbg_steady_row_count() values, valid until the result is
+ * freed; a bad index gives NULL. No rows after a failure. */
+size_t hbg_steady_row_count(const hbg_steady *steady);
+size_t hbg_steady_column_count(const hbg_steady *steady);
+const char *hbg_steady_column_name(const hbg_steady *steady, size_t j);
+const double *hbg_steady_column(const hbg_steady *steady, size_t j);
+
+/* The modes in the period, in order (`sw=on, d=off`; one "" without
+ * switched junctions), and the phase in [0, T) at which each begins (NaN
+ * for a bad index). */
+size_t hbg_steady_mode_count(const hbg_steady *steady);
+const char *hbg_steady_mode(const hbg_steady *steady, size_t i);
+double hbg_steady_mode_phase(const hbg_steady *steady, size_t i);
 
 #ifdef __cplusplus
 }

@@ -1,5 +1,5 @@
 /* The C API: compile, parameters, inputs, advance, outputs, events and
- * error text, from C. Exits 0 when every check passes; prints each failed
+ * error text, and the periodic steady state, from C. Exits 0 when every check passes; prints each failed
  * check. */
 #include "hbg/hbg_c.h"
 
@@ -91,6 +91,105 @@ static void run_errors(void) {
   hbg_model_free(m);
 }
 
+/* The buck converter of tests/steady in its periodic steady state: the
+ * figures against the exact ones, the mean output against D Vin, the
+ * period's rows, and the errors. */
+static void steady_state(void) {
+  char *error = NULL;
+  hbg_model *buck = hbg_compile_file(HBG_SOURCE_DIR "/tests/steady/models/buck_ccm.hbg", &error);
+  CHECK(buck != NULL);
+  if (!buck) {
+    fprintf(stderr, "%s\n", error ? error : "");
+    hbg_free_string(error);
+    ++failures;
+    return;
+  }
+  hbg_steady *s = hbg_model_steady(buck, 0, NULL, NULL, 0, 0);
+  CHECK(s != NULL);
+  CHECK(hbg_steady_status(s) == HBG_OK);
+  CHECK(strcmp(hbg_steady_error(s), "") == 0);
+  CHECK_CLOSE(hbg_steady_period(s), 5e-5, 1e-15);
+  CHECK(hbg_steady_residual(s) <= 1e-11);
+  CHECK(hbg_steady_iteration_count(s) >= 1);
+  /* The exact periodic steady state (matrix exponentials per switch
+   * state), as `/usr/bin/python3 tests/steady/reference.py buck_ccm`
+   * prints it. */
+  double mean = 0, rms = 0, min = 0, max = 0;
+  CHECK(hbg_steady_figures(s, "vout", &mean, &rms, &min, &max) == HBG_OK);
+  CHECK_CLOSE(mean, 4.799999999999999, 1e-10);
+  CHECK_CLOSE(rms, 4.80000111132967, 1e-10);
+  CHECK_CLOSE(min, 4.795197174407911, 1e-10);
+  CHECK_CLOSE(max, 4.804202752628431, 1e-10);
+  CHECK(hbg_steady_figures(s, "il", &mean, NULL, &min, NULL) == HBG_OK);
+  CHECK_CLOSE(mean, 0.4800000000000008, 1e-10);
+  CHECK_CLOSE(min, 0.40796406611719427, 1e-10);
+  CHECK(hbg_steady_figures(s, "iL", &mean, NULL, NULL, NULL) == HBG_ERROR);
+  /* The period's rows: time from 0 to T, then vout and il. */
+  CHECK(hbg_steady_column_count(s) == 3);
+  CHECK(strcmp(hbg_steady_column_name(s, 1), "vout") == 0);
+  CHECK(hbg_steady_column_name(s, 3) == NULL && hbg_steady_column(s, 3) == NULL);
+  size_t rows = hbg_steady_row_count(s);
+  CHECK(rows >= 1001);
+  const double *time = hbg_steady_column(s, 0), *vout = hbg_steady_column(s, 1);
+  CHECK(time[0] == 0);
+  CHECK_CLOSE(time[rows - 1], 5e-5, 1e-12);
+  CHECK(vout[0] >= 4.795 && vout[0] <= 4.805);
+  CHECK(hbg_steady_mode_count(s) == 2);
+  CHECK(strcmp(hbg_steady_mode(s, 0), "switch.j=closed, diode.j=blocking") == 0);
+  CHECK_CLOSE(hbg_steady_mode_phase(s, 1), 2e-5, 1e-9);
+  CHECK(hbg_steady_mode(s, 2) == NULL && isnan(hbg_steady_mode_phase(s, 2)));
+  hbg_steady_free(s);
+
+  /* Other duty cycles and loads: the mean output is D Vin exactly. */
+  {
+    const char *names[] = {"D", "R"};
+    double values[] = {0.3, 20};
+    s = hbg_model_steady(buck, 2, names, values, 0, 0);
+    CHECK(hbg_steady_status(s) == HBG_OK);
+    CHECK(hbg_steady_figures(s, "vout", &mean, NULL, NULL, NULL) == HBG_OK);
+    CHECK_CLOSE(mean, 0.3 * 12, 1e-10);
+    hbg_steady_free(s);
+  }
+
+  /* An unknown name: a result that says so. */
+  {
+    const char *names[] = {"Dd"};
+    double values[] = {0.5};
+    s = hbg_model_steady(buck, 1, names, values, 0, 0);
+    CHECK(hbg_steady_status(s) == HBG_ERROR);
+    CHECK(strcmp(hbg_steady_error(s),
+                 "model `BuckCcm` has no parameter or input `Dd`; did you mean `D`?") == 0);
+    CHECK(strcmp(hbg_steady_error_kind(s), "") == 0);
+    CHECK(hbg_steady_figures(s, "vout", &mean, NULL, NULL, NULL) == HBG_ERROR);
+    CHECK(hbg_steady_row_count(s) == 0);
+    hbg_steady_free(s);
+  }
+  hbg_model_free(buck);
+
+  /* A model without a period: the error says why. */
+  hbg_model *constant =
+      hbg_compile_file(HBG_SOURCE_DIR "/tests/steady/Inputs/no_time.hbg", NULL);
+  CHECK(constant != NULL);
+  s = hbg_model_steady(constant, 0, NULL, NULL, 0, 0);
+  CHECK(hbg_steady_status(s) == HBG_ERROR);
+  CHECK(strcmp(hbg_steady_error(s), "model `RcConstant`: no period: no source of the model "
+                                    "depends on time; give one with --period") == 0);
+  CHECK(strcmp(hbg_steady_error_kind(s), "SteadyNoPeriod") == 0);
+  CHECK(isnan(hbg_steady_residual(s)));
+  hbg_steady_free(s);
+  /* ... and with one given, the steady state of its constant supply. */
+  s = hbg_model_steady(constant, 0, NULL, NULL, 1e-3, 0);
+  CHECK(hbg_steady_status(s) == HBG_OK);
+  CHECK(hbg_steady_figures(s, "v", &mean, NULL, NULL, NULL) == HBG_OK);
+  CHECK_CLOSE(mean, 5, 1e-9);
+  hbg_steady_free(s);
+  hbg_model_free(constant);
+
+  CHECK(hbg_model_steady(NULL, 0, NULL, NULL, 0, 0) == NULL);
+  CHECK(hbg_steady_status(NULL) == HBG_ERROR);
+  hbg_steady_free(NULL);
+}
+
 int main(void) {
   char *error = NULL;
   hbg_model *model = hbg_compile_string(kModel, "driven.hbg", &error);
@@ -174,6 +273,7 @@ int main(void) {
   hbg_model_free(model);
   compile_errors();
   run_errors();
+  steady_state();
   if (failures)
     fprintf(stderr, "%d checks failed\n", failures);
   else

@@ -3,8 +3,11 @@
 // A model over many parameter sets: compiled once (plan()), each set run
 // by the runtime's loop on a system of its own (runSet()), on all cores
 // (--jobs) and, under mpirun, on every MPI rank (rank r runs the sets k
-// with k mod ranks = r; rank 0 writes them in order, writeSummary()). Each run is reduced as its rows come to a summary line, so the
-// sweep's memory does not grow with the runs' length.
+// with k mod ranks = r; rank 0 writes them in order, writeSummary()).
+// Each run is reduced as its rows come to a summary line, so the sweep's
+// memory does not grow with the runs' length. With --steady, each set's
+// periodic steady state (Model::steady) takes the place of its run, on
+// the same threads and ranks.
 //
 //===----------------------------------------------------------------------===//
 
@@ -52,6 +55,12 @@ struct SweepArgs {
   RunOptions run;
   std::size_t samples = 0, jobs = 0;
   std::uint64_t seed = 1;
+  /// --steady: each set's periodic steady state instead of a run, over
+  /// --period T (each set's source period otherwise) after --transient N
+  /// periods.
+  bool steady = false;
+  std::optional<double> period;
+  std::optional<std::size_t> transient;
 };
 
 std::vector<std::string> split(const std::string &s, char sep) {
@@ -256,7 +265,8 @@ bool plan(const SweepArgs &a, const Common &common, std::ostream &err, Plan &out
   driver::Session session(sessionOptions(common, fixed), err);
   if (!session.load(a.file))
     return false;
-  requireEndTime(a.run, session.frontend().graph->experiment.tEnd.valid(), "sweep");
+  if (!a.steady) // a steady state runs for periods, not to an end
+    requireEndTime(a.run, session.frontend().graph->experiment.tEnd.valid(), "sweep");
   out.model = session.compile(Compiler());
   if (!out.model)
     return false;
@@ -309,20 +319,24 @@ bool plan(const SweepArgs &a, const Common &common, std::ostream &err, Plan &out
   return true;
 }
 
-/// Runs set `k` (`set`: a value per swept name) and returns its summary
-/// line: index, values, status, each chosen output's final value, minimum
-/// and maximum, events and steps. With --trajectories, its rows go to
-/// DIR/run_<k>.csv as they come.
-std::string runSet(const SweepArgs &a, const Plan &plan, std::size_t k,
-                   const std::vector<double> &set) {
+/// Set `k`'s trajectory file, DIR/run_<k>.csv (--trajectories).
+std::ofstream openTrajectory(const SweepArgs &a, std::size_t k) {
+  std::string path = a.trajectories + "/run_" + std::to_string(k) + ".csv";
+  std::ofstream file(path);
+  if (!file)
+    throw std::runtime_error("cannot write its trajectory `" + path + "`");
+  return file;
+}
+
+/// A run's part of its summary line: each chosen output's final value,
+/// minimum and maximum (empty when the run failed), then its events and
+/// steps. `status` becomes the run's error when it fails. With
+/// --trajectories, its rows go to DIR/run_<k>.csv as they come.
+std::string runFields(const SweepArgs &a, const Plan &plan, std::size_t k,
+                      const std::map<std::string, double> &overrides, std::string &status) {
   const Model &model = *plan.model;
   const std::vector<std::string> &outputNames = model.outputNames();
   const std::vector<std::size_t> &chosen = plan.chosen;
-  std::map<std::string, double> overrides; // parameters and inputs, not those compiled in
-  for (std::size_t j = 0; j < set.size(); ++j)
-    if (!plan.isStructural[j])
-      overrides[a.specs[j].name] = set[j];
-  std::string status = "ok";
   Summary sum;
   runtime::RunRecord r;
   try {
@@ -340,10 +354,7 @@ std::string runSet(const SweepArgs &a, const Plan &plan, std::size_t k,
     std::ofstream trajectory;
     std::optional<runtime::ResultWriter> writer;
     if (!a.trajectories.empty()) {
-      std::string path = a.trajectories + "/run_" + std::to_string(k) + ".csv";
-      trajectory.open(path);
-      if (!trajectory)
-        throw std::runtime_error("cannot write its trajectory `" + path + "`");
+      trajectory = openTrajectory(a, k);
       std::vector<std::string> names{"time"};
       names.insert(names.end(), outputNames.begin(), outputNames.end());
       writer.emplace(trajectory, runtime::ResultFormat::Csv, names);
@@ -371,18 +382,82 @@ std::string runSet(const SweepArgs &a, const Plan &plan, std::size_t k,
   } catch (const std::exception &e) {
     status = e.what();
   }
+  std::string fields;
+  for (std::size_t c = 0; c < chosen.size(); ++c)
+    fields += status == "ok" ? "," + exactText(sum.final[c]) + "," + exactText(sum.low[c]) + "," +
+                                   exactText(sum.high[c])
+                             : std::string(",,,");
+  fields += "," + std::to_string(r.events.size() + r.eventsDropped) + "," +
+            std::to_string(r.steps);
+  return fields;
+}
+
+/// A steady state's part of its summary line (--steady): each chosen
+/// output's mean, RMS, minimum, maximum and peak-to-peak over the period
+/// (empty when it failed), then the period, the final residual, the
+/// Newton iterations and the modes of the period in order. `status`
+/// becomes the error when it fails. With --trajectories, the period's
+/// rows go to DIR/run_<k>.csv.
+std::string steadyFields(const SweepArgs &a, const Plan &plan, std::size_t k,
+                         const std::map<std::string, double> &overrides, std::string &status) {
+  const Model &model = *plan.model;
+  SteadyState st;
+  try {
+    SteadyOptions so;
+    so.simulation = a.run.cli.apply(model.experiment(overrides).apply(a.run.settings));
+    so.rtol = a.run.cli.rtol.value_or(so.rtol);
+    so.period = a.period;
+    so.transientPeriods = a.transient.value_or(so.transientPeriods);
+    st = model.steady(overrides, so);
+    if (!st.ok())
+      status = st.error;
+    if (!a.trajectories.empty() && !st.rows.columns.empty()) {
+      std::ofstream trajectory = openTrajectory(a, k);
+      st.rows.writeCsv(trajectory);
+      trajectory.close();
+      if (!trajectory)
+        status = "cannot write its trajectory into `" + a.trajectories + "`";
+    }
+  } catch (const std::exception &e) {
+    status = e.what();
+  }
+  bool ok = status == "ok";
+  std::string fields;
+  for (std::size_t c : plan.chosen) {
+    if (!ok || c >= st.figures.size()) {
+      fields += ",,,,,";
+      continue;
+    }
+    const OutputFigures &f = st.figures[c];
+    for (double v : {f.mean, f.rms, f.min, f.max, f.peakToPeak()})
+      fields += "," + exactText(v);
+  }
+  std::string modes;
+  for (std::size_t i = 0; ok && i < st.modes.size(); ++i)
+    modes += (i ? " | " : "") + st.modes[i];
+  fields += "," + (st.period > 0 ? exactText(st.period) : std::string()) + "," +
+            (st.iterations.empty() ? std::string() : exactText(st.residual)) + "," +
+            std::to_string(st.iterations.size()) + "," + runtime::csvField(modes);
+  return fields;
+}
+
+/// Runs set `k` (`set`: a value per swept name) and returns its summary
+/// line: index, values, status, then the run's (runFields) or the steady
+/// state's (steadyFields) figures.
+std::string runSet(const SweepArgs &a, const Plan &plan, std::size_t k,
+                   const std::vector<double> &set) {
+  std::map<std::string, double> overrides; // parameters and inputs, not those compiled in
+  for (std::size_t j = 0; j < set.size(); ++j)
+    if (!plan.isStructural[j])
+      overrides[a.specs[j].name] = set[j];
+  std::string status = "ok";
+  std::string fields = a.steady ? steadyFields(a, plan, k, overrides, status)
+                                : runFields(a, plan, k, overrides, status);
   std::replace(status.begin(), status.end(), '\n', ' ');
   std::string line = std::to_string(k);
   for (double v : set)
     line += "," + exactText(v);
-  line += "," + runtime::csvField(status);
-  for (std::size_t c = 0; c < chosen.size(); ++c)
-    line += status == "ok" ? "," + exactText(sum.final[c]) + "," + exactText(sum.low[c]) + "," +
-                                 exactText(sum.high[c])
-                           : std::string(",,,");
-  line += "," + std::to_string(r.events.size() + r.eventsDropped) + "," +
-          std::to_string(r.steps) + "\n";
-  return line;
+  return line + "," + runtime::csvField(status) + fields + "\n";
 }
 
 /// Runs this rank's sets (`mine`) on `jobs` threads; under MPI, rank 0
@@ -449,16 +524,20 @@ int writeSummary(const SweepArgs &a, const Plan &plan, const std::vector<std::st
   for (const Spec &s : a.specs)
     os << "," << runtime::csvField(s.name);
   os << ",status";
+  std::vector<const char *> figures{".final", ".min", ".max"};
+  if (a.steady)
+    figures = {".mean", ".rms", ".min", ".max", ".peak_to_peak"};
   for (std::size_t c : plan.chosen)
-    for (const char *what : {".final", ".min", ".max"})
+    for (const char *what : figures)
       os << "," << runtime::csvField(plan.model->outputNames()[c] + what);
-  os << ",events,steps\n";
+  os << (a.steady ? ",period,residual,iterations,modes\n" : ",events,steps\n");
   for (const std::string &l : lines)
     os << l;
   bool written = out.finish();
   if (failed > 0) {
     std::cerr << "hbgc: error: " << failed << " of " << lines.size()
-              << " runs failed; their status column says why\n";
+              << (a.steady ? " steady states" : " runs")
+              << " failed; their status column says why\n";
     return 1;
   }
   return written ? 0 : 1;
@@ -470,6 +549,9 @@ int sweep(SweepArgs &a, const Common &common) {
   if (a.specs.empty())
     throw UsageError{"`sweep` needs at least one `-p NAME=VALUES`"};
   checkRunOptions(a.run);
+  if (!a.steady && (a.period || a.transient))
+    throw UsageError{std::string("`") + (a.period ? "--period" : "--transient") +
+                     "` is an option of steady-state sweeps (`--steady`)"};
   std::vector<std::vector<double>> sets = parameterSets(a);
   for (std::size_t i = 0; i < a.specs.size(); ++i)
     for (std::size_t j = 0; j < i; ++j)
@@ -528,7 +610,10 @@ Runner declareSweep(CLI::App *cmd, Common &common) {
       "(--jobs); under `mpirun -n K hbgc sweep ...` they are spread over the K ranks too, and "
       "rank 0 writes the same file a run on one machine writes. One CSV line per run: its "
       "index, parameter values and status (`ok`, or why it failed), then each chosen output's "
-      "final value, minimum and maximum, its event count and its steps (docs/cli.md).");
+      "final value, minimum and maximum, its event count and its steps. With --steady, each "
+      "set's periodic steady state instead (as `hbgc steady` finds it): each output's mean, "
+      "RMS, minimum, maximum and peak-to-peak over the period, then the period, the residual, "
+      "the Newton iterations and the modes in the period (docs/cli.md).");
   auto a = std::make_shared<SweepArgs>();
   addModelArguments(*cmd, a->file, common);
   addRepeated(
@@ -576,6 +661,26 @@ Runner declareSweep(CLI::App *cmd, Common &common) {
   addValue(
       *cmd, "--trajectories", [a](const std::string &d) { a->trajectories = d; },
       "also write each run's trajectory as CSV to DIR/run_<index>.csv", "DIR");
+  cmd->add_flag("--steady", a->steady,
+                "each set's periodic steady state instead of a run (rtol 1e-12 unless given)");
+  addValue(
+      *cmd, "--period",
+      [a](const std::string &text) {
+        double v = parseNumber("--period", text);
+        if (!(v > 0) || !std::isfinite(v))
+          throw UsageError{"`--period` must be positive"};
+        a->period = v;
+      },
+      "with --steady: the period T (default: each set's common period of the model's "
+      "periodic sources)",
+      "T");
+  addValue(
+      *cmd, "--transient",
+      [a](const std::string &text) {
+        a->transient = static_cast<std::size_t>(
+            parseWhole("--transient", text, 1, 1e9, "a whole number from 1"));
+      },
+      "with --steady: periods of transient before shooting (default 5)", "N");
   addSimulationSettings(*cmd, a->run);
   return [a, &common] { return sweep(*a, common); };
 }
