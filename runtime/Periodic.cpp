@@ -2,6 +2,7 @@
 
 #include "hbg/runtime/Periodic.h"
 
+#include "hbg/runtime/Quadrature.h"
 #include "hbg/runtime/Remap.h"
 
 #include "PeriodMap.h"
@@ -437,12 +438,6 @@ double residualOf(const std::vector<double> &F, const std::vector<double> &scale
   return r;
 }
 
-/// Five-point Gauss-Legendre nodes and weights on [-1, 1].
-constexpr double kGaussNodes[5] = {-0.9061798459386640, -0.5384693101056831, 0.0,
-                                   0.5384693101056831, 0.9061798459386640};
-constexpr double kGaussWeights[5] = {0.2369268850561891, 0.4786286704993665, 0.5688888888888889,
-                                     0.4786286704993665, 0.2369268850561891};
-
 } // namespace
 
 void findSteadyState(System &sys, const std::vector<double> &x0, const SimulateOptions &base,
@@ -655,7 +650,12 @@ void findSteadyState(System &sys, const std::vector<double> &x0, const SimulateO
   // Gauss-Legendre quadrature, and extrema inside a step located by golden
   // sections between the points that bracket them.
   std::vector<double> at(7), vals;
+  std::optional<PowerMeter> meter;
+  if (opts.losses)
+    meter.emplace(sys, t0, t0 + T);
   trace.onStep = [&](Mode &m, const Stepper &st, double ta, double tb) {
+    if (meter)
+      meter->step(m, st, ta, tb);
     if (!(tb > ta))
       return;
     xs.resize(m.stateSlots().size());
@@ -732,9 +732,14 @@ void findSteadyState(System &sys, const std::vector<double> &x0, const SimulateO
   RunRecord &rec = result.period;
   runOver(
       sys, X, q, t0, t0 + T, base, rows,
-      [&](const double *row) { rowsKept.emplace_back(row, row + 1 + ny); }, &trace, nullptr, rec);
+      [&](const double *row) { rowsKept.emplace_back(row, row + 1 + ny); }, &trace,
+      meter ? std::function<void(const Event &)>([&](const Event &e) { meter->event(e); })
+            : nullptr,
+      rec);
   ++result.periodsSimulated;
   trace.onStep = nullptr;
+  if (meter)
+    result.losses = meter->figures();
   if (!rec.error.empty()) {
     failRun(rec);
     return;

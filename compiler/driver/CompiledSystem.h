@@ -20,6 +20,9 @@ public:
   const std::vector<std::string> &stateNames() const override { return m_.stateNames; }
   const std::vector<std::string> &outputNames() const override { return m_.outputNames; }
   const runtime::Switching &switching() const override { return m_.switching; }
+  const std::vector<runtime::PowerElement> &powerElements() const override {
+    return m_.powerElements;
+  }
   void runSpan(double t0, double tEnd) override { m_.tiers->runSpan(t0, tEnd); }
 
 protected:

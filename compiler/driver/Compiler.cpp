@@ -16,6 +16,7 @@ std::shared_ptr<Model::Impl> plainModel(const Compiler &compiler, eq::EquationSy
   for (const eq::Output &o : equations.outputs)
     impl->outputNames.push_back(o.name);
   impl->nameParameters(equations);
+  impl->namePowers(equations);
   impl->tiers = std::make_shared<CodeTiers>(opts_.codegen, opts_.tiering, opts_.hotCalls,
                                             opts_.quickTierMin, opts_.jitQuickMin);
   impl->initial = compileMode(std::move(equations), impl->tiers, false, false);

@@ -101,6 +101,38 @@ const JacobianCode &ModeCode::jacobianCode() const {
   return *jacobianCompiled;
 }
 
+const ModeFn *ModeCode::powers() const {
+  std::call_once(powersOnce, [&] {
+    std::lock_guard<std::mutex> lock(equations.ctx->mutex());
+    sym::ExprContext &ctx = *equations.ctx;
+    auto pc = std::make_unique<PowersCode>();
+    std::vector<sym::ExprId> powers;
+    for (const eq::PowerPort &port : equations.powerPorts) {
+      sym::ExprId p = ctx.mul(equations.bondEffort[port.bond], equations.bondFlow[port.bond]);
+      powers.push_back(port.sign < 0 ? ctx.neg(p) : p);
+    }
+    // The work through jumps, where the mode's dependent storage has its
+    // place in the full state (a model run without events has none).
+    if (dependentSlots.size() == equations.dependent.size())
+      powers.insert(powers.end(), equations.sourceWork.begin(), equations.sourceWork.end());
+    if (powers.empty()) {
+      powersCompiled = std::move(pc);
+      return;
+    }
+    pc->code.ctx = equations.ctx;
+    pc->code.mode = false;
+    pc->code.add(pc->fn, "powers", std::move(powers));
+    // In the mode's tiers (compiled now under Tiering::Jit, else baseline
+    // code over its tape), but never counted towards LLVM: a loss
+    // analysis evaluates it a few times per step.
+    std::shared_ptr<const void> self = shared_from_this();
+    if (std::shared_ptr<CodeTiers> t = code.tiers.lock())
+      t->start(pc->code, self, true);
+    powersCompiled = std::move(pc);
+  });
+  return powersCompiled->fn ? &powersCompiled->fn : nullptr;
+}
+
 std::shared_ptr<ModeCode> compileMode(eq::EquationSystem equations,
                                       const std::shared_ptr<CodeTiers> &tiers, bool switched,
                                       bool ctxLocked) {

@@ -174,6 +174,13 @@ struct JacobianCode final : runtime::JacobianProgram {
   void used(double t) const override { code.used(t); }
 };
 
+/// A mode's powers of its R elements and sources, compiled in the mode's
+/// tiers.
+struct PowersCode {
+  TieredCode code;
+  ModeFn fn;
+};
+
 /// The compiled code of one mode (of the only mode, for models without
 /// switched junctions). Every function takes x = [states, Newton unknowns]
 /// and p = [parameters, held values, kink branches].
@@ -185,6 +192,13 @@ struct ModeCode final : runtime::ModeProgram, std::enable_shared_from_this<ModeC
   const runtime::JacobianProgram &jacobianProgram() const override { return jacobianCode(); }
   mutable std::once_flag jacobianOnce;
   mutable std::unique_ptr<JacobianCode> jacobianCompiled;
+  /// e * f of each power port (eq::EquationSystem::powerPorts) with its
+  /// sign, then its work per unit jump of each dependent storage
+  /// (eq::EquationSystem::sourceWork), built on first use: runs that never
+  /// ask for powers pay nothing.
+  const ModeFn *powers() const override;
+  mutable std::once_flag powersOnce;
+  mutable std::unique_ptr<PowersCode> powersCompiled;
   /// The functions of runtime::ModeProgram, as tapes and (once compiled)
   /// LLVM code; its tiers also serve the Jacobian's code.
   TieredCode code;
@@ -195,6 +209,9 @@ struct Model::Impl {
   /// The initial mode (the only one without switched junctions).
   std::shared_ptr<ModeCode> initial;
   std::vector<std::string> parameterNames, stateNames, outputNames;
+  /// The R elements and sources whose power the modes compute (the
+  /// initial mode's eq::EquationSystem::powerPorts).
+  std::vector<runtime::PowerElement> powerElements;
   /// The inputs, and their slots in the parameter array.
   std::vector<std::string> inputNames;
   std::vector<std::uint32_t> inputSlots;
@@ -207,6 +224,11 @@ struct Model::Impl {
         inputSlots.push_back(i);
       }
     }
+  }
+  /// Fills powerElements from `sys` (every mode has the same ports).
+  void namePowers(const eq::EquationSystem &sys) {
+    for (const eq::PowerPort &port : sys.powerPorts)
+      powerElements.push_back({port.name, port.kind});
   }
   eq::EquationOptions equationOptions;
   /// Parameter defaults, initial values, nominal magnitudes and the

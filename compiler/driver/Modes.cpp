@@ -296,6 +296,7 @@ Model driver::compileSwitched(const Compiler &compiler, std::shared_ptr<SourceMa
   for (const eq::Output &o : initial.outputs)
     impl->outputNames.push_back(o.name);
   impl->nameParameters(initial);
+  impl->namePowers(initial);
 
   // Comparisons are numbered by element, transition and depth-first order
   // (the order of eq::guardComparisons and of each mode's guard function).

@@ -453,6 +453,10 @@ private:
   bool closeDependentStorage(const std::vector<sym::ExprId> &derivatives);
   /// Fills EquationSystem::guardImpulse from the resolved guard sides.
   void guardImpulses();
+  /// Fills EquationSystem::powerPorts and sourceWork from the resolved
+  /// bonds (before the loops are closed: the work reads the tearing
+  /// variables of dependent storage).
+  void powerPorts();
   std::string loopUsedBy(sym::ExprId e, sym::ExprId except);
   bool differentiable(const Dependent &d, sym::ExprId x, const char *what, sym::ExprId own = {});
 
@@ -641,6 +645,46 @@ bool Builder::closeDependentStorage(const std::vector<sym::ExprId> &derivatives)
   return true;
 }
 
+void Builder::powerPorts() {
+  std::vector<const Dependent *> byState;
+  for (const DependentState &ds : sys_.dependent)
+    for (const Dependent &d : dependent_)
+      if (ctx_.symbol(g_.element(d.element).state).name == ds.name)
+        byState.push_back(&d);
+  for (std::uint32_t i = 0; i < g_.elements.size(); ++i) {
+    const Element &e = g_.elements[i];
+    bool resistor = e.kind == ElementKind::R;
+    if ((!resistor && !isSource(e.kind)) || e.bonds.size() != 1)
+      continue;
+    // Power flows along a bond's arrow: into an R element, out of a source.
+    BondId b = e.bonds[0];
+    int into = g_.sign(b, ElementId{i});
+    double sign = resistor ? into : -into;
+    sys_.powerPorts.push_back({e.name, kindName(e.kind), b.index, sign});
+    // A source's work through a jump: a jump of dependent storage k by D
+    // is a Dirac in its tearing variable z_k (see guardImpulses), which
+    // reaches the source's flow (effort) with strength d f / d z_k times
+    // D; times the source's finite effort (flow) that is its work.
+    // An R element carries no impulse (it would dissipate without bound).
+    sym::ExprId effort = r_.effort(b), flow = r_.flow(b);
+    for (const Dependent *d : byState) {
+      if (resistor) {
+        sys_.sourceWork.push_back(ctx_.constant(0));
+        continue;
+      }
+      sym::SymbolId z = ctx_.node(d->output).symbol;
+      sym::ExprId w = ctx_.add(ctx_.mul(effort, ctx_.derivative(flow, z)),
+                               ctx_.mul(flow, ctx_.derivative(effort, z)));
+      if (sign < 0)
+        w = ctx_.neg(w);
+      bool isC = g_.element(d->element).kind == ElementKind::C;
+      sys_.sourceWork.push_back(isC ? r_.sign(d->bond, d->element, w) : w);
+    }
+  }
+  if (byState.size() != sys_.dependent.size())
+    throw InternalError("source work: a dependent state without its element");
+}
+
 void Builder::guardImpulses() {
   // A jump of dependent storage k's stored quantity by D is the Dirac
   // D delta(t) in the rate of it, which its tearing variable z_k carries
@@ -783,6 +827,7 @@ std::optional<EquationSystem> Builder::run() {
     sys_.bondEffort.push_back(r_.effort(BondId{i}));
     sys_.bondFlow.push_back(r_.flow(BondId{i}));
   }
+  powerPorts();
   for (TornVariable &t : r_.cycles())
     torn_.push_back(t);
 
@@ -826,6 +871,8 @@ std::optional<EquationSystem> Builder::run() {
   for (sym::ExprId &e : sys_.guardImpulse)
     finish(e);
   for (sym::ExprId &e : sys_.heldValues)
+    finish(e);
+  for (sym::ExprId &e : sys_.sourceWork)
     finish(e);
   for (std::size_t i = 0; i < sys_.bondEffort.size(); ++i) {
     finish(sys_.bondEffort[i]);

@@ -118,6 +118,8 @@ int runModel(runtime::ProgramSystem &system, const std::vector<double> &x0,
     o.onEvent = [&plot](const runtime::Event &e) { plotEvent(*plot, e); };
   if (ro.events.empty())
     o.keepEvents = 0; // counted, not kept
+  if (subject.instrument)
+    subject.instrument(o);
 
   auto start = std::chrono::steady_clock::now();
   runtime::RunRecord r;
@@ -156,6 +158,8 @@ int runModel(runtime::ProgramSystem &system, const std::vector<double> &x0,
     std::cerr << programName() << ": error: " << r.errorText(subject.model) << "\n";
     return 1;
   }
+  if (subject.report)
+    written &= subject.report(r);
   return written ? 0 : 1;
 }
 

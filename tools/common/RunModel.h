@@ -68,6 +68,11 @@ struct RunSubject {
   /// measured), and lines on the compiled modes after the events' lines.
   double compileMs = -1;
   std::function<void(std::ostream &, const runtime::ProgramSystem &, double runMs)> compileStats;
+  /// Called with the settings just before the run (a meter setting its
+  /// hooks), and with the record after a run that succeeded (a report of
+  /// what the hooks measured; false when writing it failed).
+  std::function<void(runtime::SimulateOptions &)> instrument;
+  std::function<bool(const runtime::RunRecord &)> report;
 };
 
 /// Runs `system` from the full state `x0` with `settings` and writes

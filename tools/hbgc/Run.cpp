@@ -2,11 +2,14 @@
 
 #include "Command.h"
 
+#include "../common/LossReport.h"
 #include "../common/RunModel.h"
 
 #include "hbg/driver/Internal.h"
+#include "hbg/runtime/Periodic.h"
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -25,6 +28,11 @@ struct RunArgs {
   driver::Stage stage = driver::Stage::Run;
   bool timePasses = false, allModes = false;
   Tiering tiering = Tiering::Tiered;
+  /// `--window t0:t1`, `--losses-csv`, `--efficiency`: the mean powers
+  /// over part of the run.
+  std::optional<std::pair<double, double>> window;
+  std::string lossesCsv;
+  std::optional<Efficiency> efficiency;
 };
 
 /// Ends hbgc once the run's results are written (and flushed), without
@@ -123,6 +131,36 @@ int run(RunArgs &a, const Common &common) {
                        modeStats(os, model, system, runMs);
                      }};
   std::unique_ptr<runtime::ProgramSystem> system = driver::systemOf(model, std::move(p));
+  std::optional<runtime::PowerMeter> meter;
+  runtime::RunTrace trace;
+  Output lossesCsv;
+  if (a.window) {
+    auto [w0, w1] = *a.window;
+    std::string error =
+        w0 >= settings.tStart && w1 <= settings.tEnd
+            ? lossesProblem(system->powerElements(), a.efficiency, "--window")
+            : "the window [" + timeText(w0) + ", " + timeText(w1) + "] of `--window` is not " +
+                  "inside the run [" + timeText(settings.tStart) + ", " +
+                  timeText(settings.tEnd) + "]";
+    if (!error.empty()) {
+      std::cerr << "hbgc: error: model `" << model.name() << "`: " << error << "\n";
+      return 1;
+    }
+    if (!a.lossesCsv.empty() && a.lossesCsv != "-" && !lossesCsv.open(a.lossesCsv))
+      return 1;
+    meter.emplace(*system, w0, w1);
+    subject.instrument = [&](runtime::SimulateOptions &o) { meter->attach(o, trace); };
+    subject.report = [&](const runtime::RunRecord &) {
+      runtime::PowerFigures f = meter->figures();
+      printLosses(std::cerr, f, a.efficiency ? &*a.efficiency : nullptr);
+      if (a.lossesCsv.empty())
+        return true;
+      writeLossesCsv(lossesCsv.stream(), f);
+      return lossesCsv.finish();
+    };
+  } else if (a.efficiency || !a.lossesCsv.empty()) {
+    throw UsageError{"`--efficiency` and `--losses-csv` measure over `--window t0:t1`"};
+  }
   exitKeepingModel(runModel(*system, x0, std::move(settings), ro, files, subject));
 }
 
@@ -169,6 +207,29 @@ Runner declareRun(CLI::App *cmd, Common &common) {
       "compiled by LLVM in the background when the run is long enough to pay for it), jit "
       "(LLVM before first use) or tape (the tapes' interpreter)",
       "T");
+  addValue(
+      *cmd, "--window",
+      [a](const std::string &s) {
+        std::size_t colon = s.find(':');
+        if (colon == std::string::npos)
+          throw UsageError{"`--window` needs t0:t1, got `" + s + "`"};
+        double w0 = parseNumber("--window", s.substr(0, colon));
+        double w1 = parseNumber("--window", s.substr(colon + 1));
+        if (!(w1 > w0) || !std::isfinite(w0) || !std::isfinite(w1))
+          throw UsageError{"`--window` needs t0 < t1, got `" + s + "`"};
+        a->window = {w0, w1};
+      },
+      "report each R element's mean power dissipated, each source's delivered and the loss "
+      "at events over [t0, t1] of the run",
+      "t0:t1");
+  cmd->add_option("--losses-csv", a->lossesCsv,
+                  "write the --window losses as CSV (element,kind,mean_power) here")
+      ->type_name("FILE");
+  addValue(
+      *cmd, "--efficiency", [a](const std::string &s) { a->efficiency = parseEfficiency(s); },
+      "with --window: the mean power of the elements OUT over that of IN (element paths, "
+      "comma-separated: load.r/supply.s)",
+      "OUT/IN");
   cmd->add_flag("--time-passes", a->timePasses,
                 "print the time each compiler pass takes to stderr");
   return [a, &common] { return run(*a, common); };

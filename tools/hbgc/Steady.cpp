@@ -2,6 +2,8 @@
 
 #include "Command.h"
 
+#include "../common/LossReport.h"
+
 #include "hbg/driver/Internal.h"
 #include "hbg/runtime/Csv.h"
 #include "hbg/runtime/Periodic.h"
@@ -25,6 +27,10 @@ struct SteadyArgs {
   runtime::Method method = runtime::Method::Auto;
   runtime::SteadyOptions steady;
   bool quiet = false;
+  /// `--losses`, `--losses-csv`, `--efficiency`.
+  bool losses = false;
+  std::string lossesCsv;
+  std::optional<Efficiency> efficiency;
 };
 
 /// An open output file, or standard output for "" and "-".
@@ -68,8 +74,9 @@ int steady(SteadyArgs &a, const Common &common) {
   driver::Session session(sessionOptions(common, a.params), std::cerr);
   if (!session.load(a.file))
     return 1;
-  OutFile out, stats;
-  if (!out.open(a.output) || (!a.stats.empty() && !stats.open(a.stats)))
+  OutFile out, stats, lossesCsv;
+  if (!out.open(a.output) || (!a.stats.empty() && !stats.open(a.stats)) ||
+      (!a.lossesCsv.empty() && !lossesCsv.open(a.lossesCsv)))
     return 1;
   if (out.os == &std::cout && stats.os == &std::cout && !a.stats.empty())
     throw UsageError{"`-o` and `--stats` cannot both write to standard output"};
@@ -119,6 +126,14 @@ int steady(SteadyArgs &a, const Common &common) {
       periodFrom += " and " + std::to_string(sp.sources.size() - 3) + " more";
   }
   std::unique_ptr<runtime::ProgramSystem> system = driver::systemOf(model, std::move(p));
+  so.losses = a.losses || !a.lossesCsv.empty() || a.efficiency;
+  if (so.losses) {
+    std::string error = lossesProblem(system->powerElements(), a.efficiency, "--losses");
+    if (!error.empty()) {
+      std::cerr << "hbgc: error: model `" << model.name() << "`: " << error << "\n";
+      return 1;
+    }
+  }
   runtime::SteadyResult r;
   runtime::findSteadyState(*system, x0, settings, so, r);
 
@@ -177,7 +192,13 @@ int steady(SteadyArgs &a, const Common &common) {
       report << line;
     }
   }
-  bool written = out.close() && stats.close();
+  if (r.losses) {
+    if (!a.quiet)
+      printLosses(report, *r.losses, a.efficiency ? &*a.efficiency : nullptr);
+    if (!a.lossesCsv.empty())
+      writeLossesCsv(*lossesCsv.os, *r.losses);
+  }
+  bool written = out.close() && stats.close() && lossesCsv.close();
   if (!r.ok()) {
     std::string text = r.failure ? r.failure->text(model.name()) : "model `" + model.name() + "`: " + r.error;
     std::cerr << "hbgc: error: " << text << "\n";
@@ -196,7 +217,8 @@ Runner declareSteady(CLI::App *cmd, Common &common) {
       "one period as CSV (`time,<outputs>`, time from 0 to T) to standard output or -o FILE, "
       "each output's mean, RMS, minimum, maximum and peak-to-peak to --stats FILE, and a "
       "report (each iteration's residual, the modes in the period, the figures) to standard "
-      "error.");
+      "error. With --losses, the report adds each R element's and source's mean power over "
+      "the period and the loss at events (docs/cli.md).");
   auto a = std::make_shared<SteadyArgs>();
   addModelArguments(*cmd, a->file, common);
   addValue(
@@ -250,6 +272,17 @@ Runner declareSteady(CLI::App *cmd, Common &common) {
         a->steady.warmupPeriods = std::size_t(v);
       },
       "periods of transient from the initial state before shooting (default 5)", "N");
+  cmd->add_flag("--losses", a->losses,
+                "report each R element's mean power dissipated, each source's delivered and "
+                "the loss at events over the period");
+  cmd->add_option("--losses-csv", a->lossesCsv,
+                  "write the losses as CSV (element,kind,mean_power) here (implies --losses)")
+      ->type_name("FILE");
+  addValue(
+      *cmd, "--efficiency", [a](const std::string &s) { a->efficiency = parseEfficiency(s); },
+      "report the mean power of the elements OUT over that of IN (element paths, "
+      "comma-separated: load.r/supply.s; implies --losses)",
+      "OUT/IN");
   cmd->add_flag("-q,--quiet", a->quiet, "no report on standard error");
   return [a, &common] { return steady(*a, common); };
 }

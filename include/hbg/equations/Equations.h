@@ -51,6 +51,17 @@ struct Output {
   sym::ExprId value;
 };
 
+/// The power port of an R element or a source (Se, Sf, MSe, MSf): the
+/// power at its one bond, e * f of that bond times `sign`, is the power
+/// dissipated in an R element and the power a source delivers into the
+/// model.
+struct PowerPort {
+  std::string name; ///< the element's path: "load.r", "supply.s"
+  std::string kind; ///< "R", "Se", "Sf", "MSe", "MSf"
+  std::uint32_t bond = 0;
+  double sign = 1;
+};
+
 /// A storage element in derivative causality: no state of its own, its
 /// energy variable follows from the independent states and sources.
 struct DependentState {
@@ -160,6 +171,15 @@ struct EquationSystem {
   /// Every bond's effort and flow (for `explain`), by bond index.
   std::vector<std::string> bondNames;
   std::vector<sym::ExprId> bondEffort, bondFlow;
+  /// Every R element and source of the graph, in element order: the same
+  /// in every mode (an element a mode switches off has power 0 there).
+  std::vector<PowerPort> powerPorts;
+  /// The work each power port does through a jump into this mode, per
+  /// unit jump of each dependent storage's stored quantity (row-major:
+  /// port x dependent): a source's finite effort (flow) times the Dirac
+  /// strength of its flow (effort); 0 for R elements. Of time, states
+  /// and parameters; empty when the mode has no dependent storage.
+  std::vector<sym::ExprId> sourceWork;
 
   /// Parameter indices in an order where each default uses only earlier ones.
   std::vector<std::uint32_t> parameterOrder() const;

@@ -27,6 +27,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "hbg/runtime/Losses.h"
 #include "hbg/runtime/Simulate.h"
 
 #include <cstddef>
@@ -108,6 +109,9 @@ struct SteadyOptions {
   double tolerance = 1e-11;
   /// Output rows per period in the period's record (events add theirs).
   std::size_t rowsPerPeriod = 1000;
+  /// Measure each R element's and source's mean power and the losses at
+  /// events over the period found (SteadyResult::losses).
+  bool losses = false;
 };
 
 /// One Newton iteration's figures.
@@ -149,6 +153,8 @@ struct SteadyResult {
   RunRecord period;
   /// The figures of each output over the period.
   std::vector<OutputFigures> figures;
+  /// SteadyOptions::losses: the powers over the period.
+  std::optional<PowerFigures> losses;
   /// Transient periods simulated and periods simulated in all (Newton's
   /// included).
   std::size_t transientPeriods = 0, periodsSimulated = 0;

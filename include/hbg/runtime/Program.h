@@ -180,6 +180,10 @@ struct ModeProgram {
 
   /// The Jacobian's program (the compiler builds it on first use).
   virtual const JacobianProgram &jacobianProgram() const = 0;
+  /// The power of each R element and source (System::powerElements()),
+  /// built on first use: only an analysis of losses asks for it. Null
+  /// when the program has none (a model image, a model without a graph).
+  virtual const ModeFn *powers() const { return nullptr; }
   /// Counts an evaluation of the right-hand side at time t (the JIT
   /// compiles a mode once it pays).
   virtual void used(double) const {}
@@ -270,6 +274,10 @@ public:
     return program_->jacobianProgram().constancy;
   }
   bool outputs(double t, const double *x, double *y) override { return e_.outputs(t, x, y); }
+  bool powers(double t, const double *x, double *out) override {
+    const ModeFn *f = program_->powers();
+    return f && e_.call(*f, t, x, out);
+  }
   bool guards(double t, const double *x, double *sides) override {
     return e_.call(program_->guards, t, x, sides);
   }

@@ -51,6 +51,14 @@ inline constexpr double kNoTime = std::numeric_limits<double>::quiet_NaN();
 /// stand-ins for short-circuited sources (Mode::shortCircuit()).
 inline constexpr std::uint32_t kNoSlot = UINT32_MAX;
 
+/// An element whose power the modes compute (Mode::powers()): an R
+/// element, whose power is what it dissipates, or a source (Se, Sf, MSe,
+/// MSf), whose power is what it delivers into the model.
+struct PowerElement {
+  std::string path; ///< "load.r", "supply.s"
+  std::string kind; ///< "R", "Se", "Sf", "MSe", "MSf"
+};
+
 /// One mode's functions. Every function reads the parameter array the
 /// System was given (parameters, then held values) and returns false when
 /// it could not be evaluated (a loop that did not converge); failure()
@@ -84,6 +92,18 @@ public:
   /// OdeSystem::jacobianConstancy: none by default.
   virtual JacobianConstancy jacobianConstancy() { return {}; }
   virtual bool outputs(double t, const double *x, double *y) = 0;
+  /// The power of each of System::powerElements() at (t, x): e * f of its
+  /// bond, dissipated (R) or delivered (sources); 0 for an element this
+  /// mode switches off. Then, where the mode has dependent storage (nd =
+  /// dependentSlots().size()), out[np + p * nd + k] is the work element p
+  /// does per unit jump of dependent storage k into this mode (a source
+  /// driving a capacitor it is switched across; 0 for R elements): np (1
+  /// + nd) values for np elements. False when the mode cannot compute them
+  /// (the default) or its loops could not be solved.
+  virtual bool powers(double t, const double *x, double *out) {
+    (void)t, (void)x, (void)out;
+    return false;
+  }
   /// Both sides of every comparison of the model, then of one comparison
   /// per kink of this mode: 2 * (numComparisons + numKinks()) values.
   virtual bool guards(double t, const double *x, double *sides) = 0;
@@ -150,6 +170,9 @@ public:
   virtual const std::vector<std::string> &stateNames() const = 0;
   virtual const std::vector<std::string> &outputNames() const = 0;
   std::size_t numOutputs() const { return outputNames().size(); }
+  /// The R elements and sources whose power Mode::powers() computes, in
+  /// the model's element order; none by default.
+  virtual const std::vector<PowerElement> &powerElements() const;
   /// The switched junctions (none for a plain model).
   virtual const Switching &switching() const = 0;
   /// Number of values `pre(...)` holds, and sets them (every mode reads them
