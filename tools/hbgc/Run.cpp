@@ -129,7 +129,9 @@ int run(RunArgs &a, const Common &common) {
                      std::chrono::duration<double, std::milli>(t1 - t0).count(),
                      [&model](std::ostream &os, const runtime::ProgramSystem &system, double runMs) {
                        modeStats(os, model, system, runMs);
-                     }};
+                     },
+                     {},
+                     {}};
   std::unique_ptr<runtime::ProgramSystem> system = driver::systemOf(model, std::move(p));
   std::optional<runtime::PowerMeter> meter;
   runtime::RunTrace trace;

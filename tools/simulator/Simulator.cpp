@@ -107,7 +107,9 @@ int run(int argc, char **argv, const runtime::ModelImage &image) {
                                 os << "modes compiled in: " << image.programs.size() << "\n"
                                    << "modes compiled during the run: " << system.modesCompiled
                                    << " (" << 1e3 * system.compileSeconds << " ms)\n";
-                            }};
+                            },
+                            {},
+                            {}};
   std::unique_ptr<runtime::ProgramSystem> system;
   if (!image.sources.empty() && hbg_fallback_system)
     system.reset(hbg_fallback_system(image, &p));
