@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace hbg::runtime {
 
@@ -29,6 +30,24 @@ double PowerFigures::dissipated() const {
     if (elements[i].kind == "R")
       sum += mean[i];
   return sum;
+}
+
+double PowerFigures::sumOf(const std::vector<std::size_t> &at) const {
+  double sum = 0;
+  for (std::size_t i : at)
+    sum += mean[i];
+  return sum;
+}
+
+double PowerFigures::efficiency(const std::string &out, const std::string &in,
+                                std::string &error) const {
+  std::vector<std::size_t> outAt = findElements(elements, out, error);
+  if (outAt.empty())
+    return std::numeric_limits<double>::quiet_NaN();
+  std::vector<std::size_t> inAt = findElements(elements, in, error);
+  if (inAt.empty())
+    return std::numeric_limits<double>::quiet_NaN();
+  return sumOf(outAt) / sumOf(inAt);
 }
 
 PowerMeter::PowerMeter(const System &system, double t0, double t1)

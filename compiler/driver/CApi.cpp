@@ -37,6 +37,13 @@ struct hbg_steady {
   const std::string &error() const { return refused.empty() ? steady.error : refused; }
 };
 
+struct hbg_ac {
+  hbg::FrequencyResponse response;
+  /// Set instead of `response.error` when the call itself was refused.
+  std::string refused;
+  const std::string &error() const { return refused.empty() ? response.error : refused; }
+};
+
 namespace {
 char *copyString(const std::string &s) {
   char *out = static_cast<char *>(std::malloc(s.size() + 1));
@@ -55,6 +62,31 @@ template <class F> hbg_model *compile(char **error, F &&f) {
       *error = copyString(e.what());
   }
   return nullptr;
+}
+
+/// A new result of an analysis (hbg_steady, hbg_ac) that `f(out,
+/// parameters)` fills, with `count` parameters or inputs set by name:
+/// what the C++ API throws is kept in `refused` (`fallback` when its
+/// message is empty). NULL only when out of memory.
+template <class R, class F>
+R *analyse(size_t count, const char *const *names, const double *values, const char *fallback,
+           F &&f) {
+  try {
+    auto *out = new R;
+    try {
+      std::map<std::string, double> parameters;
+      for (size_t i = 0; i < count; ++i)
+        parameters[names && names[i] ? names[i] : ""] = values ? values[i] : std::nan("");
+      f(*out, parameters);
+    } catch (const std::exception &e) {
+      out->refused = e.what();
+      if (out->refused.empty())
+        out->refused = fallback;
+    }
+    return out;
+  } catch (const std::exception &) {
+    return nullptr;
+  }
 }
 
 /// Runs `f` on `sim`, keeping the message of what it throws.
@@ -251,27 +283,15 @@ hbg_steady *hbg_model_steady(const hbg_model *model, size_t count, const char *c
                              const double *values, double period, double rtol) {
   if (!model)
     return nullptr;
-  try {
-    auto *out = new hbg_steady;
-    try {
-      std::map<std::string, double> parameters;
-      for (size_t i = 0; i < count; ++i)
-        parameters[names && names[i] ? names[i] : ""] = values ? values[i] : std::nan("");
-      hbg::SteadyOptions options;
-      if (period != 0)
-        options.period = period;
-      if (rtol != 0)
-        options.rtol = rtol;
-      out->steady = model->model.steady(parameters, options);
-    } catch (const std::exception &e) {
-      out->refused = e.what();
-      if (out->refused.empty())
-        out->refused = "the steady state could not be found";
-    }
-    return out;
-  } catch (const std::exception &) {
-    return nullptr;
-  }
+  return analyse<hbg_steady>(count, names, values, "the steady state could not be found",
+                             [&](hbg_steady &out, const std::map<std::string, double> &parameters) {
+                               hbg::SteadyOptions options;
+                               if (period != 0)
+                                 options.period = period;
+                               if (rtol != 0)
+                                 options.rtol = rtol;
+                               out.steady = model->model.steady(parameters, options);
+                             });
 }
 
 void hbg_steady_free(hbg_steady *steady) { delete steady; }
@@ -345,6 +365,74 @@ const char *hbg_steady_mode(const hbg_steady *s, size_t i) {
 double hbg_steady_mode_phase(const hbg_steady *s, size_t i) {
   return s && i < s->steady.modePhases.size() ? s->steady.modePhases[i]
                                               : std::numeric_limits<double>::quiet_NaN();
+}
+
+size_t hbg_steady_loss_count(const hbg_steady *s) {
+  return s ? s->steady.losses.elements.size() : 0;
+}
+
+int hbg_steady_loss(const hbg_steady *s, size_t i, const char **name, const char **kind,
+                    double *power) {
+  if (!s || i >= s->steady.losses.elements.size() || i >= s->steady.losses.mean.size())
+    return HBG_ERROR;
+  if (name)
+    *name = s->steady.losses.elements[i].path.c_str();
+  if (kind)
+    *kind = s->steady.losses.elements[i].kind.c_str();
+  if (power)
+    *power = s->steady.losses.mean[i];
+  return HBG_OK;
+}
+
+double hbg_steady_switching_loss(const hbg_steady *s) {
+  return hbg_steady_status(s) == HBG_OK ? s->steady.losses.eventLoss
+                                        : std::numeric_limits<double>::quiet_NaN();
+}
+
+hbg_ac *hbg_model_ac(const hbg_model *model, const char *input, size_t nfreq, const double *freqs,
+                     size_t count, const char *const *names, const double *values, double period) {
+  if (!model)
+    return nullptr;
+  return analyse<hbg_ac>(count, names, values, "the frequency response could not be found",
+                         [&](hbg_ac &out, const std::map<std::string, double> &parameters) {
+                           std::vector<double> frequencies;
+                           for (size_t k = 0; k < nfreq; ++k)
+                             frequencies.push_back(freqs ? freqs[k] : std::nan(""));
+                           hbg::SteadyOptions options;
+                           if (period != 0)
+                             options.period = period;
+                           out.response = model->model.frequencyResponse(
+                               input ? input : "", frequencies, parameters, options);
+                         });
+}
+
+void hbg_ac_free(hbg_ac *ac) { delete ac; }
+
+int hbg_ac_status(const hbg_ac *a) { return a && a->error().empty() ? HBG_OK : HBG_ERROR; }
+
+const char *hbg_ac_error(const hbg_ac *a) { return a ? a->error().c_str() : ""; }
+
+const char *hbg_ac_error_kind(const hbg_ac *a) {
+  return a && a->refused.empty() && a->response.failure
+             ? hbg::diagKindName(a->response.failure->kind)
+             : "";
+}
+
+int hbg_ac_response(const hbg_ac *a, const char *output, size_t k, double *re, double *im) {
+  if (hbg_ac_status(a) != HBG_OK || !output)
+    return HBG_ERROR;
+  const hbg::FrequencyResponse &r = a->response;
+  for (size_t i = 0; i < r.outputs.size() && i < r.response.size(); ++i)
+    if (r.outputs[i] == output) {
+      if (k >= r.response[i].size())
+        return HBG_ERROR;
+      if (re)
+        *re = r.response[i][k].real();
+      if (im)
+        *im = r.response[i][k].imag();
+      return HBG_OK;
+    }
+  return HBG_ERROR;
 }
 
 } // extern "C"

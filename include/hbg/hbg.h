@@ -67,9 +67,12 @@ struct SteadyOptions {
   /// when not given. Their rtol is `rtol` above; their end time, output
   /// step and row callback are the analysis's own.
   std::optional<SimulationOptions> simulation;
+  /// Measure the power balance over the period found (SteadyState::losses).
+  bool losses = true;
 };
 
 struct SteadyState;
+struct FrequencyResponse;
 
 /// Compilation failed; what() is the rendered diagnostics.
 class CompileError : public std::runtime_error {
@@ -144,6 +147,19 @@ public:
   /// Any number of threads may call it at once.
   SteadyState steady(const std::map<std::string, double> &parameters = {},
                      const SteadyOptions &options = {}) const;
+  /// The small-signal frequency response around that steady state: the
+  /// complex response of every output at each of `frequencies` (Hz,
+  /// positive) to a small sinusoid on `input`, a parameter or an input (a
+  /// perturbed duty moves the PWM edges; parameters whose defaults depend
+  /// on it follow), per unit of it (docs/numerics.md, "Small-signal
+  /// frequency response"). Same conventions as steady(): numerical
+  /// failures go to FrequencyResponse::error; an unknown name, a
+  /// frequency that is not positive and finite, and what steady() refuses
+  /// throw std::invalid_argument. `options.losses` is not used.
+  FrequencyResponse frequencyResponse(const std::string &input,
+                                      const std::vector<double> &frequencies,
+                                      const std::map<std::string, double> &parameters = {},
+                                      SteadyOptions options = {}) const;
   /// Modes analysed so far (switched models analyse a mode the first time
   /// a simulation enters it; one dropped from the cache and entered again
   /// counts again, see CompilerOptions::maxCachedModes).
@@ -293,6 +309,13 @@ using OutputFigures = runtime::OutputFigures;
 /// length, events and kind (`newton`, `damped`, `transient`).
 using SteadyIteration = runtime::SteadyIteration;
 
+/// The power balance of a window of a run (runtime/Losses.h): each R
+/// element's and source's path and kind (`elements`), its mean power
+/// (`mean`: dissipated by R elements, delivered into the model by
+/// sources), and the loss at events (`eventLoss`, a power).
+using PowerFigures = runtime::PowerFigures;
+using PowerElement = runtime::PowerElement;
+
 /// A periodic steady state (Model::steady). After a failure, `error` says
 /// what failed and what was computed before it stays (the iterations so
 /// far; no rows, no figures).
@@ -324,11 +347,43 @@ struct SteadyState {
   /// the search integrated, and that start's time.
   std::vector<double> state;
   double startTime = 0;
+  /// The power balance over the period (SteadyOptions::losses; empty
+  /// after a failure and for a model with no R element or source).
+  PowerFigures losses;
+  /// The efficiency OUT/IN from `losses`: the mean power of the elements
+  /// `out` names over that of those `in` names (element paths, separated
+  /// by commas: "load.r", "supply.s"). Throws std::invalid_argument
+  /// naming an unknown element and the closest ones.
+  double efficiency(const std::string &out, const std::string &in) const;
   /// Periods of transient simulated, and periods in all.
   std::size_t transientPeriods = 0, periodsSimulated = 0;
   /// Empty on success; otherwise what failed as a user reads it (`model
   /// `M`: no period: ...`), and the failure as a diagnostic when it is
   /// one.
+  std::string error;
+  std::optional<RunDiagnostic> failure;
+  bool ok() const { return error.empty(); }
+};
+
+/// A small-signal frequency response (Model::frequencyResponse). After a
+/// failure, `error` says what failed (the steady state it is taken around
+/// included) and there are no responses.
+struct FrequencyResponse {
+  /// The input perturbed, the frequencies (Hz) and the outputs
+  /// (Model::outputNames()).
+  std::string input;
+  std::vector<double> frequencies;
+  std::vector<std::string> outputs;
+  /// response[i][k]: output i's complex response at frequencies[k] per
+  /// unit of the input (magnitude and phase).
+  std::vector<std::vector<std::complex<double>>> response;
+  /// The responses of output `name`; throws std::out_of_range naming
+  /// close matches.
+  const std::vector<std::complex<double>> &at(const std::string &name) const;
+  /// The period of the steady state, and its residual.
+  double period = 0, residual = 0;
+  /// Empty on success; otherwise what failed as a user reads it, and the
+  /// failure as a diagnostic when it is one.
   std::string error;
   std::optional<RunDiagnostic> failure;
   bool ok() const { return error.empty(); }

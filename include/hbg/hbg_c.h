@@ -39,6 +39,7 @@ enum { HBG_OK = 0, HBG_ERROR = 1 };
 typedef struct hbg_model hbg_model;
 typedef struct hbg_sim hbg_sim;
 typedef struct hbg_steady hbg_steady;
+typedef struct hbg_ac hbg_ac;
 
 /* Compiles a file or text (`name` names it in messages; may be NULL). On
  * failure returns NULL and, when `error` is not NULL, sets *error to the
@@ -165,6 +166,41 @@ const double *hbg_steady_column(const hbg_steady *steady, size_t j);
 size_t hbg_steady_mode_count(const hbg_steady *steady);
 const char *hbg_steady_mode(const hbg_steady *steady, size_t i);
 double hbg_steady_mode_phase(const hbg_steady *steady, size_t i);
+
+/* The power balance over the period: each R element's and source's path
+ * ("load.r"), kind ("R", "Se", "Sf", "MSe", "MSf") and mean power
+ * (dissipated by R elements, delivered into the model by sources), each
+ * written where its pointer is not NULL (the strings valid until the
+ * result is freed); HBG_ERROR, and nothing written, for a bad index. None
+ * after a failure. hbg_steady_switching_loss() is the loss at events, a
+ * power (NaN after a failure and for NULL). */
+size_t hbg_steady_loss_count(const hbg_steady *steady);
+int hbg_steady_loss(const hbg_steady *steady, size_t i, const char **name, const char **kind,
+                    double *power);
+double hbg_steady_switching_loss(const hbg_steady *steady);
+
+/* The small-signal frequency response of `model` around its periodic
+ * steady state (hbg::Model::frequencyResponse): the response of each
+ * output at each of the `nfreq` frequencies `freqs` (Hz) to a small
+ * sinusoid on `input`, a parameter or an input. `count`, `names`,
+ * `values` and `period` as for hbg_model_steady(). Returns NULL only for a
+ * NULL model or when out of memory; otherwise a result to free with
+ * hbg_ac_free(), also when the analysis failed (an unknown name or a
+ * frequency that is not positive included): hbg_ac_status() says whether
+ * it did, hbg_ac_error() and hbg_ac_error_kind() what failed, as for a
+ * steady state. */
+hbg_ac *hbg_model_ac(const hbg_model *model, const char *input, size_t nfreq, const double *freqs,
+                     size_t count, const char *const *names, const double *values, double period);
+void hbg_ac_free(hbg_ac *ac);
+int hbg_ac_status(const hbg_ac *ac);
+const char *hbg_ac_error(const hbg_ac *ac);
+const char *hbg_ac_error_kind(const hbg_ac *ac);
+
+/* Output `output`'s complex response at frequency k (freqs[k]) per unit
+ * of the input, its real and imaginary parts written where the pointers
+ * are not NULL. HBG_ERROR, and nothing written, when the model has no such
+ * output, k is out of range or the analysis failed. */
+int hbg_ac_response(const hbg_ac *ac, const char *output, size_t k, double *re, double *im);
 
 #ifdef __cplusplus
 }

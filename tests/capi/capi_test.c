@@ -1,6 +1,7 @@
 /* The C API: compile, parameters, inputs, advance, outputs, events and
- * error text, and the periodic steady state, from C. Exits 0 when every check passes; prints each failed
- * check. */
+ * error text, the periodic steady state, its losses and the frequency
+ * response around it, from C. Exits 0 when every check passes; prints
+ * each failed check. */
 #include "hbg/hbg_c.h"
 
 #include <math.h>
@@ -138,6 +139,24 @@ static void steady_state(void) {
   CHECK(strcmp(hbg_steady_mode(s, 0), "switch.j=closed, diode.j=blocking") == 0);
   CHECK_CLOSE(hbg_steady_mode_phase(s, 1), 2e-5, 1e-9);
   CHECK(hbg_steady_mode(s, 2) == NULL && isnan(hbg_steady_mode_phase(s, 2)));
+  /* The power balance: the load takes rms(vout)^2 / R, the supply gives
+   * the same (ideal switches lose nothing). */
+  {
+    double load = NAN, supply = NAN, power = 0, vrms = 0;
+    const char *name = NULL, *kind = NULL;
+    CHECK(hbg_steady_figures(s, "vout", NULL, &vrms, NULL, NULL) == HBG_OK);
+    for (size_t i = 0; i < hbg_steady_loss_count(s); ++i) {
+      CHECK(hbg_steady_loss(s, i, &name, &kind, &power) == HBG_OK);
+      if (strcmp(name, "load.r") == 0 && strcmp(kind, "R") == 0)
+        load = power;
+      if (strcmp(name, "supply.s") == 0 && strcmp(kind, "MSe") == 0)
+        supply = power;
+    }
+    CHECK_CLOSE(load, vrms * vrms / 10, 1e-10);
+    CHECK_CLOSE(supply, load, 1e-10);
+    CHECK(fabs(hbg_steady_switching_loss(s)) <= 1e-10);
+    CHECK(hbg_steady_loss(s, hbg_steady_loss_count(s), &name, &kind, &power) == HBG_ERROR);
+  }
   hbg_steady_free(s);
 
   /* Other duty cycles and loads: the mean output is D Vin exactly. */
@@ -162,6 +181,8 @@ static void steady_state(void) {
     CHECK(strcmp(hbg_steady_error_kind(s), "") == 0);
     CHECK(hbg_steady_figures(s, "vout", &mean, NULL, NULL, NULL) == HBG_ERROR);
     CHECK(hbg_steady_row_count(s) == 0);
+    CHECK(hbg_steady_loss_count(s) == 0);
+    CHECK(isnan(hbg_steady_switching_loss(s)));
     hbg_steady_free(s);
   }
   hbg_model_free(buck);
@@ -188,6 +209,44 @@ static void steady_state(void) {
   CHECK(hbg_model_steady(NULL, 0, NULL, NULL, 0, 0) == NULL);
   CHECK(hbg_steady_status(NULL) == HBG_ERROR);
   hbg_steady_free(NULL);
+}
+
+/* The buck's small-signal response to its duty cycle: at 10 Hz and
+ * 100 Hz, far below its switching frequency, the LC filter's
+ * Vin / (1 + s L / R + s^2 L C). */
+static void frequency_response(void) {
+  hbg_model *buck = hbg_compile_file(HBG_SOURCE_DIR "/tests/steady/models/buck_ccm.hbg", NULL);
+  CHECK(buck != NULL);
+  if (!buck)
+    return;
+  const double freqs[] = {10, 100};
+  hbg_ac *ac = hbg_model_ac(buck, "D", 2, freqs, 0, NULL, NULL, 0);
+  CHECK(ac != NULL);
+  CHECK(hbg_ac_status(ac) == HBG_OK);
+  CHECK(strcmp(hbg_ac_error(ac), "") == 0);
+  for (size_t k = 0; k < 2; ++k) {
+    double w = 2 * 3.14159265358979323846 * freqs[k], L = 1e-3, C = 1e-4, R = 10;
+    /* 12 / (a + j b) */
+    double a = 1 - w * w * L * C, b = w * L / R, d = a * a + b * b;
+    double re = NAN, im = NAN, mag = 12 / sqrt(d);
+    CHECK(hbg_ac_response(ac, "vout", k, &re, &im) == HBG_OK);
+    CHECK(fabs(re - 12 * a / d) <= 1e-6 * mag);
+    CHECK(fabs(im + 12 * b / d) <= 1e-6 * mag);
+  }
+  CHECK(hbg_ac_response(ac, "vout", 2, NULL, NULL) == HBG_ERROR);
+  CHECK(hbg_ac_response(ac, "vot", 0, NULL, NULL) == HBG_ERROR);
+  hbg_ac_free(ac);
+
+  /* An unknown input: a result that says so. */
+  ac = hbg_model_ac(buck, "Duty", 2, freqs, 0, NULL, NULL, 0);
+  CHECK(hbg_ac_status(ac) == HBG_ERROR);
+  CHECK(strstr(hbg_ac_error(ac), "model `BuckCcm` has no parameter or input `Duty`") != NULL);
+  CHECK(strcmp(hbg_ac_error_kind(ac), "") == 0);
+  CHECK(hbg_ac_response(ac, "vout", 0, NULL, NULL) == HBG_ERROR);
+  hbg_ac_free(ac);
+  CHECK(hbg_model_ac(NULL, "D", 2, freqs, 0, NULL, NULL, 0) == NULL);
+  CHECK(hbg_ac_status(NULL) == HBG_ERROR);
+  hbg_model_free(buck);
 }
 
 int main(void) {
@@ -274,6 +333,7 @@ int main(void) {
   compile_errors();
   run_errors();
   steady_state();
+  frequency_response();
   if (failures)
     fprintf(stderr, "%d checks failed\n", failures);
   else

@@ -3,7 +3,8 @@
 // The periodic steady state through the embedding API: the buck converter
 // of tests/steady against its exact steady state and the closed form of
 // its mean output, the period given or from the sources, and the errors
-// (no period, no steady state, unknown names).
+// (no period, no steady state, unknown names); its power balance, and its
+// small-signal response to the duty cycle against the LC filter's.
 //
 //===----------------------------------------------------------------------===//
 
@@ -140,4 +141,76 @@ TEST_CASE("steady: failures are in the result, mistakes throw") {
     CHECK(std::string(e.what()) ==
           "model `BuckCcm` has no parameter or input `Dd`; did you mean `D`?");
   }
+}
+
+TEST_CASE("steady: the ideal buck's power balance: the load takes what the supply gives") {
+  hbg::Model model = hbg::Compiler().compileFile(kModels + "buck_ccm.hbg");
+  hbg::SteadyState s = model.steady();
+  REQUIRE_MESSAGE(s.ok(), s.error);
+  const hbg::PowerFigures &f = s.losses;
+  REQUIRE(f.elements.size() == f.mean.size());
+  double load = std::nan(""), supply = std::nan("");
+  for (std::size_t i = 0; i < f.elements.size(); ++i) {
+    if (f.elements[i].path == "load.r") {
+      CHECK(f.elements[i].kind == "R");
+      load = f.mean[i];
+    }
+    if (f.elements[i].path == "supply.s") {
+      CHECK(f.elements[i].kind == "MSe");
+      supply = f.mean[i];
+    }
+  }
+  // The load's mean power is the mean of vout^2 / R: rms(vout)^2 / R.
+  double rms = s.figuresOf("vout").rms;
+  CHECK(near(load, rms * rms / 10, 1e-10));
+  // Ideal switches lose nothing: the supply delivers the same.
+  CHECK(near(supply, load, 1e-10));
+  CHECK(std::abs(f.eventLoss) <= 1e-10 * load);
+  CHECK(near(s.efficiency("load.r", "supply.s"), 1, 1e-10));
+  CHECK_THROWS_AS((void)s.efficiency("load.x", "supply.s"), std::invalid_argument);
+  // Without the measurement, no figures.
+  hbg::SteadyOptions o;
+  o.losses = false;
+  CHECK(model.steady({}, o).losses.elements.empty());
+}
+
+TEST_CASE("frequencyResponse: the buck's response to the duty cycle is the LC filter's") {
+  hbg::Model model = hbg::Compiler().compileFile(kModels + "buck_ccm.hbg");
+  const std::vector<double> frequencies{10, 100};
+  hbg::FrequencyResponse r = model.frequencyResponse("D", frequencies);
+  REQUIRE_MESSAGE(r.ok(), r.error);
+  CHECK(r.input == "D");
+  CHECK(r.period == doctest::Approx(5e-5).epsilon(1e-15));
+  REQUIRE(r.outputs == std::vector<std::string>{"vout", "il"});
+  const double Vin = 12, L = 1e-3, C = 1e-4, R = 10, pi = 3.14159265358979323846;
+  const std::vector<std::complex<double>> &vout = r.at("vout");
+  REQUIRE(vout.size() == 2);
+  for (std::size_t k = 0; k < frequencies.size(); ++k) {
+    INFO("f = " << frequencies[k]);
+    std::complex<double> s(0, 2 * pi * frequencies[k]);
+    std::complex<double> expected = Vin / (1.0 + s * L / R + s * s * L * C);
+    CHECK(std::abs(vout[k] - expected) <= 1e-6 * std::abs(expected));
+  }
+  CHECK_THROWS_AS((void)r.at("vot"), std::out_of_range);
+}
+
+TEST_CASE("frequencyResponse: failures are in the result, mistakes throw") {
+  hbg::Compiler compiler;
+  hbg::Model buck = compiler.compileFile(kModels + "buck_ccm.hbg");
+  try {
+    (void)buck.frequencyResponse("Duty", {10});
+    FAIL("an unknown input was accepted");
+  } catch (const std::invalid_argument &e) {
+    CHECK(contains(e.what(), "model `BuckCcm` has no parameter or input `Duty`"));
+  }
+  CHECK_THROWS_AS((void)buck.frequencyResponse("D", {10}, {{"Dd", 0.5}}), std::invalid_argument);
+  CHECK_THROWS_AS((void)buck.frequencyResponse("D", {-1}), std::invalid_argument);
+  // No steady state to take the response around: the result says so.
+  hbg::Model integrator = compiler.compileFile(kInputs + "integrator.hbg");
+  hbg::FrequencyResponse r = integrator.frequencyResponse("f", {10});
+  CHECK(!r.ok());
+  CHECK(contains(r.error, "model `ChargedCapacitor`: no periodic steady state"));
+  REQUIRE(r.failure);
+  CHECK(r.failure->kind == hbg::DiagKind::SteadyNoSteadyState);
+  CHECK(r.response.empty());
 }

@@ -47,15 +47,6 @@ std::string lossesProblem(const std::vector<runtime::PowerElement> &elements,
   return error;
 }
 
-namespace {
-double sumOf(const runtime::PowerFigures &f, const std::vector<std::size_t> &at) {
-  double s = 0;
-  for (std::size_t i : at)
-    s += f.mean[i];
-  return s;
-}
-} // namespace
-
 void printLosses(std::ostream &os, const runtime::PowerFigures &f, const Efficiency *e) {
   char line[256];
   os << "mean powers over [" << timeText(f.t0) << ", " << timeText(f.t1)
@@ -77,7 +68,7 @@ void printLosses(std::ostream &os, const runtime::PowerFigures &f, const Efficie
                 delivered, dissipated, f.eventLoss, delivered - dissipated - f.eventLoss);
   os << line;
   if (e) {
-    double out = sumOf(f, e->outAt), in = sumOf(f, e->inAt);
+    double out = f.sumOf(e->outAt), in = f.sumOf(e->inAt);
     std::snprintf(line, sizeof line, "efficiency %s / %s: %.9g (%.9g / %.9g)\n", e->out.c_str(),
                   e->in.c_str(), out / in, out, in);
     os << line;

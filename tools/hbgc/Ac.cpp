@@ -6,8 +6,6 @@
 
 #include "hbg/driver/Internal.h"
 #include "hbg/runtime/Csv.h"
-#include "hbg/runtime/Periodic.h"
-#include "hbg/runtime/SmallSignal.h"
 
 #include <cmath>
 #include <cstdio>
@@ -15,6 +13,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 
 namespace hbg::tools {
 
@@ -91,70 +90,25 @@ int ac(AcArgs &a, const Common &common) {
   if (which.empty())
     for (std::size_t i = 0; i < model.outputNames().size(); ++i)
       which.push_back(i);
-  runtime::SimulateOptions settings;
-  try {
-    Simulation check(model, {});
-    for (const auto &[name, value] : a.params) {
-      const std::vector<std::string> &inputs = model.inputNames();
-      if (std::find(inputs.begin(), inputs.end(), name) != inputs.end())
-        check.setInput(name, value);
-      else
-        check.setParameter(name, value);
-    }
-    settings = model.experiment(a.params).apply();
-  } catch (const std::invalid_argument &e) {
-    std::cerr << "hbgc: error: " << e.what() << "\n";
-    return 1;
-  }
-  settings.rtol = a.rtol.value_or(1e-12);
-  std::vector<double> p = model.parameterValues(a.params);
-  std::vector<double> x0 = model.initialState(p);
-  settings.nominal = model.nominalState(p);
-  runtime::SteadyOptions so;
-  if (a.period) {
-    so.period = *a.period;
-  } else {
-    Model::SourcePeriod sp = model.sourcePeriod(p);
-    if (!(sp.period > 0)) {
-      RunDiagnostic d = runDiagnostic(DiagKind::SteadyNoPeriod, runtime::kNoTime, "", {sp.why});
-      std::cerr << "hbgc: error: " << d.text(model.name()) << "\n";
-      return 1;
-    }
-    so.period = sp.period;
-  }
   std::vector<double> frequencies = a.list;
   if (frequencies.empty()) {
     std::size_t n = std::max<std::size_t>(a.points, 2);
     for (std::size_t k = 0; k < n; ++k)
       frequencies.push_back(a.f0 * std::pow(a.f1 / a.f0, double(k) / double(n - 1)));
   }
-  std::unique_ptr<runtime::ProgramSystem> system = driver::systemOf(model, p);
-  runtime::SteadyResult steady;
-  runtime::findSteadyState(*system, x0, settings, so, steady);
-  if (!steady.ok()) {
-    std::string text =
-        steady.failure ? steady.failure->text(model.name()) : "model `" + model.name() + "`: " + steady.error;
-    std::cerr << "hbgc: error: " << text << "\n";
+  SteadyOptions so;
+  so.period = a.period;
+  so.rtol = a.rtol.value_or(1e-12);
+  so.losses = false;
+  FrequencyResponse fr;
+  try {
+    fr = model.frequencyResponse(a.input, frequencies, a.params, so);
+  } catch (const std::invalid_argument &e) {
+    std::cerr << "hbgc: error: " << e.what() << "\n";
     return 1;
   }
-  // The input perturbed: every parameter that depends on it follows.
-  std::size_t inputSlot = std::size_t(slot - parameters.begin());
-  double u0 = p[inputSlot];
-  runtime::SmallSignalInput in;
-  in.name = a.input;
-  in.scale = u0 != 0 ? std::abs(u0) : 1;
-  in.perturb = [&](double delta) {
-    std::map<std::string, double> moved = a.params;
-    moved[a.input] = u0 + delta;
-    std::vector<double> q = delta == 0 ? p : model.parameterValues(moved);
-    for (std::size_t i = 0; i < q.size(); ++i)
-      system->setParameter(i, q[i]);
-  };
-  runtime::FrequencyResponse fr;
-  runtime::frequencyResponse(*system, steady, settings, so.period, in, frequencies, fr);
   if (!fr.ok()) {
-    std::string text = fr.failure ? fr.failure->text(model.name()) : "model `" + model.name() + "`: " + fr.error;
-    std::cerr << "hbgc: error: " << text << "\n";
+    std::cerr << "hbgc: error: " << fr.error << "\n";
     return 1;
   }
   std::ofstream file;
@@ -207,8 +161,8 @@ int ac(AcArgs &a, const Common &common) {
       return 1;
     }
   }
-  std::fprintf(stderr, "period: %.6g s; steady state residual %.3e; %zu frequencies\n",
-               so.period, steady.residual, frequencies.size());
+  std::fprintf(stderr, "period: %.6g s; steady state residual %.3e; %zu frequencies\n", fr.period,
+               fr.residual, frequencies.size());
   return finishStdout(0);
 }
 

@@ -42,6 +42,14 @@ struct PowerFigures {
   /// The sums over sources and over R elements of the mean powers.
   double delivered() const;
   double dissipated() const;
+  /// The sum of the mean powers of the elements at `at` (indices into
+  /// `elements`, as findElements gives them).
+  double sumOf(const std::vector<std::size_t> &at) const;
+  /// The efficiency OUT/IN (`--efficiency`): the mean power of the
+  /// elements `out` names over that of those `in` names, each a list of
+  /// element paths separated by commas. NaN, with `error` set (the unknown
+  /// name, the closest ones), when a name is not one of `elements`.
+  double efficiency(const std::string &out, const std::string &in, std::string &error) const;
 };
 
 /// Integrates System::powerElements()' powers over the steps of a run
