@@ -43,6 +43,33 @@ std::vector<double> replay(System &sys, const RunTrace::Jump &j, double t, std::
 /// (by full-state slot); false if none.
 bool triggering(System &sys, Mode &from, const RunTrace::Jump &j,
                 const std::vector<double> &scale, std::size_t &which);
+/// An event's jump differentiated by central differences, by the full
+/// state before it (EX, steps of 1e-6 of each slot's `scale`) and by its
+/// time (Et, 1e-7 of `timeScale`); the values `pre` holds after it; the
+/// full state's derivatives before and after it; and, where one of its
+/// comparisons reached its threshold (`reached`), that comparison's
+/// gradient and its rate along f-, g_X f- + g_t.
+struct EventDerivatives {
+  Matrix EX;
+  Vector Et, fMinus, fPlus, gX;
+  std::vector<double> heldAfter;
+  bool reached = false;
+  std::size_t which = 0;
+  double gt = 0, rate = 0;
+  /// What the event's moving time adds per unit of it: E_X f- + E_t - f+.
+  Vector moved() const { return EX * fMinus + Et - fPlus; }
+  /// Throws SteadyGrazing where the comparison is reached tangentially.
+  void requireCrossing(System &sys, const RunTrace::Jump &j) const;
+};
+EventDerivatives eventDerivatives(System &sys, const RunTrace::Jump &j,
+                                  const std::vector<double> &heldBefore, Mode &after,
+                                  const std::vector<double> &afterBranches,
+                                  const std::vector<double> &scale, double timeScale,
+                                  RemapWorkspace &work);
+/// lhs - rhs of comparison `which` (kinks after the model's) of mode
+/// `from` at (t, x).
+double comparisonValue(System &sys, Mode &from, std::size_t which, double t,
+                       const std::vector<double> &x);
 /// Each slot's largest magnitude in the traced run (at least `nominal`).
 std::vector<double> scalesOf(const RunTrace &trace, const std::vector<double> &X1,
                              const std::vector<double> &nominal);

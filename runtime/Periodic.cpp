@@ -276,15 +276,17 @@ bool triggering(System &sys, Mode &from, const RunTrace::Jump &j,
   return found;
 }
 
-/// An event's saltation matrix over the full state.
-Matrix jumpMatrix(System &sys, const RunTrace::Jump &j, const std::vector<double> &heldBefore,
-                  Mode &after, const std::vector<double> &afterBranches,
-                  const std::vector<double> &scale, double timeScale, RemapWorkspace &work) {
+EventDerivatives eventDerivatives(System &sys, const RunTrace::Jump &j,
+                                  const std::vector<double> &heldBefore, Mode &after,
+                                  const std::vector<double> &afterBranches,
+                                  const std::vector<double> &scale, double timeScale,
+                                  RemapWorkspace &work) {
   std::size_t N = j.before.size();
   double t = j.time;
+  EventDerivatives d;
   // The jump's derivatives by central differences: exact for the linear
   // remaps of linear storage, and to O(h^2) otherwise.
-  Matrix EX = Matrix::Zero(Eigen::Index(N), Eigen::Index(N));
+  d.EX = Matrix::Zero(Eigen::Index(N), Eigen::Index(N));
   for (std::size_t c = 0; c < N; ++c) {
     double h = 1e-6 * scale[c];
     std::vector<double> Xp = j.before, Xm = j.before;
@@ -292,65 +294,79 @@ Matrix jumpMatrix(System &sys, const RunTrace::Jump &j, const std::vector<double
     Xm[c] -= h;
     std::vector<double> Ep = replay(sys, j, t, Xp, work), Em = replay(sys, j, t, Xm, work);
     for (std::size_t r = 0; r < N; ++r)
-      EX(Eigen::Index(r), Eigen::Index(c)) = (Ep[r] - Em[r]) / (2 * h);
+      d.EX(Eigen::Index(r), Eigen::Index(c)) = (Ep[r] - Em[r]) / (2 * h);
   }
   double ht = 1e-7 * timeScale;
-  Vector Et = Vector::Zero(Eigen::Index(N));
+  d.Et = Vector::Zero(Eigen::Index(N));
   {
     std::vector<double> Ep = replay(sys, j, t + ht, j.before, work),
                         Em = replay(sys, j, t - ht, j.before, work);
     for (std::size_t r = 0; r < N; ++r)
-      Et[Eigen::Index(r)] = (Ep[r] - Em[r]) / (2 * ht);
+      d.Et[Eigen::Index(r)] = (Ep[r] - Em[r]) / (2 * ht);
   }
   // The held values after the event, as the run set them.
-  std::vector<double> heldAfter;
-  if (sys.numHeld() > 0) {
-    std::vector<double> x = gather(*j.from, j.before);
-    heldAfter.resize(sys.numHeld());
-    setContext(sys, *j.from, j.fromBranches, heldBefore);
-    call(j.from->held(t, x.data(), heldAfter.data()), *j.from, "held values");
-  }
   Mode &from = *j.from;
   setContext(sys, from, j.fromBranches, heldBefore);
-  std::size_t which = 0;
-  if (!triggering(sys, from, j, scale, which))
-    return EX;
+  if (sys.numHeld() > 0) {
+    std::vector<double> x = gather(from, j.before);
+    d.heldAfter.resize(sys.numHeld());
+    call(from.held(t, x.data(), d.heldAfter.data()), from, "held values");
+  }
+  d.fMinus = fullDerivative(from, t, j.before, timeScale);
+  setContext(sys, after, afterBranches, d.heldAfter);
+  d.fPlus = fullDerivative(after, t, j.after, timeScale);
+  setContext(sys, from, j.fromBranches, heldBefore);
+  d.gX = Vector::Zero(Eigen::Index(N));
+  if (!triggering(sys, from, j, scale, d.which))
+    return d;
+  d.reached = true;
   // The comparison's gradient in the state and time, by central
   // differences (exact for an affine comparison).
   std::vector<double> x = gather(from, j.before);
-  std::size_t n = x.size();
-  auto value = [&](double tt, const std::vector<double> &xx) {
-    std::vector<double> sides(2 * (sys.switching().numComparisons() + from.numKinks()));
-    call(from.guards(tt, xx.data(), sides.data()), from, "guards");
-    return sides[2 * which] - sides[2 * which + 1];
-  };
-  Vector gX = Vector::Zero(Eigen::Index(N));
-  bool dependsOnState = false;
-  for (std::size_t i = 0; i < n; ++i) {
+  for (std::size_t i = 0; i < x.size(); ++i) {
     std::uint32_t s = from.stateSlots()[i];
     double h = 1e-6 * scale[s];
     std::vector<double> xp = x, xm = x;
     xp[i] += h;
     xm[i] -= h;
-    double g = (value(t, xp) - value(t, xm)) / (2 * h);
-    gX[s] = g;
-    dependsOnState = dependsOnState || g != 0;
+    d.gX[s] = (comparisonValue(sys, from, d.which, t, xp) -
+               comparisonValue(sys, from, d.which, t, xm)) /
+              (2 * h);
   }
-  if (!dependsOnState)
-    return EX; // a time event: it does not move with the state
-  double gt = (value(t + ht, x) - value(t - ht, x)) / (2 * ht);
-  Vector fMinus = fullDerivative(from, t, j.before, timeScale);
-  setContext(sys, after, afterBranches, heldAfter);
-  Vector fPlus = fullDerivative(after, t, j.after, timeScale);
-  double rate = gX.dot(fMinus) + gt;
+  d.gt = (comparisonValue(sys, from, d.which, t + ht, x) -
+          comparisonValue(sys, from, d.which, t - ht, x)) /
+         (2 * ht);
+  d.rate = d.gX.dot(d.fMinus) + d.gt;
+  return d;
+}
+
+double comparisonValue(System &sys, Mode &from, std::size_t which, double t,
+                       const std::vector<double> &x) {
+  std::vector<double> sides(2 * (sys.switching().numComparisons() + from.numKinks()));
+  call(from.guards(t, x.data(), sides.data()), from, "guards");
+  return sides[2 * which] - sides[2 * which + 1];
+}
+
+void EventDerivatives::requireCrossing(System &sys, const RunTrace::Jump &j) const {
   double size = gX.cwiseAbs().dot(fMinus.cwiseAbs()) + std::abs(gt);
-  if (!(std::abs(rate) > 1e-9 * size)) {
-    std::string text = which < sys.switching().numComparisons()
-                           ? "comparison " + std::to_string(which)
-                           : from.kinkText(which - sys.switching().numComparisons());
-    throw RunError(DiagKind::SteadyGrazing, t, from.name(), {text});
-  }
-  return EX - (EX * fMinus + Et - fPlus) * gX.transpose() / rate;
+  if (std::abs(rate) > 1e-9 * size)
+    return;
+  std::size_t comparisons = sys.switching().numComparisons();
+  std::string text = which < comparisons ? "comparison " + std::to_string(which)
+                                         : j.from->kinkText(which - comparisons);
+  throw RunError(DiagKind::SteadyGrazing, j.time, j.from->name(), {text});
+}
+
+/// An event's saltation matrix over the full state.
+Matrix jumpMatrix(System &sys, const RunTrace::Jump &j, const std::vector<double> &heldBefore,
+                  Mode &after, const std::vector<double> &afterBranches,
+                  const std::vector<double> &scale, double timeScale, RemapWorkspace &work) {
+  EventDerivatives d =
+      eventDerivatives(sys, j, heldBefore, after, afterBranches, scale, timeScale, work);
+  if (!d.reached || d.gX.isZero(0))
+    return d.EX; // a time event: it does not move with the state
+  d.requireCrossing(sys, j);
+  return d.EX - d.moved() * d.gX.transpose() / d.rate;
 }
 
 /// The largest magnitude each slot has in a traced run, against which

@@ -267,103 +267,48 @@ JumpModel jumpModel(System &sys, const RunTrace::Jump &j, const std::vector<doub
                     Mode &after, const std::vector<double> &afterBranches,
                     const SmallSignalInput &in, const std::vector<double> &scale, double timeScale,
                     RemapWorkspace &work) {
-  std::size_t N = j.before.size();
-  double t = j.time;
-  auto difference = [&](const std::vector<double> &p, const std::vector<double> &m, double h,
-                        Vector &out) {
-    out.resize(Eigen::Index(N));
-    for (std::size_t r = 0; r < N; ++r)
-      out[Eigen::Index(r)] = (p[r] - m[r]) / (2 * h);
-  };
-  Matrix EX = Matrix::Zero(Eigen::Index(N), Eigen::Index(N));
-  for (std::size_t c = 0; c < N; ++c) {
-    double h = 1e-6 * scale[c];
-    std::vector<double> Xp = j.before, Xm = j.before;
-    Xp[c] += h;
-    Xm[c] -= h;
-    Vector col;
-    difference(replay(sys, j, t, Xp, work), replay(sys, j, t, Xm, work), h, col);
-    EX.col(Eigen::Index(c)) = col;
-  }
-  double ht = 1e-7 * timeScale, hu = 1e-6 * in.scale;
-  Vector Et, Eu;
-  difference(replay(sys, j, t + ht, j.before, work), replay(sys, j, t - ht, j.before, work), ht,
-             Et);
+  EventDerivatives d =
+      eventDerivatives(sys, j, heldBefore, after, afterBranches, scale, timeScale, work);
+  double t = j.time, hu = 1e-6 * in.scale;
+  JumpModel out;
+  out.S = d.EX;
   {
     Restore restore{in};
     in.perturb(hu);
     std::vector<double> p = replay(sys, j, t, j.before, work);
     in.perturb(-hu);
     std::vector<double> m = replay(sys, j, t, j.before, work);
-    difference(p, m, hu, Eu);
+    out.su = Vector::Zero(Eigen::Index(p.size()));
+    for (std::size_t r = 0; r < p.size(); ++r)
+      out.su[Eigen::Index(r)] = (p[r] - m[r]) / (2 * hu);
   }
-  std::vector<double> heldAfter;
   Mode &from = *j.from;
   setContext(sys, from, j.fromBranches, heldBefore);
-  if (sys.numHeld() > 0) {
-    std::vector<double> x = gather(from, j.before);
-    heldAfter.resize(sys.numHeld());
-    call(from.held(t, x.data(), heldAfter.data()), from, "held values");
-  }
-  JumpModel out;
-  out.S = EX;
-  out.su = Eu;
-  std::size_t which = 0;
-  if (!triggering(sys, from, j, scale, which)) {
+  if (!d.reached) {
     // No comparison sits on its threshold: the event is a jump of a
     // guard's value (a PWM's edge inside `on = pwm(f, D)`), at the time
     // the comparison's truth changes. Its time moves with u as that
     // instant does, found by bisection along the state's motion.
     double dtdu = 0;
-    if (!switchTime(sys, from, j, in, timeScale, dtdu) || dtdu == 0)
-      return out;
-    setContext(sys, from, j.fromBranches, heldBefore);
-    Vector fMinus = fullDerivative(from, t, j.before, timeScale);
-    setContext(sys, after, afterBranches, heldAfter);
-    Vector fPlus = fullDerivative(after, t, j.after, timeScale);
-    out.su = Eu + (EX * fMinus + Et - fPlus) * dtdu;
+    if (switchTime(sys, from, j, in, timeScale, dtdu) && dtdu != 0)
+      out.su += d.moved() * dtdu;
     return out;
   }
   std::vector<double> x = gather(from, j.before);
-  std::size_t n = x.size();
-  std::vector<double> sides(2 * (sys.switching().numComparisons() + from.numKinks()));
-  auto value = [&](double tt, const std::vector<double> &xx) {
-    call(from.guards(tt, xx.data(), sides.data()), from, "guards");
-    return sides[2 * which] - sides[2 * which + 1];
-  };
-  Vector gX = Vector::Zero(Eigen::Index(N));
-  for (std::size_t i = 0; i < n; ++i) {
-    std::uint32_t s = from.stateSlots()[i];
-    double h = 1e-6 * scale[s];
-    std::vector<double> xp = x, xm = x;
-    xp[i] += h;
-    xm[i] -= h;
-    gX[s] = (value(t, xp) - value(t, xm)) / (2 * h);
-  }
-  double gt = (value(t + ht, x) - value(t - ht, x)) / (2 * ht), gu;
+  double gu;
   {
     Restore restore{in};
     in.perturb(hu);
-    double p = value(t, x);
+    double p = comparisonValue(sys, from, d.which, t, x);
     in.perturb(-hu);
-    gu = (p - value(t, x)) / (2 * hu);
+    gu = (p - comparisonValue(sys, from, d.which, t, x)) / (2 * hu);
   }
-  if (gX.isZero(0) && gu == 0)
+  if (d.gX.isZero(0) && gu == 0)
     return out; // nothing moves this event
-  Vector fMinus = fullDerivative(from, t, j.before, timeScale);
-  setContext(sys, after, afterBranches, heldAfter);
-  Vector fPlus = fullDerivative(after, t, j.after, timeScale);
-  double rate = gX.dot(fMinus) + gt;
-  double size = gX.cwiseAbs().dot(fMinus.cwiseAbs()) + std::abs(gt);
-  if (!(std::abs(rate) > 1e-9 * size)) {
-    std::string text = which < sys.switching().numComparisons()
-                           ? "comparison " + std::to_string(which)
-                           : from.kinkText(which - sys.switching().numComparisons());
-    throw RunError(DiagKind::SteadyGrazing, t, from.name(), {text});
-  }
-  Vector moved = EX * fMinus + Et - fPlus;
-  out.S = EX - moved * gX.transpose() / rate;
-  out.su = Eu - moved * (gu / rate);
+  d.requireCrossing(sys, j);
+  Vector moved = d.moved();
+  out.S = d.EX - moved * d.gX.transpose() / d.rate;
+  out.su -= moved * (gu / d.rate);
   return out;
 }
 
