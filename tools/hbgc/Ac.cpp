@@ -194,18 +194,7 @@ Runner declareAc(CLI::App *cmd, Common &common) {
         a->points = std::size_t(v);
       },
       "frequencies of the grid F0:F1 (default 50)", "N");
-  addValue(
-      *cmd, "--period",
-      [a](const std::string &s) {
-        double v = parseNumber("--period", s);
-        if (!(v > 0) || !std::isfinite(v))
-          throw UsageError{"`--period` must be positive"};
-        a->period = v;
-      },
-      "the period T (default: the common period of the model's periodic sources)", "T");
-  addRepeated(
-      *cmd, "-p,--parameter", [a](const std::string &kv) { parseParameter(kv, a->params); },
-      "override a parameter, or set an input (repeatable)", "NAME=VALUE");
+  addPeriodOptions(*cmd, a->period, a->params);
   cmd->add_option("-o", a->output, "write the CSV here (`-`: standard output)")->type_name("FILE");
   cmd->add_option("--plot", a->plot, "draw the Bode diagram as SVG here")->type_name("FILE");
   addValue(

@@ -13,6 +13,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,11 @@ extern const Command kCheck, kExplain, kRun, kBuild, kLinearize, kDot, kPlot, kS
 void addModelArguments(CLI::App &command, std::string &file, Common &common);
 
 /// Declares `--mode J=on|off,...`: the mode of a switched model to work in.
+/// `--period T` and `-p NAME=VALUE`, as `hbgc steady` and `hbgc ac` take
+/// them.
+void addPeriodOptions(CLI::App &command, std::optional<double> &period,
+                      std::map<std::string, double> &params);
+
 void addModeOption(CLI::App &command, std::string &mode, const std::string &help);
 
 /// The session of a command: `common`'s library path, `params` fixing

@@ -2,6 +2,8 @@
 
 #include "Command.h"
 
+#include <cmath>
+
 #include <cstdio>
 
 namespace hbg::tools {
@@ -13,6 +15,22 @@ void addModelArguments(CLI::App &command, std::string &file, Common &common) {
       "where `import name;` looks for name.hbg, before the directories of HBG_PATH (separated by "
       "`:`) and the standard library (repeatable)",
       "DIR");
+}
+
+void addPeriodOptions(CLI::App &command, std::optional<double> &period,
+                      std::map<std::string, double> &params) {
+  addValue(
+      command, "--period",
+      [&period](const std::string &s) {
+        double v = parseNumber("--period", s);
+        if (!(v > 0) || !std::isfinite(v))
+          throw UsageError{"`--period` must be positive"};
+        period = v;
+      },
+      "the period T (default: the common period of the model's periodic sources)", "T");
+  addRepeated(
+      command, "-p,--parameter", [&params](const std::string &kv) { parseParameter(kv, params); },
+      "override a parameter, or set an input (repeatable)", "NAME=VALUE");
 }
 
 void addModeOption(CLI::App &command, std::string &mode, const std::string &help) {

@@ -221,18 +221,7 @@ Runner declareSteady(CLI::App *cmd, Common &common) {
       "the period and the loss at events (docs/cli.md).");
   auto a = std::make_shared<SteadyArgs>();
   addModelArguments(*cmd, a->file, common);
-  addValue(
-      *cmd, "--period",
-      [a](const std::string &s) {
-        double v = parseNumber("--period", s);
-        if (!(v > 0) || !std::isfinite(v))
-          throw UsageError{"`--period` must be positive"};
-        a->period = v;
-      },
-      "the period T (default: the common period of the model's periodic sources)", "T");
-  addRepeated(
-      *cmd, "-p,--parameter", [a](const std::string &kv) { parseParameter(kv, a->params); },
-      "override a parameter, or set an input (repeatable)", "NAME=VALUE");
+  addPeriodOptions(*cmd, a->period, a->params);
   cmd->add_option("-o,--output", a->output, "write the period's CSV here (`-`: standard output)")
       ->type_name("FILE");
   cmd->add_option("--stats", a->stats,
