@@ -24,9 +24,11 @@ tolerance, when the events differ from the reference's (their number,
 their times, the modes entered), or when hbgc warns. Exit 1 on failure.
 """
 
+import atexit
 import csv
 import math
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -35,9 +37,20 @@ import numpy as np
 from scipy import linalg, optimize
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
 # Options after `--` go to every run (a convergence check by hand,
 # `-- --rtol 1e-10`); the tests run without any.
 EXTRA = []
+
+
+def scratch(keep):
+    """`keep`, or a temporary directory removed at exit."""
+    if keep:
+        os.makedirs(keep, exist_ok=True)
+        return keep
+    path = tempfile.mkdtemp(prefix="hbg-mech-")
+    atexit.register(shutil.rmtree, path, True)
+    return path
 
 
 # --- running hbgc -----------------------------------------------------------
@@ -46,8 +59,7 @@ class Run:
     """One hbgc run: columns by name, the events (time, mode after), stderr."""
 
     def __init__(self, hbgc, model, params, lib_path, keep, extra=()):
-        workdir = keep or tempfile.mkdtemp(prefix="hbg-mech-")
-        os.makedirs(workdir, exist_ok=True)
+        workdir = scratch(keep)
         cmd = [hbgc, "run", os.path.join(HERE, "models", model + ".hbg"), "-q",
                "-o", "out.csv", "--events", "events.csv"]
         for k, v in params.items():
@@ -95,8 +107,9 @@ class Case:
             self.fail("hbgc warned:\n" + run.stderr)
 
     def events(self, run, expected, tol_t, skip=()):
-        """expected: [(time, mode substring or None)]; skip: times of events
-        the reference does not model (time events of the inputs)."""
+        """expected: [(time, the mode entered: None, a substring of its
+        text, or a list of them)]; skip: times of events the reference
+        does not model (time events of the inputs)."""
         got = [e for e in run.events if not any(abs(e[0] - s) <= 1e-12 * max(1, s) for s in skip)]
         print("  events: %d (reference %d)" % (len(got), len(expected)))
         if len(got) != len(expected):
@@ -105,8 +118,9 @@ class Case:
         worst = 0.0
         for (tg, mg), (te, me) in zip(got, expected):
             worst = max(worst, abs(tg - te))
-            if me is not None and me not in mg:
-                self.fail("event at t = %.12g enters %s, expected %s" % (tg, mg, me))
+            for part in [] if me is None else [me] if isinstance(me, str) else me:
+                if part not in mg:
+                    self.fail("event at t = %.12g enters %s, expected %s" % (tg, mg, part))
         self.check("event times", worst, tol_t)
 
     def rows(self, run, what, col, ref, tol, scale=1.0, switch_times=(), window=1e-6):
@@ -138,6 +152,15 @@ def affine_flow(A, b, x0, t):
     return (linalg.expm(M * t) @ np.append(x0, 1.0))[:n]
 
 
+def affine_step(A, b, h):
+    """The augmented matrix that advances (x, 1) by h along x' = A x + b."""
+    n = len(b)
+    M = np.zeros((n + 1, n + 1))
+    M[:n, :n] = A
+    M[:n, n] = b
+    return linalg.expm(M * h)
+
+
 class Piecewise:
     """A trajectory through regimes {name: (A, b, exits)}, exits a list of
     (g, next, jump): leave when g(x) turns positive, g an affine function
@@ -145,7 +168,7 @@ class Piecewise:
     The first exit on a grid of `grid` points per unit time (and at least
     400 per regime) is bracketed and refined by Brent's method."""
 
-    def __init__(self, regimes, start, x0, t_end, grid=2000.0, max_segments=10000):
+    def __init__(self, regimes, start, x0, t_end, grid=20000.0, max_segments=10000):
         self.segments = []  # (t0, t1, regime, x0)
         self.switches = []  # (time, regime entered)
         t, x, reg = 0.0, np.array(x0, float), start
@@ -154,19 +177,25 @@ class Piecewise:
             span = t_end - t
             n = max(400, int(grid * span))
             ts = np.linspace(0.0, span, n + 1)
-            xs = [affine_flow(A, b, x, s) for s in ts]
+            # The grid by powers of one step's exponential (only to bracket
+            # the roots; Brent's method refines them on the exact flow).
+            step = affine_step(A, b, ts[1])
+            xs = [np.append(x, 1.0)]
+            for _ in range(n):
+                xs.append(step @ xs[-1])
+            xs = [xi[:-1] for xi in xs]
             hit = None
             for g, nxt, jump in exits:
                 c, c0 = np.array(g[0], float), g[1]
                 gv = [c @ xi + c0 for xi in xs]
                 for k in range(1, len(ts)):
-                    if gv[k] > 0 and gv[k - 1] <= 0 and not (k == 1 and gv[0] == 0 and gv[1] <= 0):
-                        lo = ts[k - 1]
-                        if gv[k - 1] == 0:
-                            root = lo
-                        else:
-                            root = optimize.brentq(lambda s: c @ affine_flow(A, b, x, s) + c0,
-                                                   lo, ts[k], xtol=1e-15, rtol=1e-15, maxiter=200)
+                    if gv[k] > 0 and gv[k - 1] <= 0:
+                        exact = lambda s: c @ affine_flow(A, b, x, s) + c0
+                        lo, hi = ts[k - 1], ts[k]
+                        if exact(hi) <= 0:
+                            continue  # the grid's rounding: no crossing on the exact flow
+                        root = lo if exact(lo) >= 0 else optimize.brentq(
+                            exact, lo, hi, xtol=1e-15, rtol=1e-15, maxiter=200)
                         if hit is None or root < hit[0]:
                             hit = (root, nxt, jump)
                         break
@@ -180,7 +209,6 @@ class Piecewise:
                 x = jump(x)
             t += root
             reg = nxt
-            self.regimes = regimes
             self.switches.append((t, reg))
         self.regimes = regimes
 
@@ -473,10 +501,117 @@ def case_oneway_friction(hbgc, lib, keep):
     return case
 
 
+def msl_rows(case, run, columns, rows, names, tol):
+    """The published rows against the run's rows at the same times (both
+    every 0.0005 s; the reference's rows at events are left out), each
+    column relative to its largest magnitude in the reference."""
+    at = {round(t, 9): i for i, t in enumerate(run.t)}
+    for msl, col in names.items():
+        k = columns.index(msl)
+        scale = max(abs(r[k]) for r in rows)
+        worst, where, n = 0.0, None, 0
+        for r in rows:
+            i = at.get(round(r[0], 9))
+            if i is None:
+                continue
+            n += 1
+            err = abs(run.cols[col][i] - r[k]) / scale
+            if err > worst:
+                worst, where = err, r[0]
+        if n < len(rows) // 2:
+            case.fail("only %d of %d published rows have a row of the run at their time" % (n, len(rows)))
+        case.check("MSL %s (%s) at t=%.4g" % (msl, col, where or 0), worst, tol)
+
+
+def case_msl_backlash(hbgc, lib, keep):
+    import msl_reference as msl
+    case = Case("msl_backlash")
+    J, c, d, b, phi = 5.0, 20e3, 50.0, math.pi / 4, math.pi / 2
+    run = Run(hbgc, "msl_backlash", {}, lib, keep)
+    # Published: MSL's phi_rel, w_rel are minus the stdlib's twist, slip.
+    msl_rows(case, run, msl.BACKLASH_COLUMNS, msl.BACKLASH_ROWS, {
+        "elastoBacklash.phi_rel": "elastoBacklash_phi_rel",
+        "elastoBacklash.w_rel": "elastoBacklash_w_rel",
+        "springDamper.phi_rel": "springDamper_phi_rel",
+        "springDamper.w_rel": "springDamper_w_rel"}, 1e-4)
+    # Exact: the stdlib's twist starts at -phi, pressed into the lower end
+    # of the gap; the damper's torque is within the spring's at rest.
+    R = gap_regimes(J, c, d, {1: b / 2, -1: b / 2}, 0.0)
+    piece = Piecewise(R, "M-1", [-phi, 0.0], 1.0)
+    print("  exact: %d changes of regime" % len(piece.switches))
+    sw = [t for t, _ in piece.switches]
+    case.rows(run, "exact twist", "elastoBacklash_phi_rel", lambda t: -piece.state(t)[0][0], 1e-4,
+              phi, sw, window=1e-5)
+    case.rows(run, "exact slip", "elastoBacklash_w_rel", lambda t: -piece.state(t)[0][1], 1e-4,
+              70.0, sw, window=1e-5)
+    case.rows(run, "Inertia.phi = phi0 + integral of w", "inertia2_phi",
+              lambda t: -piece.state(t)[0][0], 1e-4, phi, sw, window=1e-5)
+    A = np.array([[0.0, 1.0], [-c / J, -d / J]])
+    case.rows(run, "exact spring-damper", "springDamper_phi_rel",
+              lambda t: -affine_flow(A, np.zeros(2), np.array([-phi, 0.0]), t)[0], 1e-5, phi)
+    case.events(run, [(t, None) for t in sw], 1e-5)
+    case.no_warnings(run)
+    return case
+
+
+def case_msl_friction(hbgc, lib, keep):
+    import msl_reference as msl
+    case = Case("msl_friction")
+    run = Run(hbgc, "msl_friction", {}, lib, keep)
+    names = {"clutch.phi_rel": "clutch_phi_rel", "clutch.w_rel": "clutch_w_rel",
+             "inertia3.phi": "inertia3_phi", "inertia3.w": "inertia3_w",
+             "spring.phi_rel": "spring_phi_rel", "spring.w_rel": "spring_w_rel"}
+    msl_rows(case, run, msl.FRICTION_COLUMNS, msl.FRICTION_ROWS, names, 1e-4)
+    # The modes at every published row, exactly: MSL's brake.mode (2 free,
+    # 1 forward, 0 stuck, -1 backward) and clutch.mode, whose w_rel is
+    # minus the stdlib's slip.
+    msl_rows(case, run, msl.FRICTION_COLUMNS, msl.FRICTION_ROWS,
+             {"brake.mode": "brake_mode", "clutch.mode": "clutch_mode"}, 0.0)
+    brake = {2.0: "brake.slip=free", 1.0: "brake.slip=forward", 0.0: "brake.slip=stuck",
+             -1.0: "brake.slip=backward"}
+    clutch = {0.0: "clutch.slip=locked", -1.0: "clutch.slip=forward", 1.0: "clutch.slip=backward"}
+    # The clutch settles into slipping at t = 0 (an event of hbg's, MSL's
+    # initial mode); the published event times are Dymola's, to its
+    # tolerance.
+    expected = [(0.0, [brake[2.0], clutch[-1.0]])]
+    expected += [(t, [brake[bm], clutch[cm]]) for t, bm, cm in msl.FRICTION_MODE_CHANGES]
+    case.events(run, expected, 1e-5)
+    case.no_warnings(run)
+    return case
+
+
+def case_drivetrain_dot(hbgc, lib, keep):
+    """Every new component in one model: it runs at default options
+    without warnings, and `hbgc dot --svg` draws each instance as a
+    cluster named by its component, the switched junctions boxed."""
+    case = Case("drivetrain_dot")
+    run = Run(hbgc, "drivetrain", {}, lib, keep)
+    if not len(run.t) or not all(np.all(np.isfinite(v)) for v in run.cols.values()):
+        case.fail("the run's outputs are not finite")
+    case.no_warnings(run)
+    workdir = scratch(keep)
+    svg = os.path.join(workdir, "drivetrain.svg")
+    cmd = [hbgc, "dot", os.path.join(HERE, "models", "drivetrain.hbg"), "--svg", "-o", svg]
+    cmd += ["--lib-path", lib] if lib else []
+    print("$ " + " ".join(cmd))
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        case.fail("hbgc dot exited with %d:\n%s" % (proc.returncode, proc.stderr))
+        return case
+    text = open(svg).read()
+    for label in ["freewheel: OneWayClutch", "lash: ElastoBacklash", "play: Backlash",
+                  "brake: Brake", "mount: RotationalSpringDamper", "stop: ElastoGap",
+                  "buffer: SpringDamper", "1:slip", "[free]", "0:touch", "[apart]"]:
+        if label not in text:
+            case.fail("the drawing lacks `%s`" % label)
+    print("  drawing: %d bytes of SVG, every instance and switched junction named" % len(text))
+    return case
+
+
 CASES = {f.__name__[5:]: f for f in [
     case_springdamper_rot, case_springdamper_trans, case_inertia_angle, case_brake,
     case_brake_backward, case_brake_peak1, case_elastogap, case_elastobacklash, case_backlash,
-    case_oneway_friction]}
+    case_oneway_friction, case_msl_backlash, case_msl_friction, case_drivetrain_dot]}
 
 
 def main(argv):
