@@ -164,7 +164,8 @@ def affine_step(A, b, h):
 class Piecewise:
     """A trajectory through regimes {name: (A, b, exits)}, exits a list of
     (g, next, jump): leave when g(x) turns positive, g an affine function
-    given as (coefficients, constant), then x -> jump(x) (None: no jump).
+    given as (coefficients, constant), into `next` (or next(x), x where
+    g turns), then x -> jump(x) (None: no jump).
     The first exit on a grid of `grid` points per unit time (and at least
     400 per regime) is bracketed and refined by Brent's method."""
 
@@ -205,6 +206,8 @@ class Piecewise:
             root, nxt, jump = hit
             self.segments.append((t, t + root, reg, x))
             x = affine_flow(A, b, x, root)
+            if callable(nxt):
+                nxt = nxt(x)  # the regime entered may depend on the state there
             if jump is not None:
                 x = jump(x)
             t += root
@@ -519,31 +522,56 @@ def case_elastobacklash(hbgc, lib, keep):
     return case
 
 
-def case_backlash(hbgc, lib, keep):
-    case = Case("backlash")
-    p = dict(J1=1.0, J2=3.0, w1=2.0, b=0.4, e=0.5, T=0.5)
+def backlash_case(hbgc, lib, keep, name, wrest):
+    """A driver J1 under the torque T > 0 strikes a free load J2 across the
+    gap b: between impacts the load coasts; each impact keeps the momentum
+    and reverses the relative speed times e. Met at a relative speed of at
+    most wrest, they take one speed (the momentum kept) and rest against
+    the end, turning together, while the torque that holds them there,
+    J2 T / (J1 + J2) > 0, pushes: at the upper end for good, at the lower
+    end not at all (they part at once, at one speed)."""
+    case = Case(name)
+    p = dict(J1=1.0, J2=3.0, w1=2.0, b=0.4, e=0.5, T=0.5, wrest=wrest)
     run = Run(hbgc, "backlash", p, lib, keep)
     J1, J2, e, lim = p["J1"], p["J2"], p["e"], p["b"] / 2
 
     def impact(x):
-        # Momentum kept; the relative speed w1 - w2 reversed times e.
         phi, w1, w2 = x
         P, rel = J1 * w1 + J2 * w2, w1 - w2
+        if abs(rel) <= wrest:  # resting: one speed, the momentum kept
+            return np.array([phi, P / (J1 + J2), P / (J1 + J2)])
         return np.array([phi, (P - J2 * e * rel) / (J1 + J2), (P + J1 * e * rel) / (J1 + J2)])
+
+    def entered(x):
+        return "rest" if abs(x[1] - x[2]) <= wrest and x[0] > 0 else "apart"
 
     A = np.array([[0, 1, -1], [0, 0, 0], [0, 0, 0]], float)
     b = np.array([0, p["T"] / J1, 0])
-    R = {"apart": (A, b, [(([1, 0, 0], -lim), "apart", impact),
-                          (([-1, 0, 0], -lim), "apart", impact)])}
+    # Resting, the pair accelerates together; the end carries J2 T / (J1 + J2),
+    # which never pulls.
+    A_rest = np.zeros((3, 3))
+    b_rest = np.array([0, p["T"] / (J1 + J2), p["T"] / (J1 + J2)])
+    R = {"apart": (A, b, [(([1, 0, 0], -lim), entered, impact),
+                          (([-1, 0, 0], -lim), entered, impact)]),
+         "rest": (A_rest, b_rest, [])}
     piece = Piecewise(R, "apart", [0.0, p["w1"], 0.0], 3.0)
-    print("  reference impacts: " + ", ".join("%.10g" % s[0] for s in piece.switches))
+    print("  reference impacts: " + ", ".join("%.10g %s" % s for s in piece.switches))
     sw = [s[0] for s in piece.switches]
     for what, col, k, scale in [("driver speed", "w1", 1, 2.0), ("load speed", "w2", 2, 2.0),
                                 ("twist", "phi", 0, 0.4)]:
         case.rows(run, what, col, lambda t, k=k: piece.state(t)[0][k], 1e-7, scale, sw)
-    case.events(run, [(t, "lash.touch=apart") for t in sw], 1e-8)
+    case.events(run, [(t, "lash.touch=" + ("rest_a" if r == "rest" else "apart"))
+                      for t, r in piece.switches], 1e-8)
     case.no_warnings(run)
     return case
+
+
+def case_backlash(hbgc, lib, keep):
+    return backlash_case(hbgc, lib, keep, "backlash", 0.0)
+
+
+def case_backlash_rest(hbgc, lib, keep):
+    return backlash_case(hbgc, lib, keep, "backlash_rest", 1.0)
 
 
 def case_oneway_friction(hbgc, lib, keep):
@@ -700,7 +728,7 @@ def case_drivetrain_dot(hbgc, lib, keep):
 CASES = {f.__name__[5:]: f for f in [
     case_springdamper_rot, case_springdamper_trans, case_inertia_angle, case_brake,
     case_brake_backward, case_brake_peak1, case_brake_release, case_elastogap,
-    case_elastogap_n, case_elastobacklash_b0, case_elastobacklash, case_backlash,
+    case_elastogap_n, case_elastobacklash_b0, case_elastobacklash, case_backlash, case_backlash_rest,
     case_oneway_friction, case_msl_backlash, case_msl_friction, case_drivetrain_dot]}
 
 
