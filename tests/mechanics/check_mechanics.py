@@ -350,6 +350,39 @@ def case_brake_release(hbgc, lib, keep):
     return brake_case(hbgc, lib, keep, "brake_release", 1, 1.5, release=10.0)
 
 
+def case_brake_cycle(hbgc, lib, keep):
+    """T = 1 on J = 1, Tk = 2, peak Tk = 3; fn = 1 over [1, 4) and from 6:
+    free, w = t; slipping from t = 1, w = 1 - (t - 1), to rest at 2; held
+    (tau = T); free at 4, w = t - 4; slipping from 6 at w = 2, at rest at
+    8 and held."""
+    case = Case("brake_cycle")
+    p = dict(J=1.0, T=1.0, fn_max=4.0, peak=1.5)
+    run = Run(hbgc, "brake_cycle", p, lib, keep)
+
+    def ref(t):  # w, tau, slipping
+        if t < 1:
+            return t, 0.0, 0
+        if t < 2:
+            return 1 - (t - 1), 2.0, 1
+        if t < 4:
+            return 0.0, 1.0, 0
+        if t < 6:
+            return t - 4, 0.0, 0
+        if t < 8:
+            return 2 - (t - 6), 2.0, 1
+        return 0.0, 1.0, 0
+
+    sw = [1.0, 2.0, 4.0, 6.0, 8.0]
+    case.rows(run, "speed", "w", lambda t: ref(t)[0], 1e-8, 2.0, sw)
+    case.rows(run, "brake torque", "tau", lambda t: ref(t)[1], 1e-8, 2.0, sw)
+    case.rows(run, "slipping", "slipping", lambda t: ref(t)[2], 0.0, 1.0, sw)
+    case.events(run, [(1.0, "brake.slip=forward"), (2.0, "brake.slip=stuck"),
+                      (4.0, "brake.slip=free"), (6.0, "brake.slip=forward"),
+                      (8.0, "brake.slip=stuck")], 1e-8)
+    case.no_warnings(run)
+    return case
+
+
 def case_elastobacklash_b0(hbgc, lib, keep):
     # No backlash (b <= 1e-10): MSL's plain spring-damper, which may pull.
     case = Case("elastobacklash_b0")
@@ -727,7 +760,8 @@ def case_drivetrain_dot(hbgc, lib, keep):
 
 CASES = {f.__name__[5:]: f for f in [
     case_springdamper_rot, case_springdamper_trans, case_inertia_angle, case_brake,
-    case_brake_backward, case_brake_peak1, case_brake_release, case_elastogap,
+    case_brake_backward, case_brake_peak1, case_brake_release, case_brake_cycle,
+    case_elastogap,
     case_elastogap_n, case_elastobacklash_b0, case_elastobacklash, case_backlash, case_backlash_rest,
     case_oneway_friction, case_msl_backlash, case_msl_friction, case_drivetrain_dot]}
 
