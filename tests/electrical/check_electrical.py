@@ -38,6 +38,7 @@ from scipy import integrate
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 import reference as refmod  # noqa: E402
 
 PI = math.pi
