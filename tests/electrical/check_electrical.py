@@ -284,6 +284,31 @@ def heating_resistor(p):
     return ref, [], [], {None: 1e-5, "T": 6e-4}, 0.0
 
 
+def thermal_network(p):
+    """C1 dT1/dt = Q step(10) - (T1 - T2) / R; C2 dT2/dt = (T1 - T2) / R -
+    Gc(t) (T2 - Ta), Gc = 4 + 2 sin(0.01 t): scipy's DOP853 at rtol 1e-12,
+    restarted at the heater's step."""
+    C1, C2, R, Ta, Q = 100.0, 200.0, 0.5, 293.15, 50.0
+    Gc = lambda t: 4 + 2 * math.sin(0.01 * t)
+
+    def rhs(q):
+        return lambda t, y: [(q - (y[0] - y[1]) / R) / C1,
+                             ((y[0] - y[1]) / R - Gc(t) * (y[1] - Ta)) / C2]
+    a = integrate.solve_ivp(rhs(0.0), (0, 10), [293.15, 300.0], method="DOP853", rtol=1e-12,
+                            atol=1e-12, dense_output=True)
+    b = integrate.solve_ivp(rhs(Q), (10, 1000), a.y[:, -1], method="DOP853", rtol=1e-12,
+                            atol=1e-12, dense_output=True)
+
+    def ref(t, side):
+        T1, T2 = (a.sol(t) if t < 10 or (t == 10 and side < 0) else b.sol(t))
+        return {"T1": T1, "T2": T2, "q_link": (T1 - T2) / R, "q_amb": Gc(t) * (T2 - Ta)}
+    # Temperatures to 2 rtol T (0.6 mK, as for the heated resistor); the
+    # heat flows are differences of temperatures, so to 1.2 mK over R
+    # (2.4e-3 W of 55 W), and 0.6 mK times Gc <= 6 W/K (3.6e-3 W of 66 W).
+    return ref, [], [10.0], {None: 1e-5, "T1": 6e-4, "T2": 6e-4, "q_link": 5e-5,
+                             "q_amb": 6e-5}, 1e-12
+
+
 # MSL's HeatingRectifier: the diode's law (Semiconductors.Diode with
 # useTemperatureDependency, MSL 4.0.0's constants k and q) and the circuit.
 HR = dict(Ids=1e-6, Maxexp=15.0, Rp=1e8, EG=1.11, N=1.0, TNOM=300.15, XTI=3.0,
@@ -386,6 +411,7 @@ CASES = {
     "heating_resistor_alpha": ("heating_resistor", {"r.alpha": 0.004}, heating_resistor),
     "heating_resistor_mK": ("heating_resistor", {"V": 0.1}, heating_resistor),
     "heating_rectifier": ("heating_rectifier", {}, heating_rectifier),
+    "thermal_network": ("thermal_network", {}, thermal_network),
 }
 
 
