@@ -35,6 +35,7 @@ declaration
   | junctionDecl
   | bondDecl
   | signalDecl
+  | discreteDecl
   | outputDecl
   | experimentDecl
   | portDecl
@@ -130,7 +131,7 @@ stateName
   : IDENT
   | 'Se' | 'Sf' | 'MSe' | 'MSf' | 'C' | 'I' | 'R' | 'TF' | 'GY' | 'MTF' | 'MGY'
   | 'switched' | 'dissipative' | 'initial' | 'when' | 'and' | 'or' | 'not'
-  | 'experiment' | 'component' | 'port' | 'import' | 'in' | 'input'
+  | 'experiment' | 'component' | 'port' | 'import' | 'in' | 'input' | 'discrete'
   ;
 
 // Guards, loosest binding first: `or`, then `and`, then `not`.
@@ -158,6 +159,13 @@ bondDecl : 'bond' first=path (':' second=path)? '->' to=path ';' ;
 
 signalDecl : 'signal' name=ident index? '=' value=expr ';' ;
 
+// `discrete xi(0) when sample(Ts) = xi + Ki * Ts * e;`: a value that changes
+// only at the ticks of its clock, to the update's value there (every
+// discrete value of the model updated at once, from the values before).
+discreteDecl
+  : kw='discrete' name=ident index? (lparen='(' initial=expr rparen=')')?
+    when='when' clock=expr assign='=' value=expr ';' ;
+
 outputDecl : 'output' outputItem (',' outputItem)* ';' ;
 
 // `expression` or `name = expression`, read as elementArg is.
@@ -177,7 +185,7 @@ ident
   : IDENT
   | 'Se' | 'Sf' | 'MSe' | 'MSf' | 'C' | 'I' | 'R' | 'TF' | 'GY' | 'MTF' | 'MGY'
   | 'switched' | 'dissipative' | 'on' | 'off' | 'initial' | 'when' | 'and' | 'or' | 'not'
-  | 'experiment' | 'component' | 'port' | 'import' | 'in' | 'input'
+  | 'experiment' | 'component' | 'port' | 'import' | 'in' | 'input' | 'discrete'
   ;
 
 // --- Expressions -------------------------------------------------------------
@@ -250,6 +258,7 @@ PARAMETER : 'parameter' ;
 INPUT     : 'input' ;
 BOND      : 'bond' ;
 SIGNAL    : 'signal' ;
+DISCRETE  : 'discrete' ;
 OUTPUT    : 'output' ;
 EXPERIMENT : 'experiment' ;
 FOR       : 'for' ;

@@ -166,6 +166,37 @@ void Run::zeroArgument(Mode &m, std::size_t k, double side, std::vector<double> 
   moveState(m, x, argument, 0, side, 16 * std::numeric_limits<double>::epsilon());
 }
 
+namespace {
+/// A floor kink's branch at argument c, which moves by `move` over a
+/// millionth of a step: the floor, but at an integer the argument is on
+/// to the step's resolution, the integer's own unless it moves down.
+double floorBranch(double c, double move) {
+  double nearest = std::round(c);
+  if (std::abs(c - nearest) <= 1e-6 * std::abs(move))
+    return move < 0 ? nearest - 1 : nearest;
+  return std::floor(c);
+}
+} // namespace
+
+void Run::chooseTimeFloors(Mode &m) {
+  std::size_t nk = m.numKinks(), nc = sw_.numComparisons();
+  if (nk == 0 || (slide_.active && &m == slide_.mode))
+    return;
+  std::vector<double> x = gather(m), c(nk), later(nk);
+  double delta = 1e-6 * stepScale();
+  call(m.kinkArguments(t_, x.data(), c.data()), m, "kinks");
+  call(m.kinkArguments(t_ + delta, x.data(), later.data()), m, "kinks");
+  for (std::uint32_t k : m.timeComparisons()) {
+    if (k < nc || k - nc >= nk || !m.kinkFloor(k - nc))
+      continue;
+    std::size_t i = k - nc;
+    if (!std::isfinite(c[i]))
+      throw RunError(DiagKind::RunKinkNotFinite, t_, m.name(),
+                     {DiagArg::element(m.kinkText(i)), c[i]});
+    m.setBranch(i, floorBranch(c[i], later[i] - c[i]));
+  }
+}
+
 void Run::chooseBranchesOnce(Mode &m) {
   SlidingMode &slide = slider(m);
   Mode &plain = slide.inner();
@@ -244,9 +275,7 @@ void Run::chooseBranchesOnce(Mode &m) {
     if (plain.kinkFloor(k)) {
       // The floor's jumps are its argument's integers; the branch below
       // an integer it is on only when it moves down.
-      double nearest = std::round(c[k]);
-      if (std::abs(c[k] - nearest) <= 1e-6 * std::abs(move[k]))
-        plain.setBranch(k, move[k] < 0 ? nearest - 1 : nearest);
+      plain.setBranch(k, floorBranch(c[k], move[k]));
       continue;
     }
     if (c[k] != 0 && std::abs(c[k]) > 1e-6 * std::abs(move[k]))

@@ -11,6 +11,11 @@
 
 namespace hbg::runtime {
 
+const std::vector<std::uint32_t> &System::integralStates() const {
+  static const std::vector<std::uint32_t> none;
+  return none;
+}
+
 const std::vector<PowerElement> &System::powerElements() const {
   static const std::vector<PowerElement> none;
   return none;

@@ -113,8 +113,10 @@ bool Run::iterateModes(const std::vector<double> *yBefore) {
     traceEntries_.clear();
     traceComparisons_.clear();
   }
-  holdValues(fromMode);
   std::vector<std::pair<std::string, double>> branchesBefore = branches(fromMode);
+  // The ticks of clocks at this instant count for the values held.
+  chooseTimeFloors(fromMode);
+  holdValues(fromMode);
   // A junction sliding on a guard surface goes on in one of its modes; a
   // switch from that mode may start a slide again (JunctionSliding.cpp).
   bool slid = leaveSlide(ev);

@@ -553,7 +553,8 @@ void findSteadyState(System &sys, const std::vector<double> &x0, const SimulateO
   std::vector<std::uint32_t> qBest = q;
   double rPrev = std::numeric_limits<double>::infinity(), lambda = 1, rBest = rPrev;
   std::size_t newton = 0, fallbacks = 0;
-  bool converged = false;
+  bool converged = false, observersKnown = false;
+  std::vector<std::uint32_t> observers;
   try {
     for (;;) {
       RunRecord rec;
@@ -572,6 +573,28 @@ void findSteadyState(System &sys, const std::vector<double> &x0, const SimulateO
       std::vector<double> F(N);
       for (std::size_t i = 0; i < N; ++i)
         F[i] = P[i] - X[i];
+      // Integrals that nothing but outputs read (a shaft's angle) change
+      // nothing else: their columns of the monodromy are those of the
+      // identity. They may drift; the search leaves them out.
+      std::vector<double> M;
+      if (!observersKnown) {
+        observersKnown = true;
+        if (!sys.integralStates().empty()) {
+          M = monodromy(sys, trace, P, base.nominal, T);
+          for (std::uint32_t j : sys.integralStates()) {
+            bool identity = true;
+            for (std::size_t i = 0; i < N && identity; ++i)
+              identity = std::abs(M[i + N * j] - (i == j ? 1.0 : 0.0)) <= 1e-9;
+            if (identity)
+              observers.push_back(j);
+          }
+        }
+      }
+      result.drifting.clear();
+      for (std::uint32_t j : observers) {
+        result.drifting.push_back({names[j], F[j]});
+        F[j] = 0;
+      }
       double r = residualOf(F, scale);
       SteadyIteration it;
       it.residual = r;
@@ -617,9 +640,14 @@ void findSteadyState(System &sys, const std::vector<double> &x0, const SimulateO
         newton = 0;
         continue;
       }
-      std::vector<double> M = monodromy(sys, trace, P, base.nominal, T);
+      if (M.empty())
+        M = monodromy(sys, trace, P, base.nominal, T);
       Matrix A = Eigen::Map<Matrix>(M.data(), Eigen::Index(N), Eigen::Index(N)) -
                  Matrix::Identity(Eigen::Index(N), Eigen::Index(N));
+      for (std::uint32_t j : observers) {
+        A.row(Eigen::Index(j)).setZero();
+        A(Eigen::Index(j), Eigen::Index(j)) = 1;
+      }
       // Scaled, so that the rank is judged in each slot's own unit.
       Vector s = Eigen::Map<Vector>(scale.data(), Eigen::Index(N));
       Matrix As = s.cwiseInverse().asDiagonal() * A * s.asDiagonal();

@@ -131,6 +131,10 @@ private:
   /// [-1, 1] stops (Sliding.h).
   void chooseBranches(Mode &m);
   void chooseBranchesOnce(Mode &m);
+  /// The branches of the floor kinks of time alone (clocks, PWM carriers),
+  /// as chooseBranches() would set them here: before values are held at
+  /// an event, whose clock ticks they tell.
+  void chooseTimeFloors(Mode &m);
   /// The sliding wrapper of mode `m` (or `m` itself when it is one),
   /// made on first use and kept for the run: its integration is keyed by
   /// its address.

@@ -289,6 +289,8 @@ void Run::traceSegment(Mode &m) {
   RunTrace &trace = *o_.trace;
   if (slide_.active || sliding(q_))
     trace.unsupported = "a junction or a kink sliding on its surface";
+  if (sys_.sampled())
+    trace.unsupported = "the updates of discrete values (`discrete`) at the ticks of their clocks";
   RunTrace::Segment seg;
   seg.mode = &m;
   seg.t0 = seg.t1 = t_;
@@ -423,9 +425,18 @@ void Run::start() {
       throw RunError(DiagKind::RunInitialNotFinite, kNoTime, "", {DiagArg::element(names[i])});
   t_ = o_.tStart;
   {
-    // Dependent storage follows the initial mode; iterateModes() holds the
-    // values of `pre` here.
+    // Dependent storage follows the initial mode and the held values at
+    // the start: discrete values their initial values, or their updates
+    // where a clock ticks at the start time (a system keeps its held
+    // values from run to run: they start from 0, `started` among them);
+    // iterateModes() holds the values of `pre` here again.
     Mode &m = mode(q_);
+    if (sys_.numHeld() > 0) {
+      buf_.held.assign(sys_.numHeld(), 0.0);
+      sys_.setHeld(buf_.held.data());
+      chooseBranches(m);
+      holdValues(m);
+    }
     chooseBranches(m);
     std::vector<double> x = gather(m);
     complete(m, x.data());

@@ -164,11 +164,17 @@ std::string BondGraph::verify() const {
       return "held value `" + h.name + "` is not in slot " + std::to_string(parameters.size() + i);
     if (!h.value.valid())
       return "held value `" + h.name + "` has no value";
+    if (h.kind == Held::Kind::Discrete &&
+        (!h.initial.valid() || h.clock >= held.size() || held[h.clock].kind != Held::Kind::Clock))
+      return "discrete value `" + h.name + "` has no initial value or clock";
     // What is held is read off the model's variables at an event: another
-    // held value or a law's local name would have nothing to be read from.
+    // `pre` or a law's local name would have nothing to be read from. A
+    // discrete value is a variable like the others there.
     for (sym::SymbolId s : ctx->symbolsOf(h.value)) {
       const sym::Symbol &used = ctx->symbol(s);
-      if (used.kind == sym::SymbolKind::Parameter && used.slot >= parameters.size())
+      const Held *other = heldOf(s);
+      if (used.kind == sym::SymbolKind::Parameter && used.slot >= parameters.size() &&
+          !(other && other->kind == Held::Kind::Discrete))
         return "held value `" + h.name + "` holds another held value";
       if (used.kind == sym::SymbolKind::Variable && variable(s).kind == VariableInfo::None)
         return "held value `" + h.name + "` uses the unmapped symbol `" + used.name + "`";
@@ -212,8 +218,19 @@ std::string BondGraph::dump() const {
     os << "  signal " << s.name << " = " << ctx->print(s.value) << "\n";
   for (const Integrator &i : integrators)
     os << "  integrator " << i.name << " = integral(" << ctx->print(i.input) << ")\n";
-  for (const Held &h : held)
-    os << "  held " << h.name << " = " << ctx->print(h.value) << "\n";
+  for (const Held &h : held) {
+    switch (h.kind) {
+    case Held::Kind::Pre: os << "  held " << h.name << " = " << ctx->print(h.value) << "\n"; break;
+    case Held::Kind::Discrete:
+      os << "  discrete " << h.name << "(" << ctx->print(h.initial) << ") when "
+         << held[h.clock].name << " = " << ctx->print(h.value) << "\n";
+      break;
+    case Held::Kind::Clock:
+      os << "  clock " << h.name << ": phase " << ctx->print(h.value) << "\n";
+      break;
+    case Held::Kind::Started: break;
+    }
+  }
   for (const Output &o : outputs)
     os << "  output " << o.name << " = " << ctx->print(o.value) << "\n";
   // The experiment's settings in the order written.

@@ -9,7 +9,19 @@ namespace hbg {
 CompiledSystem::CompiledSystem(const Model &model, std::vector<double> params)
     : ProgramSystem(std::move(params), model.impl()->initial->equations.numHeld,
                     model.impl()->switched, &model.impl()->storageLaws),
-      model_(model), m_(*model.impl()) {}
+      model_(model), m_(*model.impl()) {
+  for (const bg::Integrator &in : m_.graph->integrators)
+    for (std::uint32_t i = 0; i < m_.stateNames.size(); ++i)
+      if (m_.stateNames[i] == in.name)
+        integrals_.push_back(i);
+}
+
+bool CompiledSystem::sampled() const {
+  for (const bg::Held &h : m_.graph->held)
+    if (h.kind == bg::Held::Kind::Discrete)
+      return true;
+  return false;
+}
 
 CompiledSystem::~CompiledSystem() {
   // The run's modes are free for the cache to drop once it lets go.

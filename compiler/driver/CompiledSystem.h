@@ -24,6 +24,8 @@ public:
     return m_.powerElements;
   }
   void runSpan(double t0, double tEnd) override { m_.tiers->runSpan(t0, tEnd); }
+  bool sampled() const override;
+  const std::vector<std::uint32_t> &integralStates() const override { return integrals_; }
 
 protected:
   std::shared_ptr<const runtime::ModeProgram> program(const std::vector<std::uint32_t> &q,
@@ -32,6 +34,7 @@ protected:
 private:
   const Model &model_;
   const Model::Impl &m_;
+  std::vector<std::uint32_t> integrals_;
 };
 
 } // namespace hbg

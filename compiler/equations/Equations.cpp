@@ -819,8 +819,13 @@ std::optional<EquationSystem> Builder::run() {
     sys_.guards.push_back(r_.resolve(c->rhs));
   }
   guardImpulses();
+  std::vector<sym::ExprId> resolved;
   for (const bg::Held &h : g_.held)
-    sys_.heldValues.push_back(r_.resolve(h.value));
+    resolved.push_back(r_.resolve(h.value));
+  sys_.heldValues = heldUpdates(g_, ctx_, resolved);
+  for (std::size_t k = 0; k < g_.held.size(); ++k)
+    if (g_.held[k].kind == bg::Held::Kind::Clock)
+      sys_.clocks.push_back({g_.held[k].name, resolved[k], g_.held[k].tick});
   sys_.numHeld = g_.held.size();
   for (std::uint32_t i = 0; i < g_.bonds.size(); ++i) {
     sys_.bondNames.push_back(g_.bonds[i].name);

@@ -159,6 +159,11 @@ private:
 } // namespace
 
 void extractKinks(EquationSystem &sys) {
+  // Each clock's ticks are the floor of its phase: a kink of every mode,
+  // whichever values the mode reads (compiler/equations/Sampled.cpp).
+  std::vector<sym::ExprId> ticks;
+  for (const EquationSystem::Clock &c : sys.clocks)
+    ticks.push_back(sys.ctx->unary(sym::Op::Floor, c.phase));
   // Most models have no kink at all: the store's counts tell.
   const sym::ExprContext &ctx = *sys.ctx;
   if (ctx.count(sym::Op::Sign) + ctx.count(sym::Op::Floor) + ctx.count(sym::Op::Abs) +
@@ -179,6 +184,22 @@ void extractKinks(EquationSystem &sys) {
   }
   for (Output &o : sys.outputs)
     r.rewrite(o.value);
+  // Held values read each clock's tick as its kink's branch: the run
+  // chooses it before it holds values at an event (Run::chooseTimeFloors).
+  std::unordered_map<std::uint32_t, sym::ExprId> tickOf;
+  for (std::size_t k = 0; k < ticks.size(); ++k) {
+    r.rewrite(ticks[k]);
+    tickOf[sys.clocks[k].tick.index] = ticks[k];
+    for (Kink &kink : sys.kinks)
+      if (kink.floor && kink.argument == sys.clocks[k].phase)
+        kink.text = sys.clocks[k].name;
+  }
+  if (!tickOf.empty()) {
+    std::vector<sym::ExprId *> roots;
+    for (sym::ExprId &e : sys.heldValues)
+      roots.push_back(&e);
+    sys.ctx->substitute(roots, tickOf);
+  }
 }
 
 } // namespace hbg::eq

@@ -16,7 +16,7 @@ namespace hbg::flatten {
 namespace {
 
 /// What a name declared in a model or component is.
-enum class Kind { Parameter, Element, Junction, Bond, Signal, Instance };
+enum class Kind { Parameter, Element, Junction, Bond, Signal, Discrete, Instance };
 
 /// What a name is, for messages: "a parameter", "an element", ...
 const char *kindNoun(Kind k) {
@@ -26,6 +26,7 @@ const char *kindNoun(Kind k) {
   case Kind::Junction: return "a junction";
   case Kind::Bond: return "a bond";
   case Kind::Signal: return "a signal";
+  case Kind::Discrete: return "a discrete value";
   case Kind::Instance: return "an instance";
   }
   return "a name";
@@ -190,7 +191,7 @@ const Scope &Flattener::scopeOf(const ast::Model &m) {
     if (!b.name.empty())
       add(b.name, Kind::Bond, b.nameRange);
   for (const ast::Signal &sg : m.signals) {
-    add(sg.name, Kind::Signal, sg.nameRange);
+    add(sg.name, sg.discrete ? Kind::Discrete : Kind::Signal, sg.nameRange);
     s.values.push_back(sg.name);
   }
   for (const ast::Instance &in : m.instances) {
@@ -455,7 +456,7 @@ void Flattener::rewriteMember(ast::Expr &e, const Frame &frame) {
     // Every part an instance: the member is a name inside the last one.
     bool found = false;
     Kind k = at.scope->kindOf(e.member, found);
-    if (found && (k == Kind::Parameter || k == Kind::Signal)) {
+    if (found && (k == Kind::Parameter || k == Kind::Signal || k == Kind::Discrete)) {
       e.kind = ast::ExprKind::Name;
       e.name = at.prefix + e.member;
       e.nameRange = e.range;
@@ -550,8 +551,18 @@ void Flattener::expand(const ast::Model &m, const Frame &frame,
     if (!b.from.empty() && !b.to.empty())
       out.bonds.push_back(std::move(b));
   }
-  for (const ast::Signal &x : m.signals)
-    out.signals.push_back({p + x.name, x.nameRange, {}, value(x.name, *x.value)});
+  for (const ast::Signal &x : m.signals) {
+    ast::Signal sg{p + x.name, x.nameRange, {}, value(x.name, *x.value)};
+    if (x.discrete) {
+      sg.discrete = true;
+      sg.keywordRange = x.keywordRange;
+      sg.value = rewrite(*x.value, frame);
+      sg.clock = rewrite(*x.clock, frame);
+      if (x.initial)
+        sg.initial = rewrite(*x.initial, frame);
+    }
+    out.signals.push_back(std::move(sg));
+  }
   for (const ast::Output &x : m.outputs)
     out.outputs.push_back(
         {x.name.empty() ? "" : p + x.name, x.nameRange, {}, rewrite(*x.value, frame),
@@ -605,6 +616,10 @@ void Flattener::expand(const ast::Model &m, const Frame &frame,
     for (const ast::ElementArg &a : in.args) {
       bool found = false;
       Kind k = inner.scope->kindOf(a.name, found);
+      if (found && k == Kind::Discrete) {
+        report(DiagKind::DiscreteGiven, a.nameRange, {comp.name, a.name}, frame);
+        continue;
+      }
       if (!found || (k != Kind::Parameter && k != Kind::Signal)) {
         std::string best = closestName(a.name, inner.scope->values);
         if (best.empty())

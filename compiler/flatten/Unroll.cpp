@@ -293,6 +293,12 @@ bool Unroller::body(const ast::Model &from, ast::Model &to, bool top) {
     sg.name = name(x.name, x.nameIndices);
     sg.nameRange = x.nameRange;
     sg.value = clone(*x.value);
+    sg.discrete = x.discrete;
+    sg.keywordRange = x.keywordRange;
+    if (x.initial)
+      sg.initial = clone(*x.initial);
+    if (x.clock)
+      sg.clock = clone(*x.clock);
     to.signals.push_back(std::move(sg));
     return true;
   });
@@ -381,8 +387,11 @@ bool hasIndices(const ast::Model &m) {
     for (const ast::InitialValue &iv : e.initials)
       push(iv.value.get());
   }
-  for (const ast::Signal &s : m.signals)
+  for (const ast::Signal &s : m.signals) {
     push(s.value.get());
+    push(s.initial.get());
+    push(s.clock.get());
+  }
   for (const ast::Output &o : m.outputs)
     push(o.value.get());
   for (const ast::Instance &i : m.instances)

@@ -109,6 +109,12 @@ private:
 
   // Held values (Pre.cpp).
   sym::ExprId lowerPre(const ast::Expr &e, const ExprScope &scope);
+  /// A held value's slot and symbol (Sampled.cpp).
+  sym::SymbolId addHeld(bg::Held::Kind kind, std::string name, SourceRange range);
+  /// A discrete value's initial value, clock and update.
+  void lowerDiscrete(const ast::Signal &s, bg::Signal &sig);
+  /// The source text of `range`, whitespace runs made single spaces.
+  std::string sourceText(SourceRange range) const;
 
   // Dependency cycles (Dependencies.cpp).
   void orderParameters();

@@ -34,26 +34,12 @@ sym::ExprId Analyzer::lowerPre(const ast::Expr &e, const ExprScope &scope) {
   // Calls that hold the same expression (the DAG is hash-consed, so equal
   // expressions are one node) share one held value.
   for (const Held &h : g_.held)
-    if (h.value == value)
+    if (h.kind == Held::Kind::Pre && h.value == value)
       return ctx().ref(h.symbol);
-  // Its name is the call as written, whitespace runs made single spaces.
-  std::string_view text = sm_.text(e.range.begin.file).substr(e.range.begin.offset, e.range.length);
-  Held h;
-  for (char c : text) {
-    bool space = c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f';
-    if (!space)
-      h.name += c;
-    else if (!h.name.empty() && h.name.back() != ' ')
-      h.name += ' ';
-  }
-  h.range = e.range;
-  h.value = value;
-  // Held values come after the parameters in the runtime's parameter array;
-  // every parameter exists by now (buildStructure made them).
-  h.symbol = ctx().addSymbol(h.name, sym::SymbolKind::Parameter,
-                             std::uint32_t(g_.parameters.size() + g_.held.size()));
-  g_.held.push_back(std::move(h));
-  return ctx().ref(g_.held.back().symbol);
+  // Its name is the call as written.
+  sym::SymbolId symbol = addHeld(Held::Kind::Pre, sourceText(e.range), e.range);
+  g_.held.back().value = value;
+  return ctx().ref(symbol);
 }
 
 } // namespace hbg::sema

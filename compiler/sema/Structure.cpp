@@ -63,7 +63,14 @@ void Analyzer::buildStructure(const ast::Model &m) {
     Signal sig;
     sig.name = s.name;
     sig.range = s.nameRange;
-    sig.symbol = g_.addVariable(s.name, {VariableInfo::Signal, std::uint32_t(g_.signals.size())});
+    if (s.discrete) {
+      // Read like a parameter: a slot the run sets at its clock's ticks
+      // (Sampled.cpp). Its value as a signal is that slot.
+      sig.symbol = addHeld(Held::Kind::Discrete, s.name, s.nameRange);
+      sig.value = ctx().ref(sig.symbol);
+    } else {
+      sig.symbol = g_.addVariable(s.name, {VariableInfo::Signal, std::uint32_t(g_.signals.size())});
+    }
     g_.signals.push_back(std::move(sig));
   }
 

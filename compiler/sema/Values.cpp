@@ -183,6 +183,10 @@ void Analyzer::lowerElements(const ast::Model &m) {
 
 void Analyzer::lowerSignalsAndOutputs(const ast::Model &m) {
   for (std::size_t i = 0; i < m.signals.size(); ++i) {
+    if (m.signals[i].discrete) {
+      lowerDiscrete(m.signals[i], g_.signals[i]);
+      continue;
+    }
     ExprScope scope;
     scope.signal = static_cast<int>(i);
     g_.signals[i].value = lower(*m.signals[i].value, scope);

@@ -192,6 +192,9 @@ void AstBuilder::declaration(P::DeclarationContext *ctx, ast::Model &m) {
   case P::RuleSignalDecl:
     m.signals.push_back(signal(static_cast<P::SignalDeclContext *>(decl)));
     break;
+  case P::RuleDiscreteDecl:
+    m.signals.push_back(discrete(static_cast<P::DiscreteDeclContext *>(decl)));
+    break;
   case P::RuleOutputDecl:
     for (P::OutputItemContext *item : children<P::OutputItemContext>(
              static_cast<P::OutputDeclContext *>(decl), P::RuleOutputItem))
@@ -544,6 +547,21 @@ ast::Signal AstBuilder::signal(P::SignalDeclContext *ctx) {
   s.name = indexed(ctx->name, child<P::IndexContext>(ctx, P::RuleIndex), s.nameIndices);
   s.nameRange = child<P::IndexContext>(ctx, P::RuleIndex) ? join(range(ctx->name->getStart()), range(child<P::IndexContext>(ctx, P::RuleIndex)))
                              : range(ctx->name->getStart());
+  s.value = expr(ctx->value);
+  return s;
+}
+
+ast::Signal AstBuilder::discrete(P::DiscreteDeclContext *ctx) {
+  ast::Signal s;
+  P::IndexContext *index = child<P::IndexContext>(ctx, P::RuleIndex);
+  s.name = indexed(ctx->name, index, s.nameIndices);
+  s.nameRange = index ? join(range(ctx->name->getStart()), range(index))
+                      : range(ctx->name->getStart());
+  s.discrete = true;
+  s.keywordRange = range(ctx->kw);
+  if (ctx->initial)
+    s.initial = expr(ctx->initial);
+  s.clock = expr(ctx->clock);
   s.value = expr(ctx->value);
   return s;
 }

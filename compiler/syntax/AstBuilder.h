@@ -75,6 +75,7 @@ private:
   std::string indexed(P::IdentContext *name, P::IndexContext *index, ast::Indices &indices);
   ast::For loop(P::ForDeclContext *ctx);
   ast::Signal signal(P::SignalDeclContext *ctx);
+  ast::Signal discrete(P::DiscreteDeclContext *ctx);
   ast::Output output(P::OutputItemContext *ctx);
   ast::Experiment experiment(P::ExperimentDeclContext *ctx);
 

@@ -166,8 +166,13 @@ public:
       indices(depth + 1, b.toIndices);
     }
     for (const Signal &s : m.signals) {
-      line(depth, "Signal " + s.name);
+      line(depth, (s.discrete ? "Discrete " : "Signal ") + s.name);
       indices(depth + 1, s.nameIndices);
+      if (s.discrete) {
+        if (s.initial)
+          expr(depth + 1, *s.initial);
+        expr(depth + 1, *s.clock);
+      }
       expr(depth + 1, *s.value);
     }
     for (const Output &o : m.outputs) {

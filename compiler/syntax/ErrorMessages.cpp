@@ -37,7 +37,8 @@ const std::vector<TokenGroup> &tokenGroups() {
                                  HbgParser::OFF,      HbgParser::INITIAL,     HbgParser::WHEN,
                                  HbgParser::AND,      HbgParser::OR,          HbgParser::NOT,
                                  HbgParser::EXPERIMENT, HbgParser::COMPONENT, HbgParser::PORT,
-                                 HbgParser::IMPORT,   HbgParser::IN,          HbgParser::INPUT};
+                                 HbgParser::IMPORT,   HbgParser::IN,          HbgParser::INPUT,
+                                 HbgParser::DISCRETE};
     auto with = [&](std::initializer_list<size_t> extra, bool names) {
       std::vector<size_t> v(extra);
       v.insert(v.end(), kinds.begin(), kinds.end());
@@ -46,7 +47,7 @@ const std::vector<TokenGroup> &tokenGroups() {
       return v;
     };
     return std::vector<TokenGroup>{
-        {"a declaration", with({HbgParser::PARAMETER, HbgParser::INPUT, HbgParser::BOND, HbgParser::SIGNAL,
+        {"a declaration", with({HbgParser::PARAMETER, HbgParser::INPUT, HbgParser::BOND, HbgParser::SIGNAL, HbgParser::DISCRETE,
                                 HbgParser::OUTPUT, HbgParser::EXPERIMENT, HbgParser::PORT,
                                 HbgParser::FOR, HbgParser::IDENT, HbgParser::ZERO, HbgParser::ONE},
                                false)},

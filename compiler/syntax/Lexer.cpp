@@ -47,6 +47,7 @@ constexpr Keyword kKeywords[] = {
     {"if", L::IF},           {"then", L::THEN},           {"else", L::ELSE},
     {"component", L::COMPONENT}, {"port", L::PORT},       {"import", L::IMPORT},
     {"for", L::FOR},         {"in", L::IN},               {"input", L::INPUT},
+    {"discrete", L::DISCRETE},
 };
 
 std::size_t identifierType(std::string_view word) {

@@ -177,6 +177,12 @@ int steady(SteadyArgs &a, const Common &common) {
         report << line;
       }
     }
+    for (const auto &[name, drift] : r.drifting) {
+      std::snprintf(line, sizeof line,
+                    "state `%s` drifts by %.6g per period (an integral nothing but outputs read)\n",
+                    name.c_str(), drift);
+      report << line;
+    }
     if (!r.multipliers.empty()) {
       double mu = std::hypot(r.multipliers[0].first, r.multipliers[0].second);
       std::snprintf(line, sizeof line, "largest Floquet multiplier: |mu| = %.6g\n", mu);

@@ -113,15 +113,30 @@ struct Integrator {
   sym::ExprId input;
 };
 
-/// `pre(expr)`: `expr` held from the a priori values of the last event
-/// (the initial values before the first one). Its symbol has kind
-/// Parameter with slot parameters.size() + its index in `held`: the
-/// runtime passes held values after the parameters.
+/// A value the run holds between events, in a parameter slot after the
+/// model's parameters (slot parameters.size() + its index in `held`):
+/// - `pre(expr)`: `expr` held from the a priori values of the last event
+///   (the initial values before the first one);
+/// - a discrete value (`discrete x(x0) when sample(T) = update;`): x0 until
+///   its clock first ticks, then the update's a priori value at each tick;
+/// - a clock: the number of its last tick, so that a tick is told from
+///   other events;
+/// - `started`: 0 until the run's first event (its start), then 1.
 struct Held {
-  std::string name;  ///< the source text of the call, e.g. "pre(ball.f)"
-  SourceRange range; ///< the call
+  enum class Kind : std::uint8_t { Pre, Discrete, Clock, Started };
+  Kind kind = Kind::Pre;
+  std::string name;  ///< the source text of the call, e.g. "pre(ball.f)"; a discrete value's name
+  SourceRange range; ///< the call; the discrete value's name
   sym::SymbolId symbol;
-  sym::ExprId value; ///< `expr`, in the graph's Variable symbols like any signal
+  /// Pre: `expr`, in the graph's Variable symbols like any signal.
+  /// Discrete: its update. Clock: its phase, (time - start) / period,
+  /// whose floor is the number of its last tick.
+  sym::ExprId value;
+  sym::ExprId initial;     ///< Discrete: the value before the first tick
+  std::uint32_t clock = 0; ///< Discrete: the index in `held` of its clock
+  /// Clock: stands for the number of the tick the clock is at, the branch
+  /// of its phase's floor kink in each mode (eq::extractKinks puts it in).
+  sym::SymbolId tick;
 };
 
 /// A recorded output.

@@ -161,9 +161,21 @@ struct EquationSystem {
   /// the junction structure), of time, states and parameters. Empty when
   /// the mode has no dependent storage or no guards.
   std::vector<sym::ExprId> guardImpulse;
-  /// Each `pre(expr)` of the graph (bg::BondGraph::held order): `expr`
-  /// resolved in this mode, to be held at events.
+  /// Each held value of the graph (bg::BondGraph::held order), resolved in
+  /// this mode: its new value at an event, from the a priori values (and
+  /// the held values before it). `pre(expr)`: `expr`; a discrete value:
+  /// its update where its clock has ticked, else its value; a clock: the
+  /// number of its last tick (heldUpdates in Sampled.cpp).
   std::vector<sym::ExprId> heldValues;
+  /// Each clock: its phase, (time - start) / period, is a floor kink of
+  /// every mode, so that steps end on its ticks, named after the clock;
+  /// its `tick` symbol in heldValues stands for that kink's branch.
+  struct Clock {
+    std::string name;
+    sym::ExprId phase;
+    sym::SymbolId tick;
+  };
+  std::vector<Clock> clocks;
   /// The kinks of the right-hand side, outputs, loops and dependent
   /// storage (not of guards, which are judged exactly): their branches
   /// follow the held values in the parameter array.
@@ -243,6 +255,10 @@ std::optional<EquationSystem> buildEquations(const bg::BondGraph &g,
 /// sign(c) of its derivative, min(u, v) and max(v, u). Select conditions
 /// (pivoting in generated linear solves) are left as they are.
 void extractKinks(EquationSystem &sys);
+/// Each held value's new value at an event (EquationSystem::heldValues),
+/// from `resolved`, each held value's bg::Held::value resolved in a mode.
+std::vector<sym::ExprId> heldUpdates(const bg::BondGraph &g, sym::ExprContext &ctx,
+                                     const std::vector<sym::ExprId> &resolved);
 
 /// The derivatives of a mode's right-hand side f(t, x, z), where z are
 /// the Newton unknowns of its nonlinear loops (residuals r(t, x, z) = 0),

@@ -140,6 +140,10 @@ struct SteadyResult {
   /// The residual at the end (relative, as SteadyIteration::residual).
   double residual = 0;
   std::vector<SteadyIteration> iterations;
+  /// `integral(...)` states that nothing but outputs read (a shaft's
+  /// angle): they drift, by the amount given per period, and the search
+  /// leaves them out. Their names.
+  std::vector<std::pair<std::string, double>> drifting;
   /// The eigenvalues of the monodromy matrix at the solution (Floquet
   /// multipliers, largest magnitude first), as (re, im).
   std::vector<std::pair<double, double>> multipliers;

@@ -179,6 +179,12 @@ public:
   /// from then on).
   virtual std::size_t numHeld() const = 0;
   virtual void setHeld(const double *values) = 0;
+  /// Whether some held values are discrete values of sampled control
+  /// (state of their own, not functions of the state): false by default.
+  virtual bool sampled() const { return false; }
+  /// The slots of the full state that are `integral(...)` signals (an
+  /// angle, a running energy): none by default.
+  virtual const std::vector<std::uint32_t> &integralStates() const;
   /// The mode of FSM states `q`, analysed and compiled on first use. Null
   /// when there is none: `why` then completes "entering mode M at t = T,
   /// which ..." (`cannot be analysed:` and the diagnostics).

@@ -177,12 +177,17 @@ struct Bond {
   SourceRange range; ///< the whole declaration
 };
 
-/// `signal name = value;`
+/// `signal name = value;`, or `discrete name(initial) when clock = value;`:
+/// a discrete value, which `value` updates at each tick of `clock`.
 struct Signal {
   std::string name;
   SourceRange nameRange;
   Indices nameIndices;
   ExprPtr value;
+  bool discrete = false;
+  ExprPtr initial;           ///< discrete: the value before the first tick (null: 0)
+  ExprPtr clock;             ///< discrete: `sample(period)` or `sample(period, start)`
+  SourceRange keywordRange;  ///< discrete: `discrete`
 };
 
 /// One item of `output a, b = expr, ...;`: `name` is empty for a bare
