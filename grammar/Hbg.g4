@@ -41,6 +41,7 @@ declaration
   | portDecl
   | instanceDecl
   | forDecl
+  | ifDecl
   ;
 
 // `for i in 1:N { ... }`: the declarations inside, once for each integer
@@ -48,6 +49,19 @@ declaration
 // numbers, parameters and loop variables when the model is built.
 forDecl
   : kw='for' var=ident 'in' from=expr ':' to=expr lbrace='{' declaration* rbrace='}' ;
+
+// `if COND { ... }`, then any number of `else if COND { ... }` and an
+// `else { ... }`: the declarations of the first branch whose condition
+// holds, decided when the model is built. The branches are a list, not
+// nested rules, so that a long chain of `else if` does not nest the
+// parse; AstBuilder checks that a plain `else` comes last. COND is a
+// condition of numbers, parameters and loop variables; in a component it
+// may also be `connected(port)`, parsed as a comparison without its
+// operator and right side (so that one token decides; `connected` is no
+// keyword) and checked by AstBuilder.
+ifDecl : kw='if' cond=condition lbrace='{' declaration* rbrace='}' branches+=elseBranch* ;
+
+elseBranch : kw='else' (ifKw='if' cond=condition)? lbrace='{' declaration* rbrace='}' ;
 
 // `[i]`, `[i + 1, j]`: the index of a name declared or used in a loop,
 // `mass[i]` (one name, `mass[3]` once built).
@@ -243,8 +257,9 @@ conditionNot
   | conditionAtom
   ;
 
+// A lone expression is `connected(port)` (ifDecl), an error elsewhere.
 conditionAtom
-  : lhs=expr cmp=compareOp rhs=expr                  # compareCondition
+  : lhs=expr (cmp=compareOp rhs=expr)?               # compareCondition
   | lparen='(' inner=condition rparen=')'            # parenCondition
   ;
 

@@ -50,7 +50,8 @@ void Model::compileMode(const std::string &text) const {
 std::string structuralMessage(const std::string &name, double built) {
   char value[32];
   std::snprintf(value, sizeof value, "%.12g", built);
-  return "parameter `" + name + "` is structural (`for` loops or indices are computed from it): " +
+  return "parameter `" + name +
+         "` is structural (`for` loops, `if` blocks or indices are computed from it): " +
          "the model was built with " + name + " = " + value +
          ", and a run cannot change it; set it when compiling (`hbgc run -p` does, and " +
          "CompilerOptions::parameters)";

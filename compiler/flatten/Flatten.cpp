@@ -109,14 +109,27 @@ private:
   /// Warns when bond `b` runs against a port's declared direction.
   void checkDirections(const ast::Bond &b, const ast::Port *from, const std::string &fromType,
                        const ast::Port *to, const std::string &toType, const Frame &frame);
-  /// The frame of instance `name` inside `frame`, or null (no error).
+  /// The frame of instance `name` inside `frame`; false (no error) when
+  /// there is none or its body failed to build (reported there).
   bool enter(const Frame &frame, const std::string &name, Frame &inner);
+  /// Reports an error in `frame`, with the notes of its instances. For a
+  /// name not declared in `absentIn` (a scope), a note where it is
+  /// declared in a branch of an `if` block not taken, if it is.
   void report(DiagKind kind, SourceRange range, std::initializer_list<DiagArg> args,
-              const Frame &frame);
-  /// The body of `decl` in the frame (its loops unrolled and its indices
-  /// computed with the frame's parameter values), or `decl` itself when
-  /// it has neither; an empty body after errors.
+              const Frame &frame, const Scope *absentIn = nullptr, const std::string &name = {});
+  /// The body of `decl` in the frame (its loops unrolled, its `if` blocks
+  /// decided and its indices computed with the frame's parameter values
+  /// and the bonds around it), or `decl` itself when it has none of them;
+  /// an empty body after errors.
   const ast::Model &bodyOf(const ast::Model &decl, const Frame &frame);
+  /// Decides `connected(port)` (`g`) in the body of `decl` in `frame`;
+  /// false after reporting why it cannot.
+  bool connected(const ast::Model &decl, const Frame &frame, const ast::Guard &g, bool &holds);
+  /// Whether a bond outside the instance `frame` leads to reaches its
+  /// port `port`: a bond in an enclosing body that names it through the
+  /// instances between, or a port of an enclosing component that names it
+  /// and is itself reached.
+  bool reached(const Frame &frame, const std::string &port);
   /// The value of parameter `name` of the component the first `depth`
   /// instances of `chain` lead to (the model's at depth 0), computed when
   /// the model is built: the command line's value, the instance's, or its
@@ -147,9 +160,15 @@ private:
 };
 
 void Flattener::report(DiagKind kind, SourceRange range, std::initializer_list<DiagArg> args,
-                       const Frame &frame) {
+                       const Frame &frame, const Scope *absentIn, const std::string &name) {
   failed_ = true;
   diags_.report(kind, range, args);
+  if (absentIn)
+    for (const ast::AbsentName &a : absentIn->decl->absent)
+      if (a.name == name) {
+        diags_.note(DiagKind::DeclaredInFalseIf, a.declared, {name});
+        break;
+      }
   // Innermost first: where the instance holding the error was declared.
   std::string path = frame.prefix.empty() ? "" : frame.prefix.substr(0, frame.prefix.size() - 1);
   for (auto it = frame.chain.rbegin(); it != frame.chain.rend(); ++it) {
@@ -223,7 +242,10 @@ bool Flattener::enter(const Frame &frame, const std::string &name, Frame &inner)
   inner.prefix = frame.prefix + name + ".";
   inner.chain = frame.chain;
   inner.chain.push_back(it->second);
-  inner.scope = &scopeOf(bodyOf(*c->second, inner));
+  const ast::Model &body = bodyOf(*c->second, inner);
+  if (&body == &empty_)
+    return false; // its body failed to build: reported there
+  inner.scope = &scopeOf(body);
   return true;
 }
 
@@ -242,6 +264,7 @@ const ast::Model &Flattener::bodyOf(const ast::Model &decl, const Frame &frame) 
       [&](const std::string &name, double &value) {
         return parameter(frame.chain, depth, name, value);
       },
+      [&](const ast::Guard &g, bool &holds) { return connected(decl, frame, g, holds); },
       [&](DiagKind kind, SourceRange range, std::initializer_list<DiagArg> args) {
         report(kind, range, args, frame);
       },
@@ -251,6 +274,56 @@ const ast::Model &Flattener::bodyOf(const ast::Model &decl, const Frame &frame) 
   auto &slot = bodies_[frame.prefix];
   slot = std::move(body);
   return slot ? *slot : empty_;
+}
+
+bool Flattener::connected(const ast::Model &decl, const Frame &frame, const ast::Guard &g,
+                          bool &holds) {
+  const std::string &port = g.lhs->name;
+  if (!decl.component) {
+    report(DiagKind::ConnectedInModel, g.range, {}, frame);
+    return false;
+  }
+  std::vector<std::string> ports;
+  for (const ast::Port &p : decl.ports) {
+    if (p.name == port) {
+      holds = reached(frame, port);
+      return true;
+    }
+    ports.push_back(p.name);
+  }
+  if (ports.empty())
+    report(DiagKind::ConnectedNoPorts, g.lhs->range, {decl.name}, frame);
+  else
+    report(DiagKind::ConnectedNotPort, g.lhs->range, {decl.name, port, quoteList(ports)}, frame);
+  return false;
+}
+
+bool Flattener::reached(const Frame &frame, const std::string &port) {
+  // Each enclosing body has been built before the instance's (its
+  // instances are found in it), so bodyOf only looks it up.
+  std::string path = port;
+  for (std::size_t depth = frame.chain.size(); depth-- > 0;) {
+    path = frame.chain[depth]->name + "." + path;
+    Frame outer;
+    outer.chain.assign(frame.chain.begin(), frame.chain.begin() + depth);
+    for (const ast::Instance *in : outer.chain)
+      outer.prefix += in->name + ".";
+    const ast::Model *decl = root_;
+    if (depth > 0) {
+      auto c = components_.find(frame.chain[depth - 1]->type);
+      if (c == components_.end())
+        return false;
+      decl = c->second;
+    }
+    const ast::Model &body = bodyOf(*decl, outer);
+    for (const ast::Bond &b : body.bonds)
+      if (b.from == path || b.to == path)
+        return true;
+    for (const ast::Port &p : body.ports)
+      if (p.target == path && depth > 0 && reached(outer, p.name))
+        return true;
+  }
+  return false;
 }
 
 Lookup Flattener::parameter(const std::vector<const ast::Instance *> &chain, std::size_t depth,
@@ -346,7 +419,7 @@ std::string Flattener::resolveEnd(const std::string &path, SourceRange range,
         return ""; // its component is unknown: reported with the instance
       report(DiagKind::NotAnInstance, range,
              {parts[i], found ? kindNoun(k) : undeclared(parts[i], instanceNames(*at.scope))},
-             frame);
+             frame, found ? nullptr : at.scope, parts[i]);
       return "";
     }
     if (i + 2 == parts.size()) {
@@ -381,7 +454,8 @@ std::string Flattener::resolveEnd(const std::string &path, SourceRange range,
     }
     if (frame.prefix.empty())
       return path; // the model's own: sema reports what is wrong
-    report(DiagKind::NotAnEnd, range, {path, found ? kindNoun(k) : kUndeclared}, frame);
+    report(DiagKind::NotAnEnd, range, {path, found ? kindNoun(k) : kUndeclared}, frame,
+           found ? nullptr : at.scope, path);
     return "";
   }
   return at.prefix + parts.back();
@@ -434,9 +508,9 @@ void Flattener::rewriteName(ast::Expr &e, const Frame &frame) {
     return;
   std::string best = closestName(e.name, frame.scope->values);
   if (best.empty())
-    report(DiagKind::UnknownName, e.nameRange, {e.name}, frame);
+    report(DiagKind::UnknownName, e.nameRange, {e.name}, frame, frame.scope, e.name);
   else
-    report(DiagKind::UnknownNameSuggest, e.nameRange, {e.name, best}, frame);
+    report(DiagKind::UnknownNameSuggest, e.nameRange, {e.name, best}, frame, frame.scope, e.name);
 }
 
 void Flattener::rewriteMember(ast::Expr &e, const Frame &frame) {
@@ -466,7 +540,7 @@ void Flattener::rewriteMember(ast::Expr &e, const Frame &frame) {
     report(DiagKind::NotInInstance, e.memberRange,
            {e.member, at.prefix.substr(0, at.prefix.size() - 1), at.chain.back()->type,
             found ? kindNoun(k) : undeclared(e.member, at.scope->values)},
-           frame);
+           frame, found ? nullptr : at.scope, e.member);
     return;
   }
   if (i + 1 != parts.size()) {
@@ -475,7 +549,7 @@ void Flattener::rewriteMember(ast::Expr &e, const Frame &frame) {
     if (!(found && k == Kind::Instance))
       report(DiagKind::NotAnInstance, e.nameRange,
              {parts[i], found ? kindNoun(k) : undeclared(parts[i], instanceNames(*at.scope))},
-             frame);
+             frame, found ? nullptr : at.scope, parts[i]);
     return;
   }
   // One part left, in the innermost scope: an element, junction or bond of
@@ -483,7 +557,7 @@ void Flattener::rewriteMember(ast::Expr &e, const Frame &frame) {
   bool found = false;
   at.scope->kindOf(parts[i], found);
   if (!found && !at.prefix.empty()) {
-    report(DiagKind::UnknownName, e.nameRange, {parts[i]}, frame);
+    report(DiagKind::UnknownName, e.nameRange, {parts[i]}, frame, at.scope, parts[i]);
     return;
   }
   e.name = at.prefix + parts[i];
@@ -510,6 +584,8 @@ void Flattener::expand(const ast::Model &m, const Frame &frame,
     auto it = values.find(name);
     return it != values.end() ? rewrite(*it->second, *valuesFrame) : rewrite(own, frame);
   };
+  for (const ast::AbsentName &x : m.absent)
+    out.absent.push_back({p + x.name, x.declared});
   for (const ast::Parameter &x : m.parameters) {
     out.parameters.push_back({p + x.name, x.nameRange, value(x.name, *x.value)});
     out.parameters.back().input = x.input;

@@ -1,4 +1,4 @@
-//===- compiler/flatten/Unroll.cpp - For loops and indexed names ----------===//
+//===- compiler/flatten/Unroll.cpp - Loops, if blocks, indexed names ------===//
 
 #include "Unroll.h"
 
@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <unordered_set>
 
 namespace hbg::flatten {
 
@@ -68,10 +69,15 @@ std::string valueText(double v) {
 
 class Unroller {
 public:
-  Unroller(ParameterFn params, ReportFn report, std::size_t max)
-      : params_(params), report_(report), max_(max) {}
+  Unroller(ParameterFn params, ConnectedFn connected, ReportFn report, std::size_t max)
+      : params_(params), connected_(connected), report_(report), max_(max) {}
 
-  bool body(const ast::Model &from, ast::Model &to, bool top);
+  /// Copies `from` into `to`; `inside` names the block `from` is the body
+  /// of ("a `for` loop", "an `if` block"), null for the model's or
+  /// component's own body.
+  bool body(const ast::Model &from, ast::Model &to, const char *inside);
+  /// The names declared only in branches of `if` blocks not taken.
+  std::vector<ast::AbsentName> takeAbsent() { return std::move(absent_); }
 
 private:
   /// `tmpl` with each `[...]` filled from `indices`.
@@ -80,8 +86,20 @@ private:
   void visit(ast::Expr &copy, const ast::Expr &original);
   ast::ExprPtr clone(const ast::Expr &e);
   bool count(SourceRange at);
+  /// Whether condition `g` of an `if` block holds; false after reporting
+  /// why it cannot be decided.
+  bool decide(const ast::Guard &g, bool &holds);
+  /// Reports what a block's body declares that belongs to the whole model
+  /// or component (parameters, ports, `experiment`); false when it does.
+  bool onlyBlockDeclarations(const ast::Model &body, const char *inside);
+  /// Records the names a branch not taken declares (absent_).
+  void absent(const ast::Model &branch);
 
+  /// Names declared only in branches not taken, each once.
+  std::vector<ast::AbsentName> absent_;
+  std::unordered_set<std::string> absentSeen_;
   ParameterFn params_;
+  ConnectedFn connected_;
   ReportFn report_;
   std::size_t max_, produced_ = 0;
   Vars vars_;
@@ -145,7 +163,93 @@ bool Unroller::count(SourceRange at) {
   return false;
 }
 
-bool Unroller::body(const ast::Model &from, ast::Model &to, bool top) {
+bool Unroller::decide(const ast::Guard &g, bool &holds) {
+  switch (g.kind) {
+  case ast::GuardKind::Compare: {
+    if (g.op == CompareOp::Equal) {
+      report_(DiagKind::BlockIfEquality, g.range, {});
+      return false;
+    }
+    double lhs = 0, rhs = 0;
+    if (!evaluate(*g.lhs, vars_, params_, report_, "an `if` block's condition", lhs) ||
+        !evaluate(*g.rhs, vars_, params_, report_, "an `if` block's condition", rhs))
+      return false;
+    holds = g.op == CompareOp::Less           ? lhs < rhs
+            : g.op == CompareOp::LessEqual    ? lhs <= rhs
+            : g.op == CompareOp::GreaterEqual ? lhs >= rhs
+                                              : lhs > rhs;
+    return true;
+  }
+  case ast::GuardKind::Connected:
+    return connected_(g, holds);
+  case ast::GuardKind::Not: {
+    // A run of `not`s is a loop: it may be as long as the text. Other
+    // nesting takes parentheses, whose depth the parser bounds.
+    const ast::Guard *inner = &g;
+    bool flip = false;
+    for (; inner->kind == ast::GuardKind::Not; inner = inner->children[0].get())
+      flip = !flip;
+    if (!decide(*inner, holds))
+      return false;
+    holds = holds != flip;
+    return true;
+  }
+  case ast::GuardKind::And:
+  case ast::GuardKind::Or: {
+    // Every part is decided, so that an error in one is reported whatever
+    // the others' values.
+    bool isAnd = g.kind == ast::GuardKind::And;
+    holds = isAnd;
+    for (const ast::GuardPtr &child : g.children) {
+      bool part = false;
+      if (!decide(*child, part))
+        return false;
+      holds = isAnd ? holds && part : holds || part;
+    }
+    return true;
+  }
+  }
+  return false;
+}
+
+bool Unroller::onlyBlockDeclarations(const ast::Model &from, const char *inside) {
+  if (!from.parameters.empty())
+    report_(DiagKind::NotInLoop, from.parameters[0].nameRange,
+            {from.parameters[0].input ? "an input" : "a parameter", inside});
+  if (!from.ports.empty())
+    report_(DiagKind::NotInLoop, from.ports[0].nameRange, {"a port", inside});
+  if (!from.experiments.empty())
+    report_(DiagKind::NotInLoop, from.experiments[0].keywordRange, {"`experiment`", inside});
+  if (!from.parameters.empty() || !from.ports.empty() || !from.experiments.empty()) {
+    failed_ = true;
+    return false;
+  }
+  return true;
+}
+
+void Unroller::absent(const ast::Model &branch) {
+  // Names with indices are left out: computing them could fail.
+  auto add = [&](const std::string &name, const ast::Indices &indices, SourceRange at) {
+    if (!name.empty() && indices.empty() && absentSeen_.insert(name).second)
+      absent_.push_back({name, at});
+  };
+  for (const ast::Element &x : branch.elements)
+    add(x.name, x.nameIndices, x.nameRange);
+  for (const ast::Junction &x : branch.junctions)
+    add(x.name, x.nameIndices, x.nameRange);
+  for (const ast::Bond &x : branch.bonds)
+    add(x.name, x.nameIndices, x.nameRange);
+  for (const ast::Signal &x : branch.signals)
+    add(x.name, x.nameIndices, x.nameRange);
+  for (const ast::Instance &x : branch.instances)
+    add(x.name, x.nameIndices, x.nameRange);
+  for (const ast::Conditional &c : branch.conditionals)
+    for (const ast::Conditional::Branch &b : c.branches)
+      absent(*b.body);
+}
+
+bool Unroller::body(const ast::Model &from, ast::Model &to, const char *inside) {
+  bool top = !inside;
   auto args = [&](const std::vector<ast::ElementArg> &in) {
     std::vector<ast::ElementArg> out;
     for (const ast::ElementArg &a : in)
@@ -173,19 +277,9 @@ bool Unroller::body(const ast::Model &from, ast::Model &to, bool top) {
       q.directionText = p.directionText;
       to.ports.push_back(std::move(q));
     }
-  } else {
-    // A loop's body: what has one value for the whole model or component.
-    if (!from.parameters.empty())
-      report_(DiagKind::NotInLoop, from.parameters[0].nameRange,
-              {from.parameters[0].input ? "an input" : "a parameter"});
-    if (!from.ports.empty())
-      report_(DiagKind::NotInLoop, from.ports[0].nameRange, {"a port"});
-    if (!from.experiments.empty())
-      report_(DiagKind::NotInLoop, from.experiments[0].keywordRange, {"`experiment`"});
-    if (!from.parameters.empty() || !from.ports.empty() || !from.experiments.empty()) {
-      failed_ = true;
-      return false;
-    }
+  } else if (!onlyBlockDeclarations(from, inside)) {
+    // A block's body: what has one value for the whole model or component.
+    return false;
   }
 
   // The loops first, each into a model of its own, so that their
@@ -236,20 +330,68 @@ bool Unroller::body(const ast::Model &from, ast::Model &to, bool top) {
       if (!count(loop.keywordRange))
         return false;
       vars_.push_back({loop.var, v});
-      bool fine = body(b, loops[l], false);
+      bool fine = body(b, loops[l], "a `for` loop");
       vars_.pop_back();
       if (!fine || failed_)
         return false;
     }
   }
 
-  // Each kind of declaration in source order: a loop's where it stood.
+  // The branch each `if` block takes, likewise: the first whose
+  // condition holds. Every branch's own declarations are checked, taken
+  // or not, so that the error does not come and go with a parameter.
+  std::vector<ast::Model> taken(from.conditionals.size());
+  for (std::size_t c = 0; c < from.conditionals.size(); ++c) {
+    const ast::Conditional &block = from.conditionals[c];
+    for (const ast::Conditional::Branch &b : block.branches)
+      if (!onlyBlockDeclarations(*b.body, "an `if` block"))
+        return false;
+    const ast::Conditional::Branch *chosen = nullptr;
+    for (const ast::Conditional::Branch &b : block.branches) {
+      bool holds = true;
+      if (b.condition && !decide(*b.condition, holds)) {
+        failed_ = true;
+        return false;
+      }
+      if (!holds)
+        continue;
+      if (!body(*b.body, taken[c], "an `if` block") || failed_)
+        return false;
+      chosen = &b;
+      break;
+    }
+    for (const ast::Conditional::Branch &b : block.branches)
+      if (&b != chosen)
+        absent(*b.body);
+  }
+
+  // Loops and `if` blocks in source order, each with what it produced.
+  struct Block {
+    const std::size_t *before;
+    ast::Model *made;
+  };
+  std::vector<Block> blocks;
+  for (std::size_t l = 0, c = 0; l < loops.size() || c < taken.size();) {
+    bool loopFirst =
+        c == taken.size() ||
+        (l < loops.size() && from.loops[l].keywordRange.begin.offset <
+                                 from.conditionals[c].branches[0].keywordRange.begin.offset);
+    if (loopFirst) {
+      blocks.push_back({from.loops[l].before, &loops[l]});
+      ++l;
+    } else {
+      blocks.push_back({from.conditionals[c].before, &taken[c]});
+      ++c;
+    }
+  }
+
+  // Each kind of declaration in source order: a block's where it stood.
   bool ok = true;
   auto merge = [&](auto &out, const auto &own, std::size_t kind, auto field, auto copy) {
     auto place = [&](std::size_t i) {
-      for (std::size_t l = 0; l < loops.size(); ++l)
-        if (from.loops[l].before[kind] == i)
-          for (auto &item : loops[l].*field)
+      for (const Block &block : blocks)
+        if (block.before[kind] == i)
+          for (auto &item : block.made->*field)
             out.push_back(std::move(item));
     };
     for (std::size_t i = 0; i < own.size() && ok; ++i) {
@@ -347,7 +489,7 @@ bool Unroller::body(const ast::Model &from, ast::Model &to, bool top) {
 } // namespace
 
 bool hasIndices(const ast::Model &m) {
-  if (!m.loops.empty())
+  if (!m.loops.empty() || !m.conditionals.empty())
     return true;
   for (const ast::Element &e : m.elements)
     if (!e.nameIndices.empty())
@@ -520,17 +662,18 @@ bool evaluate(const ast::Expr &root, const Vars &vars, ParameterFn params, Repor
   return true;
 }
 
-std::unique_ptr<ast::Model> unroll(const ast::Model &m, ParameterFn params, ReportFn report,
-                                   std::size_t maxDeclarations) {
+std::unique_ptr<ast::Model> unroll(const ast::Model &m, ParameterFn params, ConnectedFn connected,
+                                   ReportFn report, std::size_t maxDeclarations) {
   auto out = std::make_unique<ast::Model>();
   out->name = m.name;
   out->nameRange = m.nameRange;
   out->component = m.component;
   out->keywordRange = m.keywordRange;
   out->range = m.range;
-  Unroller u(params, report, maxDeclarations);
-  if (!u.body(m, *out, true))
+  Unroller u(params, connected, report, maxDeclarations);
+  if (!u.body(m, *out, nullptr))
     return nullptr;
+  out->absent = u.takeAbsent();
   return out;
 }
 

@@ -1,13 +1,15 @@
-//===- compiler/flatten/Unroll.h - For loops and indexed names --*- C++ -*-===//
+//===- compiler/flatten/Unroll.h - Loops, if blocks, indexed names -*- C++ -*-===//
 //
-// Internal to hbg_flatten. A model or component body with `for` loops and
-// indexed names (`mass[i].a`) becomes one without: each loop's
-// declarations are copied once per value of its variable, the variable
-// becomes a number in every expression, and every index is computed, so
-// that `mass[i]` names `mass[3]`. Bounds and indices are computed when
-// the model is built, from numbers, parameters and loop variables;
+// Internal to hbg_flatten. A model or component body with `for` loops,
+// `if` blocks and indexed names (`mass[i].a`) becomes one without: each
+// loop's declarations are copied once per value of its variable, the
+// variable becomes a number in every expression, each `if` block's
+// taken branch stands in its place, and every index is computed, so that
+// `mass[i]` names `mass[3]`. Bounds, conditions and indices are computed
+// when the model is built, from numbers, parameters and loop variables;
 // flattening supplies the parameters' values (an instance's own, or the
-// command line's).
+// command line's) and decides `connected(port)` from the bonds around
+// the instance.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -37,7 +39,11 @@ using ParameterFn = FunctionRef<Lookup(const std::string &name, double &value)>;
 using ReportFn = FunctionRef<void(DiagKind kind, SourceRange range,
                                   std::initializer_list<DiagArg> args)>;
 
-/// Whether `m` has a loop or an indexed name anywhere.
+/// Decides `connected(port)`, a guard of kind Connected, in the body
+/// being unrolled: false after reporting why it cannot.
+using ConnectedFn = FunctionRef<bool(const ast::Guard &connected, bool &holds)>;
+
+/// Whether `m` has a loop, an `if` block or an indexed name anywhere.
 bool hasIndices(const ast::Model &m);
 
 /// The value of `e`, computed from numbers, parameters (through `params`)
@@ -48,10 +54,10 @@ bool hasIndices(const ast::Model &m);
 bool evaluate(const ast::Expr &e, const std::vector<std::pair<std::string, double>> &vars,
               ParameterFn params, ReportFn report, const char *what, double &out);
 
-/// `m` with its loops unrolled and its indices computed, or null after
-/// errors (reported). At most `maxDeclarations` declarations come out of
-/// loops.
-std::unique_ptr<ast::Model> unroll(const ast::Model &m, ParameterFn params, ReportFn report,
-                                   std::size_t maxDeclarations);
+/// `m` with its loops unrolled, its `if` blocks decided and its indices
+/// computed, or null after errors (reported). At most `maxDeclarations`
+/// declarations come out of loops and `if` blocks.
+std::unique_ptr<ast::Model> unroll(const ast::Model &m, ParameterFn params, ConnectedFn connected,
+                                   ReportFn report, std::size_t maxDeclarations);
 
 } // namespace hbg::flatten

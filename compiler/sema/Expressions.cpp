@@ -458,6 +458,8 @@ sym::ExprId Analyzer::lowerCondition(const ast::Guard &cond, sym::ExprId yes, sy
       v = lowerCondition(**it, yes, v, scope);
     return v;
   }
+  case ast::GuardKind::Connected:
+    break; // a condition of `if` blocks only, decided by flattening
   }
   return {};
 }

@@ -136,6 +136,11 @@ void Analyzer::unknownName(const std::string &name, SourceRange range,
     diags_.report(DiagKind::UnknownName, range, {name});
   else
     diags_.report(DiagKind::UnknownNameSuggest, range, {name, best});
+  for (const ast::AbsentName &a : model_->absent)
+    if (a.name == name) {
+      diags_.note(DiagKind::DeclaredInFalseIf, a.declared, {name});
+      break;
+    }
 }
 
 std::optional<BondGraph> analyze(const ast::File &file, const SourceManager &sm,

@@ -144,6 +144,9 @@ Guard Analyzer::lowerGuard(const ast::Guard &a, bool &ok) {
   case ast::GuardKind::And: g.kind = Guard::And; break;
   case ast::GuardKind::Or: g.kind = Guard::Or; break;
   case ast::GuardKind::Not: g.kind = Guard::Not; break;
+  case ast::GuardKind::Connected: // `if` blocks only: the parser allows no other
+    ok = false;
+    return g;
   }
   for (const ast::GuardPtr &child : a.children)
     g.children.push_back(lowerGuard(*child, ok));

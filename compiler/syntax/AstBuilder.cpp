@@ -3,6 +3,7 @@
 #include "AstBuilder.h"
 
 #include <typeinfo>
+#include <utility>
 
 namespace hbg::syntax {
 
@@ -225,16 +226,50 @@ void AstBuilder::declaration(P::DeclarationContext *ctx, ast::Model &m) {
   case P::RuleInstanceDecl:
     m.instances.push_back(instance(static_cast<P::InstanceDeclContext *>(decl)));
     break;
-  case P::RuleForDecl: {
+  case P::RuleForDecl:
     m.loops.push_back(loop(static_cast<P::ForDeclContext *>(decl)));
-    std::size_t *at = m.loops.back().before;
-    at[0] = m.elements.size(), at[1] = m.junctions.size(), at[2] = m.bonds.size();
-    at[3] = m.signals.size(), at[4] = m.outputs.size(), at[5] = m.instances.size();
+    placeAt(m, m.loops.back().before);
     break;
-  }
+  case P::RuleIfDecl:
+    m.conditionals.push_back(conditional(static_cast<P::IfDeclContext *>(decl)));
+    placeAt(m, m.conditionals.back().before);
+    break;
   default:
     break;
   }
+}
+
+void AstBuilder::placeAt(const ast::Model &m, std::size_t *at) {
+  at[0] = m.elements.size(), at[1] = m.junctions.size(), at[2] = m.bonds.size();
+  at[3] = m.signals.size(), at[4] = m.outputs.size(), at[5] = m.instances.size();
+}
+
+ast::Conditional AstBuilder::conditional(P::IfDeclContext *ctx) {
+  indexed_ = true;
+  ast::Conditional c;
+  auto branch = [&](antlr4::Token *kw, P::ConditionContext *cond,
+                    antlr4::ParserRuleContext *declarations) {
+    ast::Conditional::Branch b;
+    b.keywordRange = range(kw);
+    if (cond) {
+      connectedAllowed_ = true;
+      b.condition = condition(cond);
+      connectedAllowed_ = false;
+    }
+    b.body = std::make_unique<ast::Model>();
+    for (P::DeclarationContext *d :
+         children<P::DeclarationContext>(declarations, P::RuleDeclaration))
+      declaration(d, *b.body);
+    c.branches.push_back(std::move(b));
+  };
+  branch(ctx->kw, ctx->cond, ctx);
+  for (P::ElseBranchContext *e : ctx->branches) {
+    // A plain `else` is the last branch: nothing could ever take another.
+    if (!c.branches.back().condition)
+      fail(e->kw, {});
+    branch(e->ifKw ? e->ifKw : e->kw, e->cond, e);
+  }
+  return c;
 }
 
 ast::For AstBuilder::loop(P::ForDeclContext *ctx) {
@@ -483,9 +518,53 @@ ast::GuardPtr AstBuilder::conditionNot(P::ConditionNotContext *ctx) {
   return makeNot(range(ctx->op), conditionNot(ctx->operand));
 }
 
+ast::GuardPtr AstBuilder::connected(P::ExprContext *ctx) {
+  // What follows the expression is where a comparison was wanted.
+  antlr4::Token *after = tokens_.get(ctx->getStop()->getTokenIndex() + 1);
+  std::initializer_list<size_t> comparison = {P::LT, P::LE, P::ASSIGN, P::GE, P::GT};
+  if (!connectedAllowed_)
+    fail(after, comparison);
+  // `connected(port)`, perhaps in parentheses.
+  P::PrimaryContext *base = nullptr;
+  for (P::ExprContext *e = ctx;;) {
+    if (e->operands.size() != 1 || e->operands[0]->kw || !e->operands[0]->signs.empty())
+      fail(after, comparison);
+    base = e->operands[0]->base;
+    if (!is<P::ParenExprContext>(base))
+      break;
+    e = static_cast<P::ParenExprContext *>(base)->inner;
+  }
+  auto *call = is<P::NameExprContext>(base) ? static_cast<P::NameExprContext *>(base) : nullptr;
+  if (!call || !call->call || text(call->head->getStart()) != "connected")
+    fail(after, comparison);
+  if (call->args.empty())
+    fail(call->rparen, {P::IDENT});
+  // A name alone: what follows its first token, if that is a name, is
+  // where `)` was wanted.
+  P::ExprContext *arg = call->args[0];
+  P::SignedOperandContext *first = arg->operands[0];
+  if (first->kw || !first->signs.empty() || !is<P::NameExprContext>(first->base))
+    fail(arg->getStart(), {P::IDENT});
+  P::IndexContext *index = nullptr;
+  P::IdentContext *port = bareName(arg, &index);
+  if (!port || index)
+    fail(tokens_.get(arg->getStart()->getTokenIndex() + 1), {P::RPAREN});
+  if (call->args.size() > 1)
+    fail(tokens_.get(call->args[0]->getStop()->getTokenIndex() + 1), {P::RPAREN});
+  auto g = std::make_unique<ast::Guard>();
+  g->kind = ast::GuardKind::Connected;
+  g->range = range(call);
+  g->lhs = makeExpr(ast::ExprKind::Name, range(port->getStart()));
+  g->lhs->name = text(port->getStart());
+  g->lhs->nameRange = g->lhs->range;
+  return g;
+}
+
 ast::GuardPtr AstBuilder::conditionAtom(P::ConditionAtomContext *ctx) {
   if (is<P::CompareConditionContext>(ctx)) {
     auto *c = static_cast<P::CompareConditionContext *>(ctx);
+    if (!c->cmp)
+      return connected(c->lhs);
     auto g = std::make_unique<ast::Guard>();
     g->kind = ast::GuardKind::Compare;
     g->range = range(ctx);
@@ -642,7 +721,11 @@ ast::ExprPtr AstBuilder::operand(P::SignedOperandContext *ctx) {
     return primary(ctx->base);
   auto e = makeExpr(ast::ExprKind::If, tokenRange(src_.fileId, ctx->kw, ctx->getStop()));
   e->nameRange = range(ctx->kw);
+  // An expression's value changes in time: its condition is never
+  // `connected`, even inside the condition of an `if` block.
+  bool allowed = std::exchange(connectedAllowed_, false);
   e->condition = condition(ctx->cond);
+  connectedAllowed_ = allowed;
   e->operands.push_back(expr(ctx->yes));
   e->operands.push_back(expr(ctx->no));
   return e;

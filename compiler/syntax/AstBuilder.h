@@ -66,6 +66,9 @@ private:
   ast::GuardPtr conditionAnd(P::ConditionAndContext *ctx);
   ast::GuardPtr conditionNot(P::ConditionNotContext *ctx);
   ast::GuardPtr conditionAtom(P::ConditionAtomContext *ctx);
+  /// `connected(port)`, the comparison without an operator that `ctx` is
+  /// in the condition of an `if` block; a syntax error anywhere else.
+  ast::GuardPtr connected(P::ExprContext *ctx);
   ast::Bond bond(P::BondDeclContext *ctx);
   ast::Instance instance(P::InstanceDeclContext *ctx);
   /// `a.b.c` as one string, `mass[].a` with its index expressions appended
@@ -74,6 +77,10 @@ private:
   /// `name` or `name[]` (ast::Indices), its index expressions appended.
   std::string indexed(P::IdentContext *name, P::IndexContext *index, ast::Indices &indices);
   ast::For loop(P::ForDeclContext *ctx);
+  ast::Conditional conditional(P::IfDeclContext *ctx);
+  /// Records in `at` how many of each kind of declaration `m` has so far
+  /// (For::before).
+  static void placeAt(const ast::Model &m, std::size_t *at);
   ast::Signal signal(P::SignalDeclContext *ctx);
   ast::Signal discrete(P::DiscreteDeclContext *ctx);
   ast::Output output(P::OutputItemContext *ctx);
@@ -104,7 +111,9 @@ private:
 
   SourceText src_;
   antlr4::TokenStream &tokens_;
-  bool indexed_ = false; ///< a name with an index, or a loop, was built
+  bool indexed_ = false; ///< a name with an index, a loop or an `if` block was built
+  /// Building the condition of an `if` block, where `connected(port)` may stand.
+  bool connectedAllowed_ = false;
   std::optional<SyntaxError> error_;
   /// The models and components whose declarations were built during the
   /// parse, in order, and how many of them build() has taken.

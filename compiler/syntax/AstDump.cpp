@@ -97,6 +97,9 @@ public:
     case GuardKind::Not:
       line(depth, "Not");
       break;
+    case GuardKind::Connected:
+      line(depth, "Connected " + g.lhs->name);
+      return;
     }
     for (const GuardPtr &child : g.children)
       guard(depth + 1, *child);
@@ -194,6 +197,15 @@ public:
       line(depth + 1, "To");
       expr(depth + 2, *f.to);
       body(depth + 1, *f.body);
+    }
+    for (const Conditional &c : m.conditionals) {
+      line(depth, "If");
+      for (const Conditional::Branch &b : c.branches) {
+        line(depth + 1, b.condition ? "Branch" : "Else");
+        if (b.condition)
+          guard(depth + 2, *b.condition);
+        body(depth + 2, *b.body);
+      }
     }
   }
 
@@ -306,6 +318,9 @@ void print(const Guard &g, std::string &out, bool group) {
     print(*g.rhs, out);
     if (g.mark)
       out += std::string(")") + g.mark;
+    return;
+  case GuardKind::Connected:
+    out += "connected(" + g.lhs->name + ")";
     return;
   case GuardKind::Not:
     out += "not ";

@@ -47,10 +47,11 @@ const std::vector<TokenGroup> &tokenGroups() {
       return v;
     };
     return std::vector<TokenGroup>{
-        {"a declaration", with({HbgParser::PARAMETER, HbgParser::INPUT, HbgParser::BOND, HbgParser::SIGNAL, HbgParser::DISCRETE,
-                                HbgParser::OUTPUT, HbgParser::EXPERIMENT, HbgParser::PORT,
-                                HbgParser::FOR, HbgParser::IDENT, HbgParser::ZERO, HbgParser::ONE},
-                               false)},
+        {"a declaration",
+         with({HbgParser::PARAMETER, HbgParser::INPUT, HbgParser::BOND, HbgParser::SIGNAL,
+               HbgParser::DISCRETE, HbgParser::OUTPUT, HbgParser::EXPERIMENT, HbgParser::PORT,
+               HbgParser::FOR, HbgParser::IF, HbgParser::IDENT, HbgParser::ZERO, HbgParser::ONE},
+              false)},
         {"an expression",
          with({HbgParser::NUMBER, HbgParser::ZERO, HbgParser::ONE, HbgParser::IDENT,
                HbgParser::LPAREN, HbgParser::MINUS, HbgParser::PLUS, HbgParser::IF,

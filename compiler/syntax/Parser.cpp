@@ -197,7 +197,8 @@ bool endsOperand(std::size_t type, std::string_view text) {
 /// nests like parentheses; or an `if` inside that many parentheses and
 /// `if`s (each `else` runs to its expression's end, so the `if`s of one
 /// expression at one level all nest). `[` nests as `(` does, and `{` (the
-/// bodies of `for` loops) on its own count.
+/// bodies of `for` loops and `if` blocks) on its own count; the `if` of
+/// an `if` block is no expression's, and nests by its braces.
 const antlr4::Token *tooDeep(const SourceText &src, const TokenList &tokens) {
   using P = hbg_antlr::HbgParser;
   std::vector<std::size_t> powers{0}; // `^` at each open parenthesis level
@@ -205,9 +206,18 @@ const antlr4::Token *tooDeep(const SourceText &src, const TokenList &tokens) {
   std::size_t openIfs = 0;            // their sum over the open levels
   std::size_t signs = 0, braces = 0;
   bool operandBefore = false; // the previous token ends an operand
+  // The two tokens before: an `if` after `{`, `}`, `;` or `} else` starts
+  // an `if` block (an expression holds no braces, and its `else if`
+  // follows an operand).
+  std::size_t before = antlr4::Token::INVALID_TYPE, beforeThat = antlr4::Token::INVALID_TYPE;
   for (const ListToken &token : tokens.tokens()) {
     const antlr4::Token *tok = &token;
     std::size_t type = token.type();
+    bool blockIf =
+        type == P::IF && (before == P::LBRACE || before == P::RBRACE || before == P::SEMI ||
+                          (before == P::ELSE && beforeThat == P::RBRACE));
+    beforeThat = before;
+    before = type;
     bool sign = (type == P::MINUS || type == P::PLUS) && !operandBefore;
     signs = sign ? signs + 1 : 0;
     if (signs > kMaxNesting)
@@ -229,11 +239,11 @@ const antlr4::Token *tooDeep(const SourceText &src, const TokenList &tokens) {
         openIfs -= ifs.back();
         ifs.pop_back();
       }
-    } else if (type == P::IF) {
+    } else if (type == P::IF && !blockIf) {
       ++ifs.back();
       if (++openIfs + (powers.size() - 1) > kMaxNesting)
         return tok;
-    } else if (type == P::COMMA || type == P::SEMI) {
+    } else if (type == P::COMMA || type == P::SEMI || type == P::LBRACE || type == P::RBRACE) {
       openIfs -= ifs.back();
       ifs.back() = 0;
     }
@@ -297,7 +307,9 @@ std::unique_ptr<ast::File> parse(std::uint32_t fileId, const SourceManager &sm,
   // recursively: bound the depth before any of them runs (as clang's
   // -fbracket-depth does).
   if (const antlr4::Token *deep = tooDeep(src, tokens)) {
-    diags.report(DiagKind::NestingTooDeep, tokenRange(fileId, deep), {kMaxNesting});
+    diags.report(deep->getType() == hbg_antlr::HbgParser::LBRACE ? DiagKind::BlocksTooDeep
+                                                                 : DiagKind::NestingTooDeep,
+                 tokenRange(fileId, deep), {kMaxNesting});
     return nullptr;
   }
 

@@ -92,7 +92,7 @@ public:
   const std::vector<std::string> &parameterNames() const;
   /// The inputs, which a Simulation sets between steps (setInput).
   const std::vector<std::string> &inputNames() const;
-  /// Whether parameter `name` is structural (`for` loops or indices were
+  /// Whether parameter `name` is structural (`for` loops, `if` blocks or indices were
   /// computed from it), and then the value the model was compiled with:
   /// a run cannot change it (CompilerOptions::parameters can).
   bool structural(const std::string &name, double *value = nullptr) const;

@@ -55,6 +55,8 @@ std::string showCondition(const ast::Guard &g) {
   case ast::GuardKind::Compare:
     return std::string("(") + compareOpText(g.op) + " " + show(*g.lhs) + " " + show(*g.rhs) + ")";
   case ast::GuardKind::Not: return "(not " + showCondition(*g.children[0]) + ")";
+  case ast::GuardKind::Connected:
+    return "(connected " + g.lhs->name + ")";
   case ast::GuardKind::And:
   case ast::GuardKind::Or: {
     std::string s = g.kind == ast::GuardKind::And ? "(and" : "(or";
@@ -249,6 +251,8 @@ std::string showGuard(const ast::Guard &g) {
   case ast::GuardKind::Compare:
     return std::string("(") + hbg::compareOpText(g.op) + " " + g.mark + " " + show(*g.lhs) + " " +
            show(*g.rhs) + ")";
+  case ast::GuardKind::Connected:
+    return "(connected " + g.lhs->name + ")";
   case ast::GuardKind::And:
   case ast::GuardKind::Or:
   case ast::GuardKind::Not: {
@@ -927,4 +931,98 @@ TEST_CASE("declarations built during the parse: many, of every kind, in models a
   CHECK(m.outputs[0].name == "last");
   CHECK(p.file->models[2]->name == "Tail");
   CHECK(p.file->models[2]->component);
+}
+
+TEST_CASE("if blocks: branches, conditions with connected(port), and their place") {
+  Parsed p(R"(component H {
+  port heat = th;
+  0 th;
+  R a(1);
+  if not connected(heat) and n > 1 { Se amb(1); bond th -> amb; }
+  else if (connected(heat)) { R b(2); }
+  else { R c(3); if n < 0 { R d(4); } }
+  R e(5);
+})");
+  const ast::Model &m = p.model();
+  REQUIRE(m.conditionals.size() == 1);
+  const ast::Conditional &c = m.conditionals[0];
+  // Declared after `a`: its declarations take their place before `e`.
+  CHECK(c.before[0] == 1);
+  CHECK(c.before[2] == 0);
+  REQUIRE(c.branches.size() == 3);
+  CHECK(showCondition(*c.branches[0].condition) == "(and (not (connected heat)) (> n 1))");
+  CHECK(p.slice(c.branches[0].condition->children[0]->children[0]->range) == "connected(heat)");
+  CHECK(c.branches[0].body->elements.at(0).name == "amb");
+  CHECK(c.branches[0].body->bonds.size() == 1);
+  CHECK(showCondition(*c.branches[1].condition) == "(connected heat)");
+  CHECK(p.slice(c.branches[1].keywordRange) == "if");
+  CHECK_FALSE(c.branches[2].condition);
+  CHECK(p.slice(c.branches[2].keywordRange) == "else");
+  CHECK(c.branches[2].body->conditionals.size() == 1);
+  CHECK(p.file->indexed); // flattening decides the blocks
+  CHECK(m.elements.size() == 2);
+}
+
+TEST_CASE("if blocks: what the parser refuses") {
+  // `connected` is a condition of `if` blocks only, and takes one name.
+  CHECK(errorOf("model m { signal s = if connected(p) then 1 else 0; }") ==
+        "test.hbg:1:38: error: unexpected `then`; expected a comparison\n"
+        "model m { signal s = if connected(p) then 1 else 0; }\n"
+        "                                     ^~~~\n");
+  // Each text, and the start of its one error.
+  const std::pair<const char *, const char *> refused[] = {
+      {"model m { if (if connected(p) then 1 else 0) > 0 { } }",
+       "test.hbg:1:31: error: unexpected `then`; expected a comparison"},
+      {"model m { if connected(1) { } }", "test.hbg:1:24: error: unexpected `1`; expected a name"},
+      {"model m { if connected() { } }", "test.hbg:1:24: error: unexpected `)`; expected a name"},
+      {"model m { if connected(a, b) { } }", "test.hbg:1:25: error: unexpected `,`; expected `)`"},
+      {"model m { if connected(a[1]) { } }", "test.hbg:1:25: error: unexpected `[`; expected `)`"},
+      {"model m { if useHeat { } }", "test.hbg:1:22: error: unexpected `{`; expected a comparison"},
+      {"model m { if 2 * connected(p) { } }",
+       "test.hbg:1:31: error: unexpected `{`; expected a comparison"},
+  };
+  for (const auto &[text, error] : refused) {
+    INFO(text);
+    CHECK(errorOf(text).rfind(error, 0) == 0);
+  }
+  // A plain `else` is the last branch.
+  CHECK(errorOf("model m { if n > 0 { } else { } else { } }") ==
+        "test.hbg:1:33: error: unexpected `else`\n"
+        "model m { if n > 0 { } else { } else { } }\n"
+        "                                ^~~~\n");
+  CHECK(errorOf("model m { R r(1); else { } }").find("unexpected `else`") != std::string::npos);
+}
+
+TEST_CASE("if blocks nest to kMaxNesting; a chain of else if does not nest") {
+  const std::size_t limit = syntax::kMaxNesting;
+  // The model's braces count: 255 blocks inside it, at the limit.
+  auto nested = [](std::size_t depth) {
+    std::string s = "model M {\n";
+    for (std::size_t i = 0; i < depth; ++i)
+      s += "if n > " + std::to_string(i) + " {\n";
+    s += "R r(1);\n";
+    for (std::size_t i = 0; i < depth; ++i)
+      s += "}\n";
+    return s + "}\n";
+  };
+  CHECK(Parsed(nested(limit - 1)).file);
+  std::string err = errorOf(nested(limit));
+  CHECK(err.find("test.hbg:257:") == 0);
+  CHECK(err.find("error: blocks nested more than 256 deep: `for` loops and `if` blocks nest at "
+                 "most 256 deep") != std::string::npos);
+  CHECK(errorOf(nested(100000)).find("error: blocks nested more than 256") != std::string::npos);
+  // Blocks without declarations between them are not one expression's
+  // `if`s either.
+  std::string bare = "model M {\n";
+  for (std::size_t i = 0; i + 1 < limit; ++i)
+    bare += "if n > 0 {";
+  bare += std::string(limit - 1, '}') + "}\n";
+  CHECK(Parsed(bare).file);
+  // 100,000 branches in one chain parse, each a branch of one block.
+  std::string chain = "model M {\n  if n < 1 { R r(1); }\n";
+  for (int i = 1; i < 100000; ++i)
+    chain += "  else if n < " + std::to_string(i + 1) + " { R r(" + std::to_string(i) + "); }\n";
+  chain += "  else { R r(0); }\n}\n";
+  Parsed p(chain);
+  CHECK(p.model().conditionals.at(0).branches.size() == 100001);
 }

@@ -113,8 +113,8 @@ Runner declareBuild(CLI::App *cmd, Common &common) {
       "the executable to write (required; `-`: standard output)", "EXE");
   addRepeated(
       *cmd, "-p,--parameter", [a](const std::string &kv) { parseParameter(kv, a->params); },
-      "a structural parameter's value (loops and indices are built with it); other parameters "
-      "are set when EXE runs",
+      "a structural parameter's value (loops, `if` blocks and indices are built with it); other "
+      "parameters are set when EXE runs",
       "NAME=VALUE");
   addValue(
       *cmd, "--max-modes",

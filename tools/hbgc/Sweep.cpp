@@ -286,8 +286,9 @@ bool plan(const SweepArgs &a, const Common &common, std::ostream &err, Plan &out
     bool structural = !input && model.structural(s.name);
     if (structural && (s.range || s.values.size() != 1)) {
       err << "hbgc: error: parameter `" << s.name
-          << "` is structural (`for` loops or indices are computed from it): a sweep runs one "
-             "compiled model, so it takes one value of it; run a sweep per value (`-p "
+          << "` is structural (`for` loops, `if` blocks or indices are computed from it): "
+             "a sweep runs one compiled model, so it takes one value of it; run a sweep per "
+             "value (`-p "
           << s.name << "=5`)\n";
       return false;
     }

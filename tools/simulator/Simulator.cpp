@@ -53,8 +53,9 @@ std::string checkParameters(const runtime::ModelImage &image,
     }
     std::size_t k = static_cast<std::size_t>(it - s.names.begin());
     if (k < image.structural.size() && image.structural[k] && value != defaults[k])
-      return "parameter `" + name + "` is structural (`for` loops or indices are computed from " +
-             "it): the simulator was built with " + name + " = " + timeText(defaults[k]) +
+      return "parameter `" + name +
+             "` is structural (`for` loops, `if` blocks or indices are computed " +
+             "from it): the simulator was built with " + name + " = " + timeText(defaults[k]) +
              "; build it again with `hbgc build -p " + name + "=...`";
   }
   return "";

@@ -90,7 +90,7 @@ struct Parameter {
   SourceRange range;
   sym::SymbolId symbol;
   sym::ExprId defaultValue; ///< may use other parameters
-  /// `for` loops or indices were computed from it: its default is the
+  /// `for` loops, `if` blocks or indices were computed from it: its default is the
   /// value the model was built with, which runs cannot change.
   bool structural = false;
   /// `input u;`: set between steps (its default is its value until then).

@@ -7,9 +7,10 @@
 // resolves every name inside an instance in its component's scope, gives
 // parameters and signals the values the instance declaration sets, and
 // attaches bonds written to ports (`bond src -> d1.a`) to the elements the
-// ports name. `for` loops are unrolled and indexed names computed
-// (`mass[i]` is `mass[3]`), in the model and in each instance with its
-// parameters' values. What comes out is one model without components or
+// ports name. `for` loops are unrolled, `if` blocks decided and indexed
+// names computed (`mass[i]` is `mass[3]`), in the model and in each
+// instance with its parameters' values and, for `connected(port)`, the
+// bonds around it. What comes out is one model without components or
 // loops, which sema checks and turns into the bond graph like any other.
 //
 //===----------------------------------------------------------------------===//
@@ -29,7 +30,7 @@ namespace hbg::flatten {
 /// How flattening builds the model.
 struct Options {
   /// Values of parameters by flat name (`N`, `chain.N`), for those that
-  /// `for` loops and indices are computed from (structural parameters,
+  /// `for` loops, `if` blocks and indices are computed from (structural parameters,
   /// fixed once the model is built); others are ignored here.
   std::map<std::string, double> parameters;
   /// At most this many declarations come out of `for` loops.
@@ -37,7 +38,7 @@ struct Options {
 };
 
 /// Whether `file` declares or imports components, instantiates them, or
-/// has `for` loops or indexed names (else it is flat).
+/// has `for` loops, `if` blocks or indexed names (else it is flat).
 bool needed(const ast::File &file);
 
 /// The file's model with every instance expanded, and no components; null

@@ -67,7 +67,7 @@ struct Parameter {
   std::string name;
   SourceRange nameRange;
   ExprPtr value;
-  /// Set by flattening: `for` loops or indices were computed from it, with
+  /// Set by flattening: `for` loops, `if` blocks or indices were computed from it, with
   /// `value` (now that number).
   bool structural = false;
   /// `input u;`: set between steps while the model runs; `value` is its
@@ -110,6 +110,9 @@ enum class GuardKind {
   And,     ///< `children[0] and children[1] and ...` (two or more)
   Or,      ///< `children[0] or children[1] or ...` (two or more)
   Not,     ///< `not children[0]`
+  /// `connected(port)` in the condition of an `if` block of declarations
+  /// (never in an expression's): `lhs` is the port's name, a Name.
+  Connected,
 };
 
 struct Guard;
@@ -259,6 +262,32 @@ struct For {
   std::size_t before[6] = {0, 0, 0, 0, 0, 0};
 };
 
+/// `if c1 { ... } else if c2 { ... } else { ... }`: the declarations of
+/// the first branch whose condition holds, decided when the model is
+/// built; those of the others do not exist.
+struct Conditional {
+  /// One branch; a list, so that a chain of `else if` nests nothing.
+  struct Branch {
+    SourceRange keywordRange; ///< `if`, or the `else` of a plain `else`
+    /// Comparisons without marks (0), and GuardKind::Connected; null for
+    /// a plain `else`, which is last.
+    GuardPtr condition;
+    /// Its declarations, kept as a model's are (parameters, ports and
+    /// `experiment` are not allowed there).
+    std::unique_ptr<Model> body;
+  };
+  std::vector<Branch> branches;
+  /// Where the block stands among the declarations around it, as For's.
+  std::size_t before[6] = {0, 0, 0, 0, 0, 0};
+};
+
+/// A name declared in a branch of an `if` block that was not taken: it
+/// does not exist, and a use of it is told why.
+struct AbsentName {
+  std::string name;
+  SourceRange declared; ///< its name in the declaration
+};
+
 /// `model name { ... }`, or `component name { ... }`.
 struct Model {
   std::string name;
@@ -277,6 +306,11 @@ struct Model {
   std::vector<Port> ports;
   std::vector<Instance> instances;
   std::vector<For> loops;
+  std::vector<Conditional> conditionals;
+  /// Set by flattening: names declared only in branches of `if` blocks
+  /// that were not taken (without indices), for the note on an unknown
+  /// name.
+  std::vector<AbsentName> absent;
   /// A component: its whole declaration, `component` to `}`.
   SourceRange range;
 };
@@ -302,7 +336,7 @@ struct File {
   std::uint32_t fileId = 0;
   std::vector<Import> imports;
   std::vector<std::unique_ptr<Model>> models; ///< models and components, in order
-  /// Some name has an index or some body a `for` loop.
+  /// Some name has an index or some body a `for` loop or an `if` block.
   bool indexed = false;
   /// Set by flattening: every instance expanded, outer ones first.
   std::vector<InstanceInfo> instances;
