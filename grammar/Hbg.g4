@@ -119,8 +119,10 @@ initialValue : name=ident '=' value=expr ';' ;
 // `0 j;`, or a switched junction with its finite state machine:
 //     0 contact switched { off initial; on; off -> on when (x < 0)+; }
 // `switched dissipative` declares that its events may remove stored energy.
+// `0 node pseudo;` marks a pseudo bond graph (temperature and heat flow):
+// any name there, checked by AstBuilder (`pseudo` is not a keyword).
 junctionDecl
-  : kind=('0' | '1') name=ident index?
+  : kind=('0' | '1') name=ident index? mark=IDENT?
     (';' | switched='switched' dissipative='dissipative'? fsmBlock) ;
 
 fsmBlock : lbrace='{' fsmItem* rbrace='}' ;
@@ -158,9 +160,10 @@ guardNot
   | guardAtom
   ;
 
-// `(lhs OP rhs)+` or `(lhs OP rhs)-`, or a parenthesised guard.
+// `(lhs OP rhs)+` or `(lhs OP rhs)-`, `(b)+` for a Boolean signal b, or a
+// parenthesised guard.
 guardAtom
-  : lparen='(' lhs=expr cmp=compareOp rhs=expr ')' mark=('+' | '-')  # compareGuard
+  : lparen='(' lhs=expr (cmp=compareOp rhs=expr)? ')' mark=('+' | '-')  # compareGuard
   | lparen='(' inner=guard rparen=')'                                # parenGuard
   ;
 
@@ -171,7 +174,10 @@ compareOp : '<' | '<=' | '=' | '>=' | '>' ;
 // `->`"; AstBuilder sorts out which name is which.
 bondDecl : 'bond' first=path (':' second=path)? '->' to=path ';' ;
 
-signalDecl : 'signal' name=ident index? '=' value=expr ';' ;
+// `signal v = expr;`, or a Boolean signal, 1 where a condition holds and 0
+// elsewhere: `signal hot = T > 350 and not cooling;`. A condition that is
+// one expression is a plain signal (AstBuilder tells them apart).
+signalDecl : 'signal' name=ident index? '=' value=condition ';' ;
 
 // `discrete xi(0) when sample(Ts) = xi + Ki * Ts * e;`: a value that changes
 // only at the ticks of its clock, to the update's value there (every
@@ -257,7 +263,8 @@ conditionNot
   | conditionAtom
   ;
 
-// A lone expression is `connected(port)` (ifDecl), an error elsewhere.
+// A lone expression is a Boolean signal's name, or `connected(port)`
+// (ifDecl); AstBuilder reports any other.
 conditionAtom
   : lhs=expr (cmp=compareOp rhs=expr)?               # compareCondition
   | lparen='(' inner=condition rparen=')'            # parenCondition

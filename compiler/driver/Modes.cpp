@@ -93,14 +93,19 @@ std::string standIn(bg::BondGraph &g, bg::ElementId id) {
 }
 
 /// Storage element `e`'s law with its energy variable at x[0], for the
-/// energy audit (Energy.h); none when the law reads other variables.
+/// energy audit (Energy.h); none when the law reads other variables. A
+/// pseudo bond graph's storage (a heat capacitor) stores no energy: its
+/// law is 0.
 std::optional<runtime::StorageLaw> storageLaw(sym::ExprContext &ctx, const bg::Element &e,
                                               std::size_t slot) {
   runtime::StorageLaw law;
   law.slot = std::uint32_t(slot);
   sym::SymbolId x = ctx.addSymbol(ctx.symbol(e.state).name, sym::SymbolKind::State, 0);
   sym::ExprId value;
-  if (e.law == bg::LawForm::Linear) {
+  if (e.pseudo) {
+    law.form = runtime::StorageLaw::Form::Linear;
+    value = ctx.constant(0);
+  } else if (e.law == bg::LawForm::Linear) {
     law.form = runtime::StorageLaw::Form::Linear;
     value = ctx.div(ctx.ref(x), e.value);
   } else {

@@ -654,7 +654,8 @@ void Builder::powerPorts() {
   for (std::uint32_t i = 0; i < g_.elements.size(); ++i) {
     const Element &e = g_.elements[i];
     bool resistor = e.kind == ElementKind::R;
-    if ((!resistor && !isSource(e.kind)) || e.bonds.size() != 1)
+    // A pseudo bond graph's elements carry no power (a heat flow source).
+    if ((!resistor && !isSource(e.kind)) || e.bonds.size() != 1 || e.pseudo)
       continue;
     // Power flows along a bond's arrow: into an R element, out of a source.
     BondId b = e.bonds[0];

@@ -69,6 +69,9 @@ public:
       : g_(g), ctx_(*g.ctx), storage_(g.elements.size()), integrators_(g.integrators.size()) {}
 
   StateNominals run();
+  /// Fills the nominals of the storage in the pseudo bond graph (`pseudo`)
+  /// or out of it, from the scales of that part's elements.
+  void scale(bool pseudo);
 
 private:
   Magnitude amplitude(sym::ExprId e, int depth = 0);
@@ -191,18 +194,13 @@ Magnitude Nominals::linearParameter(const Element &e) {
   return ctx_.select(slope, ctx_.div(ctx_.constant(1), slope), ctx_.constant(0));
 }
 
-StateNominals Nominals::run() {
-  // Integrals of signals first: nothing in the model bounds them but the
-  // unit default, and sources may read them (a filter driving an MSe).
-  for (std::size_t i = 0; i < g_.integrators.size(); ++i)
-    integrators_[i] = ctx_.constant(kDefaultNominal);
-
+void Nominals::scale(bool pseudo) {
   // The energy the model starts with, in its linear storage. Without
   // sources it bounds every state for all time; with them it is one more
   // floor.
   Magnitude energy;
   for (const Element &e : g_.elements) {
-    if (!isStorage(e.kind) || e.law != LawForm::Linear || !e.initial.valid() ||
+    if (e.pseudo != pseudo || !isStorage(e.kind) || e.law != LawForm::Linear || !e.initial.valid() ||
         !ofParameters(g_, e.value) || !ofParameters(g_, e.initial))
       continue;
     // q0^2 / (2 C), p0^2 / (2 I)
@@ -212,15 +210,12 @@ StateNominals Nominals::run() {
       energy = energy ? ctx_.add(*energy, w) : w;
   }
 
-  // Explicit nominals are known before any source is looked at.
-  for (std::size_t i = 0; i < g_.elements.size(); ++i)
-    if (isStorage(g_.elements[i].kind) && g_.elements[i].nominal.valid())
-      storage_[i] = ctx_.unary(sym::Op::Abs, g_.elements[i].nominal);
-
   // The effort and flow scales: the largest amplitudes of the sources, and
   // the resistances that turn one into the other.
   Magnitude effort, flow, rMin, rMax;
   for (const Element &e : g_.elements) {
+    if (e.pseudo != pseudo)
+      continue;
     switch (e.kind) {
     case ElementKind::Se:
     case ElementKind::MSe:
@@ -254,7 +249,7 @@ StateNominals Nominals::run() {
   sym::ExprId fallback = ctx_.constant(kDefaultNominal);
   for (std::size_t i = 0; i < g_.elements.size(); ++i) {
     const Element &e = g_.elements[i];
-    if (!isStorage(e.kind) || storage_[i].valid())
+    if (e.pseudo != pseudo || !isStorage(e.kind) || storage_[i].valid())
       continue;
     Magnitude parameter = linearParameter(e);
     Magnitude derived;
@@ -270,6 +265,23 @@ StateNominals Nominals::run() {
     }
     storage_[i] = derived ? orElse(ctx_, ctx_.mul(fraction, *derived), fallback) : fallback;
   }
+}
+
+StateNominals Nominals::run() {
+  // Integrals of signals first: nothing in the model bounds them but the
+  // unit default, and sources may read them (a filter driving an MSe).
+  for (std::size_t i = 0; i < g_.integrators.size(); ++i)
+    integrators_[i] = ctx_.constant(kDefaultNominal);
+
+  // Explicit nominals are known before any source is looked at.
+  for (std::size_t i = 0; i < g_.elements.size(); ++i)
+    if (isStorage(g_.elements[i].kind) && g_.elements[i].nominal.valid())
+      storage_[i] = ctx_.unary(sym::Op::Abs, g_.elements[i].nominal);
+  // A pseudo bond graph (temperatures and heat flows) has scales of its
+  // own: a 300 K ambient is no 300 V source, and a heat capacitor's U^2 /
+  // 2C no stored energy for a coil's current to be bounded by.
+  scale(false);
+  scale(true);
   return {std::move(storage_), std::move(integrators_)};
 }
 

@@ -204,8 +204,13 @@ const Scope &Flattener::scopeOf(const ast::Model &m) {
   }
   for (const ast::Element &e : m.elements)
     add(e.name, Kind::Element, e.nameRange);
-  for (const ast::Junction &j : m.junctions)
+  for (const ast::Junction &j : m.junctions) {
     add(j.name, Kind::Junction, j.nameRange);
+    if (!j.mark.empty() && !j.pseudo) {
+      failed_ = true;
+      diags_.report(DiagKind::BadJunctionMark, j.markRange, {j.mark, j.name});
+    }
+  }
   for (const ast::Bond &b : m.bonds)
     if (!b.name.empty())
       add(b.name, Kind::Bond, b.nameRange);
@@ -629,6 +634,7 @@ void Flattener::expand(const ast::Model &m, const Frame &frame,
   }
   for (const ast::Signal &x : m.signals) {
     ast::Signal sg{p + x.name, x.nameRange, {}, value(x.name, *x.value)};
+    sg.boolean = x.boolean;
     if (x.discrete) {
       sg.discrete = true;
       sg.keywordRange = x.keywordRange;

@@ -182,6 +182,11 @@ bool Unroller::decide(const ast::Guard &g, bool &holds) {
   }
   case ast::GuardKind::Connected:
     return connected_(g, holds);
+  case ast::GuardKind::Truth:
+    // A Boolean signal changes as the model runs; a block is decided
+    // when it is built.
+    report_(DiagKind::BlockIfBoolean, g.range, {});
+    return false;
   case ast::GuardKind::Not: {
     // A run of `not`s is a loop: it may be as long as the text. Other
     // nesting takes parentheses, whose depth the parser bounds.
@@ -436,6 +441,7 @@ bool Unroller::body(const ast::Model &from, ast::Model &to, const char *inside) 
     sg.nameRange = x.nameRange;
     sg.value = clone(*x.value);
     sg.discrete = x.discrete;
+    sg.boolean = x.boolean;
     sg.keywordRange = x.keywordRange;
     if (x.initial)
       sg.initial = clone(*x.initial);

@@ -17,6 +17,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -69,6 +70,10 @@ private:
 
   // Elements and bonds (Structure.cpp).
   void buildStructure(const ast::Model &m);
+  /// Marks every element bonded to a `pseudo` junction (Element::pseudo).
+  void markPseudo();
+  /// Whether `e` names a Boolean signal; reports NotBoolean where not.
+  bool isBoolean(const ast::Expr &e);
   void checkBondCounts();
 
   // Parameters, elements' values and laws, signals, outputs (Values.cpp).
@@ -127,6 +132,8 @@ private:
   bg::BondGraph g_;
   /// Model-level names, viewing the AST's strings (which outlive sema).
   std::unordered_map<std::string_view, NameInfo> names_;
+  /// The Boolean signals (`signal b = x > 1;`) by name.
+  std::unordered_set<std::string> booleans_;
   std::vector<int> signalIntegrals_;    ///< integrals created per signal
   const ast::Model *model_ = nullptr;
   bool flattened_ = false; ///< ast::File::flattened

@@ -458,10 +458,27 @@ sym::ExprId Analyzer::lowerCondition(const ast::Guard &cond, sym::ExprId yes, sy
       v = lowerCondition(**it, yes, v, scope);
     return v;
   }
+  case ast::GuardKind::Truth: {
+    // A Boolean signal holds where it is 1 (it is 0 or 1).
+    if (!isBoolean(*cond.lhs))
+      return {};
+    sym::ExprId b = lower(*cond.lhs, scope);
+    if (!b.valid() || !yes.valid() || !no.valid())
+      return {};
+    return ifPositive(ctx(), ctx().sub(b, ctx().constant(0.5)), yes, no);
+  }
   case ast::GuardKind::Connected:
     break; // a condition of `if` blocks only, decided by flattening
   }
   return {};
+}
+
+bool Analyzer::isBoolean(const ast::Expr &e) {
+  // Flattening makes `inst.b` one name.
+  if (e.kind == ast::ExprKind::Name && e.indices.empty() && booleans_.count(e.name))
+    return true;
+  diags_.report(DiagKind::NotBoolean, e.range, {sourceText(e.range)});
+  return false;
 }
 
 } // namespace hbg::sema

@@ -141,6 +141,23 @@ Guard Analyzer::lowerGuard(const ast::Guard &a, bool &ok) {
     g.value = ctx().sub(g.lhs, g.rhs);
     return g;
   }
+  case ast::GuardKind::Truth: {
+    // `(b)+`: (b > 0.5)+ of a Boolean signal b, 0 or 1. b's comparisons
+    // are kinks: b jumps at the event that locates its comparison's
+    // crossing, and the guard, read with the branch taken there, holds
+    // in the same event.
+    g.kind = Guard::Compare;
+    g.op = CompareOp::Greater;
+    g.mark = a.mark;
+    g.lhs = isBoolean(*a.lhs) ? lower(*a.lhs, {}) : sym::ExprId();
+    g.rhs = ctx().constant(0.5);
+    if (!g.lhs.valid()) {
+      ok = false;
+      return g;
+    }
+    g.value = ctx().sub(g.lhs, g.rhs);
+    return g;
+  }
   case ast::GuardKind::And: g.kind = Guard::And; break;
   case ast::GuardKind::Or: g.kind = Guard::Or; break;
   case ast::GuardKind::Not: g.kind = Guard::Not; break;

@@ -57,9 +57,17 @@ void Analyzer::buildStructure(const ast::Model &m) {
     else if (el.kind == ElementKind::I)
       el.state = g_.addVariable(e.name + ".p", {VariableInfo::State, id.index});
   }
-  for (const ast::Junction &j : m.junctions)
-    g_.addElement(j.kind == '0' ? ElementKind::Zero : ElementKind::One, j.name, j.nameRange);
+  for (const ast::Junction &j : m.junctions) {
+    ElementId id = g_.addElement(j.kind == '0' ? ElementKind::Zero : ElementKind::One, j.name, j.nameRange);
+    g_.elements[id.index].pseudo = j.pseudo;
+    // Flattening reports this first in a model it flattens (once per
+    // component); a plain model comes here unflattened.
+    if (!j.mark.empty() && !j.pseudo)
+      diags_.report(DiagKind::BadJunctionMark, j.markRange, {j.mark, j.name});
+  }
   for (const ast::Signal &s : m.signals) {
+    if (s.boolean)
+      booleans_.insert(s.name);
     Signal sig;
     sig.name = s.name;
     sig.range = s.nameRange;
@@ -110,6 +118,30 @@ void Analyzer::buildStructure(const ast::Model &m) {
     }
     g_.addBond(from, to, name, b.range);
   }
+  markPseudo();
+}
+
+void Analyzer::markPseudo() {
+  // A pseudo bond graph is everything bonded to a junction declared
+  // `pseudo`: its parts in one component of the graph (union-find over
+  // the bonds), which signals alone (a heat port's `MSf(v * i)`) do not
+  // join to the electrical part.
+  std::vector<std::uint32_t> parent(g_.elements.size());
+  for (std::uint32_t i = 0; i < parent.size(); ++i)
+    parent[i] = i;
+  auto root = [&](std::uint32_t i) {
+    while (parent[i] != i)
+      i = parent[i] = parent[parent[i]];
+    return i;
+  };
+  for (const Bond &b : g_.bonds)
+    parent[root(b.from.index)] = root(b.to.index);
+  std::vector<bool> pseudo(parent.size(), false);
+  for (std::uint32_t i = 0; i < parent.size(); ++i)
+    if (g_.elements[i].pseudo)
+      pseudo[root(i)] = true;
+  for (std::uint32_t i = 0; i < parent.size(); ++i)
+    g_.elements[i].pseudo = pseudo[root(i)];
 }
 
 void Analyzer::checkBondCounts() {

@@ -107,6 +107,9 @@ Junction copy(const Junction &x, std::string name, CopyVisitor visit) {
   j.switched = x.switched;
   j.switchedRange = x.switchedRange;
   j.dissipative = x.dissipative;
+  j.mark = x.mark;
+  j.markRange = x.markRange;
+  j.pseudo = x.pseudo;
   if (x.fsm)
     j.fsm = copy(*x.fsm, visit);
   return j;

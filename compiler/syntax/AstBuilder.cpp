@@ -377,6 +377,11 @@ ast::Junction AstBuilder::junction(P::JunctionDeclContext *ctx) {
   j.name = indexed(ctx->name, child<P::IndexContext>(ctx, P::RuleIndex), j.nameIndices);
   j.nameRange = child<P::IndexContext>(ctx, P::RuleIndex) ? join(range(ctx->name->getStart()), range(child<P::IndexContext>(ctx, P::RuleIndex)))
                              : range(ctx->name->getStart());
+  if (ctx->mark) {
+    j.mark = text(ctx->mark);
+    j.markRange = range(ctx->mark);
+    j.pseudo = j.mark == "pseudo";
+  }
   if (ctx->switched) {
     j.switched = true;
     j.switchedRange = range(ctx->switched);
@@ -482,6 +487,16 @@ ast::GuardPtr AstBuilder::guardNot(P::GuardNotContext *ctx) {
 ast::GuardPtr AstBuilder::guardAtom(P::GuardAtomContext *ctx) {
   if (is<P::CompareGuardContext>(ctx)) {
     auto *c = static_cast<P::CompareGuardContext *>(ctx);
+    if (!c->cmp) {
+      // `(b)+`: a Boolean signal's name, alone.
+      ast::GuardPtr g = truth(c->lhs);
+      if (!g)
+        fail(tokens_.get(c->lhs->getStop()->getTokenIndex() + 1),
+             {P::LT, P::LE, P::ASSIGN, P::GE, P::GT});
+      g->range = tokenRange(src_.fileId, c->lparen, c->mark);
+      g->mark = text(c->mark)[0];
+      return g;
+    }
     auto g = std::make_unique<ast::Guard>();
     g->kind = ast::GuardKind::Compare;
     g->range = tokenRange(src_.fileId, c->lparen, c->mark);
@@ -518,7 +533,25 @@ ast::GuardPtr AstBuilder::conditionNot(P::ConditionNotContext *ctx) {
   return makeNot(range(ctx->op), conditionNot(ctx->operand));
 }
 
+ast::GuardPtr AstBuilder::truth(P::ExprContext *ctx) {
+  if (ctx->operands.size() != 1)
+    return nullptr;
+  P::SignedOperandContext *op = ctx->operands[0];
+  if (op->kw || !op->signs.empty() || !is<P::NameExprContext>(op->base) ||
+      static_cast<P::NameExprContext *>(op->base)->call)
+    return nullptr;
+  auto g = std::make_unique<ast::Guard>();
+  g->kind = ast::GuardKind::Truth;
+  g->range = range(ctx);
+  g->lhs = expr(ctx);
+  g->mark = 0;
+  return g;
+}
+
 ast::GuardPtr AstBuilder::connected(P::ExprContext *ctx) {
+  // A name alone is a Boolean signal (Sema checks that it is one).
+  if (ast::GuardPtr g = truth(ctx))
+    return g;
   // What follows the expression is where a comparison was wanted.
   antlr4::Token *after = tokens_.get(ctx->getStop()->getTokenIndex() + 1);
   std::initializer_list<size_t> comparison = {P::LT, P::LE, P::ASSIGN, P::GE, P::GT};
@@ -626,7 +659,30 @@ ast::Signal AstBuilder::signal(P::SignalDeclContext *ctx) {
   s.name = indexed(ctx->name, child<P::IndexContext>(ctx, P::RuleIndex), s.nameIndices);
   s.nameRange = child<P::IndexContext>(ctx, P::RuleIndex) ? join(range(ctx->name->getStart()), range(child<P::IndexContext>(ctx, P::RuleIndex)))
                              : range(ctx->name->getStart());
-  s.value = expr(ctx->value);
+  // One expression alone is a plain signal; anything else a condition,
+  // whose signal is `if condition then 1 else 0`.
+  P::ConditionContext *c = ctx->value;
+  if (c->operands.size() == 1 && c->operands[0]->operands.size() == 1 &&
+      !c->operands[0]->operands[0]->op) {
+    P::ConditionAtomContext *atom = child<P::ConditionAtomContext>(c->operands[0]->operands[0],
+                                                                    P::RuleConditionAtom);
+    if (is<P::CompareConditionContext>(atom) && !static_cast<P::CompareConditionContext *>(atom)->cmp) {
+      s.value = expr(static_cast<P::CompareConditionContext *>(atom)->lhs);
+      return s;
+    }
+  }
+  s.boolean = true;
+  auto e = makeExpr(ast::ExprKind::If, range(c));
+  e->nameRange = range(c);
+  bool allowed = std::exchange(connectedAllowed_, false);
+  e->condition = condition(c);
+  connectedAllowed_ = allowed;
+  auto one = makeExpr(ast::ExprKind::Number, range(c));
+  one->number = 1;
+  auto zero = makeExpr(ast::ExprKind::Number, range(c));
+  e->operands.push_back(std::move(one));
+  e->operands.push_back(std::move(zero));
+  s.value = std::move(e);
   return s;
 }
 

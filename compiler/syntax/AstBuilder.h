@@ -69,6 +69,9 @@ private:
   /// `connected(port)`, the comparison without an operator that `ctx` is
   /// in the condition of an `if` block; a syntax error anywhere else.
   ast::GuardPtr connected(P::ExprContext *ctx);
+  /// `b`, a name alone where a condition stands: a GuardKind::Truth; null
+  /// for any other expression.
+  ast::GuardPtr truth(P::ExprContext *ctx);
   ast::Bond bond(P::BondDeclContext *ctx);
   ast::Instance instance(P::InstanceDeclContext *ctx);
   /// `a.b.c` as one string, `mass[].a` with its index expressions appended

@@ -100,6 +100,10 @@ public:
     case GuardKind::Connected:
       line(depth, "Connected " + g.lhs->name);
       return;
+    case GuardKind::Truth:
+      line(depth, std::string("Truth") + (g.mark ? std::string(" ") + g.mark : std::string()));
+      expr(depth + 1, *g.lhs);
+      return;
     }
     for (const GuardPtr &child : g.children)
       guard(depth + 1, *child);
@@ -149,8 +153,8 @@ public:
       }
     }
     for (const Junction &j : m.junctions) {
-      line(depth, std::string("Junction ") + j.kind + " " + j.name + (j.switched ? " switched" : "") +
-                      (j.dissipative ? " dissipative" : ""));
+      line(depth, std::string("Junction ") + j.kind + " " + j.name + (j.pseudo ? " pseudo" : "") +
+                      (j.switched ? " switched" : "") + (j.dissipative ? " dissipative" : ""));
       indices(depth + 1, j.nameIndices);
       if (!j.fsm)
         continue;
@@ -321,6 +325,12 @@ void print(const Guard &g, std::string &out, bool group) {
     return;
   case GuardKind::Connected:
     out += "connected(" + g.lhs->name + ")";
+    return;
+  case GuardKind::Truth:
+    out += g.mark ? "(" : "";
+    print(*g.lhs, out);
+    if (g.mark)
+      out += std::string(")") + g.mark;
     return;
   case GuardKind::Not:
     out += "not ";

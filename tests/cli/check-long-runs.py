@@ -98,9 +98,11 @@ def under_terminal(args):
                           stdout=subprocess.PIPE, stdin=subprocess.DEVNULL).stdout.decode()
 
 
-args = ["--t-end", "60", "--dt-out", "1e-4"]
+# Long enough (about a second, six million rows) for the bar, which is
+# drawn every 100 ms, to show on a fast machine.
+args = ["--t-end", "600", "--dt-out", "1e-4"]
 shown = under_terminal(args)
-if "\r\x1b[K" not in shown or not re.search(r"t = \S+ of 60 \[[#.]{20}\] +\d+%  \d+ steps", shown):
+if "\r\x1b[K" not in shown or not re.search(r"t = \S+ of 600 \[[#.]{20}\] +\d+%  \d+ steps", shown):
     fail("no progress bar on a terminal: %r" % shown[:300])
 if under_terminal(args + ["--quiet"]).strip():
     fail("--quiet still draws")

@@ -15,6 +15,10 @@ CASE is one of:
                 the source's powers in closed form;
   rc_sine       models/rc_sine.hbg under `hbgc steady --losses`: the
                 resistor's mean power against Vm^2 R / (2 |Z|^2);
+  switched_cap_heat
+                models/switched_cap_heat.hbg, the same with the resistor
+                heating a thermal network: the same figures, and no
+                thermal element listed (exactly these elements);
   rc_window     models/rc_charge.hbg under `hbgc run --window`: the
                 resistor's and the source's mean powers over the window
                 in closed form;
@@ -99,6 +103,12 @@ def switched_cap():
     return ref, ["steady", os.path.join(HERE, "models", "switched_cap.hbg")]
 
 
+def switched_cap_heat():
+    ref, _ = switched_cap()
+    ref["gnd.zero"] = 0.0  # the ground's Se(0)
+    return ref, ["steady", os.path.join(HERE, "models", "switched_cap_heat.hbg")]
+
+
 def rc_sine():
     Vm, f, R, C = 5.0, 50.0, 100.0, 20e-6
     z2 = R ** 2 + 1 / (2 * math.pi * f * C) ** 2
@@ -118,7 +128,8 @@ def rc_window(model="rc_charge.hbg"):
         "--rtol", "1e-10", "--window", "%g:%g" % (t0, t1)]
 
 
-CASES = {"buck": buck, "switched_cap": switched_cap, "rc_sine": rc_sine,
+CASES = {"buck": buck, "switched_cap": switched_cap, "switched_cap_heat": switched_cap_heat,
+         "rc_sine": rc_sine,
          "rc_window": rc_window,
          "rc_window_parallel": lambda: rc_window("rc_charge_parallel.hbg")}
 
@@ -145,6 +156,10 @@ def main():
         flag = "" if err <= rtol else "   <-- differs"
         bad += err > rtol
         print("%-12s hbg %.12g  reference %.12g  error %.2e%s" % (name, have, want, err, flag))
+    if case == "switched_cap_heat":
+        extra = sorted(set(got) - set(ref))
+        bad += bool(extra)
+        print("elements beyond the reference's: %s" % (", ".join(extra) or "none"))
     if case == "buck":
         eff = ref["load.r"] / ref["supply.s"]
         line = [l for l in report.splitlines() if l.startswith("efficiency ")]

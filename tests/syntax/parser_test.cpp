@@ -57,6 +57,7 @@ std::string showCondition(const ast::Guard &g) {
   case ast::GuardKind::Not: return "(not " + showCondition(*g.children[0]) + ")";
   case ast::GuardKind::Connected:
     return "(connected " + g.lhs->name + ")";
+  case ast::GuardKind::Truth: return show(*g.lhs);
   case ast::GuardKind::And:
   case ast::GuardKind::Or: {
     std::string s = g.kind == ast::GuardKind::And ? "(and" : "(or";
@@ -253,6 +254,7 @@ std::string showGuard(const ast::Guard &g) {
            show(*g.rhs) + ")";
   case ast::GuardKind::Connected:
     return "(connected " + g.lhs->name + ")";
+  case ast::GuardKind::Truth: return std::string("(truth ") + g.mark + " " + show(*g.lhs) + ")";
   case ast::GuardKind::And:
   case ast::GuardKind::Or:
   case ast::GuardKind::Not: {
@@ -410,8 +412,10 @@ TEST_CASE("switched junctions: syntax errors") {
         "test.hbg:1:65: error: unexpected `;`; expected `+` or `-`\n"
         "model m { 0 j switched { off initial; on; off -> on when (x < 0); } }\n"
         "                                                                ^\n");
-  // So is a comparison.
-  CHECK(errorOf("model m { 0 j switched { off -> on when (x)+; } }").find(
+  // So is a comparison, or a name alone (a Boolean signal: Sema checks).
+  CHECK(errorOf("model m { 0 j switched { off -> on when (x + 1)+; } }").find(
+            "error: unexpected `)`; expected") != std::string::npos);
+  CHECK(errorOf("model m { 0 j switched { off -> on when (f(x))+; } }").find(
             "error: unexpected `)`; expected") != std::string::npos);
   CHECK(errorOf("model m { 0 j switched { off -> on when x < 0; } }").find(
             "error: unexpected `x`; expected") != std::string::npos);
@@ -497,7 +501,7 @@ TEST_CASE("if expressions: conditions, precedence, and the else that runs to the
         "(if (> x 0) (if (> y 0) 1 2) 3)");
   // `if`, `then` and `else` are keywords everywhere.
   CHECK(errorOf("model m { parameter if = 1; }").find("unexpected `if`") != std::string::npos);
-  CHECK(errorOf("model m { signal s = if x then 1 else 2; }").find("expected") !=
+  CHECK(errorOf("model m { signal s = if x + 1 then 1 else 2; }").find("expected") !=
         std::string::npos);
 }
 
@@ -977,7 +981,7 @@ TEST_CASE("if blocks: what the parser refuses") {
       {"model m { if connected() { } }", "test.hbg:1:24: error: unexpected `)`; expected a name"},
       {"model m { if connected(a, b) { } }", "test.hbg:1:25: error: unexpected `,`; expected `)`"},
       {"model m { if connected(a[1]) { } }", "test.hbg:1:25: error: unexpected `[`; expected `)`"},
-      {"model m { if useHeat { } }", "test.hbg:1:22: error: unexpected `{`; expected a comparison"},
+      {"model m { if useHeat + 1 { } }", "test.hbg:1:26: error: unexpected `{`; expected a comparison"},
       {"model m { if 2 * connected(p) { } }",
        "test.hbg:1:31: error: unexpected `{`; expected a comparison"},
   };
@@ -1025,4 +1029,37 @@ TEST_CASE("if blocks nest to kMaxNesting; a chain of else if does not nest") {
   chain += "  else { R r(0); }\n}\n";
   Parsed p(chain);
   CHECK(p.model().conditionals.at(0).branches.size() == 100001);
+}
+
+TEST_CASE("Boolean signals: a condition as a signal's value, a name alone as a condition") {
+  Parsed p("model m {\n"
+           "  signal hot = T > 350 and not cooling;\n"
+           "  signal v = (a + b) * 2;\n"
+           "  signal w = (x);\n"
+           "  signal c = (x > 1);\n"
+           "  signal y = if hot or c then 1 else 0;\n"
+           "  0 j pseudo switched { off initial; on; off -> on when (hot)+ and not (c)-; }\n"
+           "}");
+  const ast::Model &m = p.model();
+  REQUIRE(m.signals.size() == 5);
+  CHECK(m.signals[0].boolean);
+  CHECK(show(*m.signals[0].value) == "(if (and (> T 350) (not cooling)) 1 0)");
+  CHECK(p.slice(m.signals[0].value->range) == "T > 350 and not cooling");
+  CHECK_FALSE(m.signals[1].boolean);
+  CHECK(show(*m.signals[1].value) == "(* (+ a b) 2)");
+  CHECK_FALSE(m.signals[2].boolean);
+  CHECK(show(*m.signals[2].value) == "x");
+  CHECK(m.signals[3].boolean);
+  CHECK(show(*m.signals[3].value) == "(if (> x 1) 1 0)");
+  CHECK_FALSE(m.signals[4].boolean);
+  CHECK(show(*m.signals[4].value) == "(if (or hot c) 1 0)");
+  REQUIRE(m.junctions.size() == 1);
+  CHECK(m.junctions[0].pseudo);
+  CHECK(p.slice(m.junctions[0].markRange) == "pseudo");
+  CHECK(showGuard(*m.junctions[0].fsm->transitions.at(0).guard) ==
+        "(and (truth + hot) (not (truth - c)))");
+  // Any word after a junction's name parses; Flatten refuses all but `pseudo`.
+  Parsed q("model m { 0 plate thermal; }");
+  CHECK(q.model().junctions.at(0).mark == "thermal");
+  CHECK_FALSE(q.model().junctions.at(0).pseudo);
 }

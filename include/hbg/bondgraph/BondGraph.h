@@ -73,6 +73,10 @@ struct Element {
   sym::ExprId nominal;
   /// Switched junctions: the finite state machine.
   std::optional<Fsm> fsm;
+  /// Part of a pseudo bond graph (temperature and heat flow): its effort
+  /// times its flow is no power, and it stores no energy. Every element
+  /// bonded, directly or through others, to a junction declared `pseudo`.
+  bool pseudo = false;
 };
 
 /// One bond. Power is positive from `from` to `to`.

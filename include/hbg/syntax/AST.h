@@ -113,6 +113,10 @@ enum class GuardKind {
   /// `connected(port)` in the condition of an `if` block of declarations
   /// (never in an expression's): `lhs` is the port's name, a Name.
   Connected,
+  /// `b`, a name alone (`lhs`): a Boolean signal, which holds where it is 1
+  /// (`if b then ...`, `not b and c`, `(b)+` in a guard). Sema checks
+  /// that it names one.
+  Truth,
 };
 
 struct Guard;
@@ -167,6 +171,11 @@ struct Junction {
   SourceRange switchedRange; ///< the `switched` keyword
   bool dissipative = false;  ///< `switched dissipative`
   std::unique_ptr<Fsm> fsm;  ///< set exactly when `switched`
+  /// `0 node pseudo;`: the word after the name, if any (Flatten reports
+  /// anything but `pseudo`), and whether it is `pseudo`.
+  std::string mark;
+  SourceRange markRange;
+  bool pseudo = false;
 };
 
 /// `bond from -> to;` or `bond name: from -> to;` (power flows from -> to).
@@ -188,6 +197,9 @@ struct Signal {
   Indices nameIndices;
   ExprPtr value;
   bool discrete = false;
+  /// `signal b = x > 1 and not c;`: a Boolean signal, whose value is `if
+  /// condition then 1 else 0`.
+  bool boolean = false;
   ExprPtr initial;           ///< discrete: the value before the first tick (null: 0)
   ExprPtr clock;             ///< discrete: `sample(period)` or `sample(period, start)`
   SourceRange keywordRange;  ///< discrete: `discrete`
