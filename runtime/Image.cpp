@@ -27,7 +27,7 @@ namespace hbg::runtime {
 
 namespace {
 
-constexpr char kMagic[8] = {'h', 'b', 'g', 'i', 'm', 'g', '0', '3'};
+constexpr char kMagic[8] = {'h', 'b', 'g', 'i', 'm', 'g', '0', '4'};
 
 // A tape instruction is stored with its TapeOp's value, so the order of
 // hbg/support/ExprOps.def is part of the format: ops are added at its end.
@@ -397,6 +397,11 @@ template <class A, class M> void imageFields(A &a, M &image) {
   setupFields(a, image.setup);
   a.flags(image.structural);
   a.u64(image.numHeld);
+  a.vec(image.discretes, 12, [&](auto &d) {
+    a.str(d.first);
+    a.pod(d.second);
+  });
+  a.pod(image.settleSlot);
   a.flag(image.switched);
   switchingFields(a, image.switching);
   a.vec(image.storageLaws, 1, [&](auto &law) { storageLawFields(a, law); });
@@ -434,6 +439,10 @@ void validate(const ModelImage &image, std::size_t bytes) {
   // Counts that size the run's arrays cannot exceed what the image spells
   // out, one byte each at least.
   check(image.numHeld <= bytes);
+  for (const auto &d : image.discretes)
+    check(d.second < image.numHeld);
+  check(image.settleSlot == -1 ||
+        (image.settleSlot >= 0 && std::uint64_t(image.settleSlot) + 1 < image.numHeld));
   for (const auto &p : image.programs)
     check(p->numUnknowns <= bytes && p->jacobianCode.numOutputs <= bytes);
   check(image.structural.size() == np || image.structural.empty());

@@ -139,119 +139,131 @@ bool Run::iterateModes(const std::vector<double> *yBefore) {
   bool switched = false, nudged = false;
   // The transitions the round's first step takes, from the real mode.
   std::vector<std::pair<std::size_t, std::size_t>> &first = buf_.first;
-  for (int round = 0;; ++round) {
-    bool again = std::any_of(roundStarts.begin(), roundStarts.begin() + rounds,
-                             [&](const auto &start) { return start.first == q_ && start.second == X_; });
-    if (again || round == 1000) {
-      // ev.modes ends with this round's start, which closes the cycle.
-      std::vector<std::string> modes(ev.modes.begin(), ev.modes.end() - 1);
-      throw cycleError(ev, modes, modeText(q_));
-    }
-    if (roundStarts.size() == rounds)
-      roundStarts.emplace_back();
-    roundStarts[rounds].first = q_;
-    roundStarts[rounds++].second = X_;
-    guardSides(mode(q_), minus, otherMode(q_));
-    if (round == 0)
-      for (std::uint32_t k : reachedEqualities_)
-        minus[2 * k + 1] = minus[2 * k];
-    plus = minus;
-    cur = q_;
-    auto visit = [&](const std::vector<std::uint32_t> &q) {
-      if (path.size() == steps)
-        path.emplace_back();
-      path[steps++] = q;
-    };
-    steps = 0;
-    visit(cur);
-    first.clear();
-    std::size_t transitionsAt = ev.transitions.size(), modesAt = ev.modes.size(),
-                switchedAt = ev.junctionsSwitched.size();
-    bool retry = false;
-    for (;;) {
-      next = cur;
-      bool any = false;
-      for (std::size_t j = 0; j < sw_.junctions().size(); ++j) {
-        int i = sw_.enabledTransition(j, cur[j], plus.data(), minus.data());
-        if (i < 0)
-          continue;
-        if (steps == 1)
-          first.push_back({j, std::size_t(i)});
-        next[j] = sw_.junctions()[j].transitions[i].to;
-        addTransition(ev, labels_[j][i]);
-        if (std::find(ev.junctionsSwitched.begin(), ev.junctionsSwitched.end(), j) ==
-            ev.junctionsSwitched.end())
-          ev.junctionsSwitched.push_back(std::uint32_t(j));
-        any = true;
+  // Once the modes and kinks settle, edge-clocked discrete values update
+  // (settleEdges); where one does, the guards may hold now: the event goes
+  // on with another round, from the values it left.
+  bool edged = false;
+  for (int settling = 0;; ++settling) {
+    for (int round = 0;; ++round) {
+      bool again = std::any_of(roundStarts.begin(), roundStarts.begin() + rounds,
+                               [&](const auto &start) { return start.first == q_ && start.second == X_; });
+      if (again || round == 1000) {
+        // ev.modes ends with this round's start, which closes the cycle.
+        std::vector<std::string> modes(ev.modes.begin(), ev.modes.end() - 1);
+        throw cycleError(ev, modes, modeText(q_));
       }
-      ++r_.modeIterations;
-      if (o_.trace && steps == 1 && round == 0) {
-        std::vector<const GuardNode *> compares;
-        for (auto [j, i] : first)
-          comparisonsOf(sw_.junctions()[j].transitions[i].guard, compares);
-        for (const GuardNode *c : compares)
-          traceComparisons_.push_back(c->comparison);
-      }
-      if (!any)
-        break;
-      std::swap(cur, next);
-      if (std::find(path.begin(), path.begin() + steps, cur) != path.begin() + steps) {
-        // Back in the real mode the round started from: the guards that
-        // left it hold again there. Where they hold only by what the
-        // integration may have erred (a stiff step leaving a clutch's
-        // slip a rounding error below zero just after it broke loose),
-        // the state moves onto their thresholds, once, and the round is
-        // judged again.
-        if (cur == q_ && !nudged) {
-          nudged = true;
-          retry = nudgeOffGuards(first);
-        }
-        if (retry)
-          break;
-        throw cycleError(ev, texts(0), modeText(cur));
-      }
+      if (roundStarts.size() == rounds)
+        roundStarts.emplace_back();
+      roundStarts[rounds].first = q_;
+      roundStarts[rounds++].second = X_;
+      guardSides(mode(q_), minus, otherMode(q_));
+      if (round == 0)
+        for (std::uint32_t k : reachedEqualities_)
+          minus[2 * k + 1] = minus[2 * k];
+      plus = minus;
+      cur = q_;
+      auto visit = [&](const std::vector<std::uint32_t> &q) {
+        if (path.size() == steps)
+          path.emplace_back();
+        path[steps++] = q;
+      };
+      steps = 0;
       visit(cur);
-      addMode(ev, modeText(cur), false);
-      Mode &through = mode(cur);
-      guardSides(through, plus, otherMode(cur));
-      judgeImpulses(through, plus);
+      first.clear();
+      std::size_t transitionsAt = ev.transitions.size(), modesAt = ev.modes.size(),
+                  switchedAt = ev.junctionsSwitched.size();
+      bool retry = false;
+      for (;;) {
+        next = cur;
+        bool any = false;
+        for (std::size_t j = 0; j < sw_.junctions().size(); ++j) {
+          int i = sw_.enabledTransition(j, cur[j], plus.data(), minus.data());
+          if (i < 0)
+            continue;
+          if (steps == 1)
+            first.push_back({j, std::size_t(i)});
+          next[j] = sw_.junctions()[j].transitions[i].to;
+          addTransition(ev, labels_[j][i]);
+          if (std::find(ev.junctionsSwitched.begin(), ev.junctionsSwitched.end(), j) ==
+              ev.junctionsSwitched.end())
+            ev.junctionsSwitched.push_back(std::uint32_t(j));
+          any = true;
+        }
+        ++r_.modeIterations;
+        if (o_.trace && steps == 1 && round == 0) {
+          std::vector<const GuardNode *> compares;
+          for (auto [j, i] : first)
+            comparisonsOf(sw_.junctions()[j].transitions[i].guard, compares);
+          for (const GuardNode *c : compares)
+            traceComparisons_.push_back(c->comparison);
+        }
+        if (!any)
+          break;
+        std::swap(cur, next);
+        if (std::find(path.begin(), path.begin() + steps, cur) != path.begin() + steps) {
+          // Back in the real mode the round started from: the guards that
+          // left it hold again there. Where they hold only by what the
+          // integration may have erred (a stiff step leaving a clutch's
+          // slip a rounding error below zero just after it broke loose),
+          // the state moves onto their thresholds, once, and the round is
+          // judged again.
+          if (cur == q_ && !nudged) {
+            nudged = true;
+            retry = nudgeOffGuards(first);
+          }
+          if (retry)
+            break;
+          throw cycleError(ev, texts(0), modeText(cur));
+        }
+        visit(cur);
+        addMode(ev, modeText(cur), false);
+        Mode &through = mode(cur);
+        guardSides(through, plus, otherMode(cur));
+        judgeImpulses(through, plus);
+      }
+      if (retry) {
+        ev.transitions.resize(transitionsAt);
+        ev.junctionsSwitched.resize(switchedAt);
+        ev.modes.resize(modesAt);
+        ev.real.resize(modesAt);
+        ev.states.resize(modesAt);
+        continue;
+      }
+      if (cur == q_)
+        break;
+      switched = true;
+      ev.real.back() = true;
+      Mode &to = mode(cur);
+      // Sources joined through ideal conductors whose values agree (a switch
+      // closed across its conducting 0 V diode) only make the conductors
+      // redundant: the mode is real, each stand-in carrying no flow.
+      if (!to.shortCircuit().empty()) {
+        std::vector<double> x = gather(to);
+        if (disagreeing(to, t_, x.data()) >= 0)
+          throw RunError(DiagKind::RunModeShortCircuit, t_, modeText(q_),
+                         {DiagArg::mode(modeText(cur)), to.shortCircuit()});
+      }
+      // Kinks slide in the mode they started sliding in; the new mode
+      // chooses its branches afresh.
+      slider(mode(q_)).clear();
+      q_ = cur;
+      chooseBranches(to);
+      if (!to.dependentSlots().empty())
+        remap(to, ev);
+      if (o_.trace)
+        traceEntry(mode(q_), !to.dependentSlots().empty());
+      ev.states.back() = X_; // the real mode's state: remapped
     }
-    if (retry) {
-      ev.transitions.resize(transitionsAt);
-      ev.junctionsSwitched.resize(switchedAt);
-      ev.modes.resize(modesAt);
-      ev.real.resize(modesAt);
-      ev.states.resize(modesAt);
-      continue;
-    }
-    if (cur == q_)
+    // Kinks whose argument crossed (or that a new mode puts on another
+    // side): an event of their own when nothing switched.
+    chooseBranches(mode(q_));
+    if (!settleEdges(mode(q_)))
       break;
-    switched = true;
-    ev.real.back() = true;
-    Mode &to = mode(cur);
-    // Sources joined through ideal conductors whose values agree (a switch
-    // closed across its conducting 0 V diode) only make the conductors
-    // redundant: the mode is real, each stand-in carrying no flow.
-    if (!to.shortCircuit().empty()) {
-      std::vector<double> x = gather(to);
-      if (disagreeing(to, t_, x.data()) >= 0)
-        throw RunError(DiagKind::RunModeShortCircuit, t_, modeText(q_),
-                       {DiagArg::mode(modeText(cur)), to.shortCircuit()});
-    }
-    // Kinks slide in the mode they started sliding in; the new mode
-    // chooses its branches afresh.
-    slider(mode(q_)).clear();
-    q_ = cur;
-    chooseBranches(to);
-    if (!to.dependentSlots().empty())
-      remap(to, ev);
-    if (o_.trace)
-      traceEntry(mode(q_), !to.dependentSlots().empty());
-    ev.states.back() = X_; // the real mode's state: remapped
+    edged = true;
+    rounds = 0;
+    if (settling == 1000)
+      throw cycleError(ev, {modeText(q_)}, modeText(q_));
   }
-  // Kinks whose argument crossed (or that a new mode puts on another
-  // side): an event of their own when nothing switched.
-  chooseBranches(mode(q_));
   // Mode `now`: the sliding wrapper when a kink has started sliding.
   Mode &now = mode(q_);
   std::vector<std::string> kinks = branchChanges(branchesBefore, now);
@@ -270,7 +282,7 @@ bool Run::iterateModes(const std::vector<double> *yBefore) {
       for (const auto &[text, b] : branchesBefore)
         if (text == now.kinkText(k) && b != now.branch(k))
           traceComparisons_.push_back(std::uint32_t(sw_.numComparisons() + k));
-  if (!switched && kinks.empty() && !slid) {
+  if (!switched && kinks.empty() && !slid && !edged) {
     eventFrom_ = nullptr;
     recycle(ev);
     return false;

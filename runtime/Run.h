@@ -110,6 +110,10 @@ private:
   void tally(const Stepper &s);
   /// Evaluates the held values (`pre`) in `m` at X.
   void holdValues(Mode &m);
+  /// Once an event has settled in `m`: the held values' second pass, where
+  /// `edge(b)` clocks record b and their discrete values update; whether
+  /// one did (System::settleSlot).
+  bool settleEdges(Mode &m);
   /// Both sides of every guard comparison, in `m` at X.
   /// (`evaluated`: m's text when it is not the mode the run is in.)
   void guardSides(Mode &m, std::vector<double> &sides, const std::string *evaluated = nullptr);
@@ -309,7 +313,7 @@ private:
     std::vector<double> x, sidesA, sidesB, xEvent, dense, y, row, held, heldX, guardX, dependent,
         minus, plus, impulseX, impulseCoef, impulseD, impulseJump, nominal, remapX, remapD,
         slideX, slideXdot, slideAhead, slideNow, standInD, standInJac, standInScale, outputX,
-        yAfter;
+        yAfter, settleIn;
     std::vector<char> standInAgree;
     std::vector<std::uint32_t> timed, cur, next, qBefore, from;
     std::vector<std::vector<std::uint32_t>> path;

@@ -312,6 +312,27 @@ void Run::holdValues(Mode &m) {
   sys_.setHeld(buf_.held.data());
 }
 
+bool Run::settleEdges(Mode &m) {
+  std::int64_t slot = sys_.settleSlot();
+  if (slot < 0)
+    return false;
+  std::size_t s = std::size_t(slot);
+  // The held function's second call: the values held as they are, with
+  // `settle` 1 (System::settleSlot).
+  std::vector<double> &in = buf_.settleIn;
+  in = buf_.held;
+  in.resize(sys_.numHeld(), 0.0);
+  in[s] = 1;
+  sys_.setHeld(in.data());
+  gather(m, buf_.heldX);
+  buf_.held.resize(sys_.numHeld());
+  call(m.held(t_, buf_.heldX.data(), buf_.held.data()), m, "held values");
+  bool fired = buf_.held[s + 1] > 0.5;
+  buf_.held[s] = buf_.held[s + 1] = 0;
+  sys_.setHeld(buf_.held.data());
+  return fired;
+}
+
 void Run::guardSides(Mode &m, std::vector<double> &sides, const std::string *evaluated) {
   sides.resize(2 * (sw_.numComparisons() + m.numKinks()));
   if (sides.empty())

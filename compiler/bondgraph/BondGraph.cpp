@@ -165,7 +165,8 @@ std::string BondGraph::verify() const {
     if (!h.value.valid())
       return "held value `" + h.name + "` has no value";
     if (h.kind == Held::Kind::Discrete &&
-        (!h.initial.valid() || h.clock >= held.size() || held[h.clock].kind != Held::Kind::Clock))
+        (!h.initial.valid() || h.clock >= held.size() ||
+         (held[h.clock].kind != Held::Kind::Clock && held[h.clock].kind != Held::Kind::Edge)))
       return "discrete value `" + h.name + "` has no initial value or clock";
     // What is held is read off the model's variables at an event: another
     // `pre` or a law's local name would have nothing to be read from. A
@@ -228,7 +229,11 @@ std::string BondGraph::dump() const {
     case Held::Kind::Clock:
       os << "  clock " << h.name << ": phase " << ctx->print(h.value) << "\n";
       break;
-    case Held::Kind::Started: break;
+    case Held::Kind::Edge: os << "  edge " << h.name << " of " << ctx->print(h.value) << "\n"; break;
+    case Held::Kind::Started:
+    case Held::Kind::Armed:
+    case Held::Kind::Settle:
+    case Held::Kind::Fired: break;
     }
   }
   for (const Output &o : outputs)

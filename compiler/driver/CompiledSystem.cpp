@@ -23,6 +23,13 @@ bool CompiledSystem::sampled() const {
   return false;
 }
 
+std::int64_t CompiledSystem::settleSlot() const {
+  for (std::size_t k = 0; k < m_.graph->held.size(); ++k)
+    if (m_.graph->held[k].kind == bg::Held::Kind::Settle)
+      return std::int64_t(k);
+  return -1;
+}
+
 CompiledSystem::~CompiledSystem() {
   // The run's modes are free for the cache to drop once it lets go.
   releaseModes();

@@ -25,6 +25,7 @@ public:
   }
   void runSpan(double t0, double tEnd) override { m_.tiers->runSpan(t0, tEnd); }
   bool sampled() const override;
+  std::int64_t settleSlot() const override;
   const std::vector<std::uint32_t> &integralStates() const override { return integrals_; }
 
 protected:

@@ -827,6 +827,8 @@ std::optional<EquationSystem> Builder::run() {
   for (std::size_t k = 0; k < g_.held.size(); ++k)
     if (g_.held[k].kind == bg::Held::Kind::Clock)
       sys_.clocks.push_back({g_.held[k].name, resolved[k], g_.held[k].tick});
+    else if (g_.held[k].kind == bg::Held::Kind::Edge)
+      sys_.edges.push_back({resolved[k], g_.held[k].tick});
   sys_.numHeld = g_.held.size();
   for (std::uint32_t i = 0; i < g_.bonds.size(); ++i) {
     sys_.bondNames.push_back(g_.bonds[i].name);

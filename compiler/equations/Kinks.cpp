@@ -168,8 +168,19 @@ void extractKinks(EquationSystem &sys) {
   const sym::ExprContext &ctx = *sys.ctx;
   if (ctx.count(sym::Op::Sign) + ctx.count(sym::Op::Floor) + ctx.count(sym::Op::Abs) +
           ctx.count(sym::Op::Min) + ctx.count(sym::Op::Max) ==
-      0)
+      0) {
+    // An edge's signal with no kink is constant: held values read it as is.
+    std::unordered_map<std::uint32_t, sym::ExprId> edgeOf;
+    for (const EquationSystem::Edge &e : sys.edges)
+      edgeOf[e.value.index] = e.b;
+    if (!edgeOf.empty()) {
+      std::vector<sym::ExprId *> roots;
+      for (sym::ExprId &e : sys.heldValues)
+        roots.push_back(&e);
+      sys.ctx->substitute(roots, edgeOf);
+    }
     return;
+  }
   KinkRewriter r(sys);
   for (State &s : sys.states)
     r.rewrite(s.derivative);
@@ -193,6 +204,13 @@ void extractKinks(EquationSystem &sys) {
     for (Kink &kink : sys.kinks)
       if (kink.floor && kink.argument == sys.clocks[k].phase)
         kink.text = sys.clocks[k].name;
+  }
+  // An edge's signal is its kinks, with the branches the run chose as the
+  // event settled.
+  for (EquationSystem::Edge &e : sys.edges) {
+    sym::ExprId b = e.b;
+    r.rewrite(b);
+    tickOf[e.value.index] = b;
   }
   if (!tickOf.empty()) {
     std::vector<sym::ExprId *> roots;

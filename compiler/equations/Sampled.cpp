@@ -17,6 +17,17 @@
 // reads its initial value, and a clock the tick before the start time
 // (so a tick at the start time itself counts).
 //
+// `when edge(b)`: b is a Boolean signal, whose value jumps where one of its
+// comparisons' kinks changes branch, which the run chooses as the event
+// settles (after its mode iteration). So the run calls the held function
+// a second time then, with `settle` 1: every value keeps what the first
+// call gave it, except that each edge records b as the event left it,
+// and a discrete value on an edge takes its update where b went from 0 to
+// 1 (its update read then: the event's values after, discrete values and
+// `pre` as before it). `fired` tells the run that one did, for the guards
+// may hold now; `armed` is 0 until the first settling (the start's), so
+// that b holding at the start is no edge.
+//
 //===----------------------------------------------------------------------===//
 
 #include "hbg/equations/Equations.h"
@@ -48,6 +59,33 @@ std::vector<sym::ExprId> heldUpdates(const bg::BondGraph &g, sym::ExprContext &c
     if (g.held[k].kind == Kind::Pre)
       apriori[g.held[k].symbol.index] = ctx.substitute(resolved[k], before);
 
+  // The settling pass (edges only): `a` there, `b` in the event's first.
+  sym::ExprId settle, armed;
+  for (const bg::Held &h : g.held) {
+    if (h.kind == Kind::Settle)
+      settle = ctx.ref(h.symbol);
+    if (h.kind == Kind::Armed)
+      armed = ctx.ref(h.symbol);
+  }
+  auto inSettle = [&](sym::ExprId a, sym::ExprId b) {
+    return settle.valid() ? ctx.select(ctx.sub(settle, ctx.constant(0.5)), a, b) : b;
+  };
+  auto holds = [&](sym::ExprId b, sym::ExprId yes, sym::ExprId no) {
+    return ctx.select(ctx.sub(b, ctx.constant(0.5)), yes, no);
+  };
+  // Whether each edge fires: armed, b 1 now (its kinks' branches, the
+  // `tick` symbol) and 0 when the last event settled.
+  std::vector<sym::ExprId> fires(n);
+  sym::ExprId anyFired = ctx.constant(0);
+  for (std::size_t k = 0; k < n; ++k) {
+    const bg::Held &h = g.held[k];
+    if (h.kind != Kind::Edge)
+      continue;
+    sym::ExprId one = ctx.constant(1), zero = ctx.constant(0);
+    fires[k] = holds(armed, holds(ctx.ref(h.tick), holds(ctx.ref(h.symbol), zero, one), zero), zero);
+    anyFired = ctx.add(anyFired, fires[k]);
+  }
+
   // Each clock's tick number now, and whether it ticks (1) or not (0).
   std::vector<sym::ExprId> count(n), ticks(n);
   for (std::size_t k = 0; k < n; ++k) {
@@ -74,14 +112,23 @@ std::vector<sym::ExprId> heldUpdates(const bg::BondGraph &g, sym::ExprContext &c
   std::vector<sym::ExprId> out(n);
   for (std::size_t k = 0; k < n; ++k) {
     const bg::Held &h = g.held[k];
+    sym::ExprId self = ctx.ref(h.symbol);
     switch (h.kind) {
-    case Kind::Pre: out[k] = apriori.at(h.symbol.index); break;
+    case Kind::Pre: out[k] = inSettle(self, apriori.at(h.symbol.index)); break;
     case Kind::Started: out[k] = ctx.constant(1); break;
-    case Kind::Clock: out[k] = count[k]; break;
+    case Kind::Clock: out[k] = inSettle(self, count[k]); break;
     case Kind::Discrete:
-      out[k] = ctx.select(ctx.sub(ticks[h.clock], ctx.constant(0.5)),
-                          ctx.substitute(resolved[k], apriori), before.at(h.symbol.index));
+      if (g.held[h.clock].kind == Kind::Edge)
+        out[k] = inSettle(holds(fires[h.clock], resolved[k], self), before.at(h.symbol.index));
+      else
+        out[k] = inSettle(self, ctx.select(ctx.sub(ticks[h.clock], ctx.constant(0.5)),
+                                           ctx.substitute(resolved[k], apriori),
+                                           before.at(h.symbol.index)));
       break;
+    case Kind::Edge: out[k] = inSettle(ctx.ref(h.tick), self); break;
+    case Kind::Armed: out[k] = inSettle(ctx.constant(1), self); break;
+    case Kind::Settle: out[k] = ctx.constant(0); break;
+    case Kind::Fired: out[k] = inSettle(anyFired, ctx.constant(0)); break;
     }
   }
   return out;

@@ -72,6 +72,11 @@ private:
   void buildStructure(const ast::Model &m);
   /// Marks every element bonded to a `pseudo` junction (Element::pseudo).
   void markPseudo();
+  /// `discrete x when edge(b) = ...`: the Edge clock of b and the held
+  /// values of the pass after an event settles (Sampled.cpp).
+  void lowerEdge(const ast::Signal &s, std::size_t index, const ast::Expr &c);
+  /// A held value of `kind` with value 0 (Started: 1), unless one exists.
+  void addOnce(bg::Held::Kind kind, const char *name, SourceRange range);
   /// Whether `e` names a Boolean signal; reports NotBoolean where not.
   bool isBoolean(const ast::Expr &e);
   void checkBondCounts();

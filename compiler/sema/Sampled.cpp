@@ -54,8 +54,12 @@ void Analyzer::lowerDiscrete(const ast::Signal &s, Signal &sig) {
   if (!held().initial.valid())
     held().initial = ctx().constant(0);
 
-  // The clock: `sample(period)` or `sample(period, start)`, of parameters.
   const ast::Expr &c = *s.clock;
+  if (c.kind == ast::ExprKind::Call && c.name == "edge" && c.operands.size() == 1) {
+    lowerEdge(s, index, c);
+    return;
+  }
+  // The clock: `sample(period)` or `sample(period, start)`, of parameters.
   if (c.kind != ast::ExprKind::Call || c.name != "sample" || c.operands.empty() ||
       c.operands.size() > 2) {
     diags_.report(DiagKind::DiscreteClock, c.range, {s.name});
@@ -95,13 +99,7 @@ void Analyzer::lowerDiscrete(const ast::Signal &s, Signal &sig) {
     g_.held.back().value = phase;
     g_.held.back().tick = ctx().addSymbol("tick of " + text, sym::SymbolKind::Parameter, UINT32_MAX);
   }
-  bool started = false;
-  for (const Held &h : g_.held)
-    started = started || h.kind == Held::Kind::Started;
-  if (!started) {
-    addHeld(Held::Kind::Started, "started", s.keywordRange);
-    g_.held.back().value = ctx().constant(1);
-  }
+  addOnce(Held::Kind::Started, "started", s.keywordRange);
   held().clock = clock;
 
   // The update reads any value of the model, discrete values included
@@ -109,6 +107,51 @@ void Analyzer::lowerDiscrete(const ast::Signal &s, Signal &sig) {
   sym::ExprId update = lower(*s.value, {});
   if (update.valid())
     held().value = update;
+}
+
+void Analyzer::addOnce(Held::Kind kind, const char *name, SourceRange range) {
+  for (const Held &h : g_.held)
+    if (h.kind == kind)
+      return;
+  addHeld(kind, name, range);
+  g_.held.back().value = ctx().constant(kind == Held::Kind::Started ? 1 : 0);
+}
+
+void Analyzer::lowerEdge(const ast::Signal &s, std::size_t index, const ast::Expr &c) {
+  // `edge(b)`: b a Boolean signal, which is a condition's kinks.
+  const ast::Expr &arg = *c.operands[0];
+  if (!isBoolean(arg))
+    return;
+  sym::ExprId b = lower(arg, {});
+  if (!b.valid())
+    return;
+  // Edges of one signal are one clock.
+  std::uint32_t clock = UINT32_MAX;
+  for (std::uint32_t k = 0; k < g_.held.size(); ++k)
+    if (g_.held[k].kind == Held::Kind::Edge && g_.held[k].value == b)
+      clock = k;
+  if (clock == UINT32_MAX) {
+    std::string text = sourceText(c.range);
+    clock = std::uint32_t(g_.held.size());
+    addHeld(Held::Kind::Edge, text, c.range);
+    g_.held.back().value = b;
+    g_.held.back().tick = ctx().addSymbol("value of " + text, sym::SymbolKind::Parameter, UINT32_MAX);
+  }
+  // The slots of the pass after an event settles, once a model: Settle
+  // and Fired next to each other (the run finds Fired after Settle).
+  bool settled = false;
+  for (const Held &h : g_.held)
+    settled = settled || h.kind == Held::Kind::Settle;
+  if (!settled) {
+    addOnce(Held::Kind::Settle, "settle", s.keywordRange);
+    addOnce(Held::Kind::Fired, "fired", s.keywordRange);
+  }
+  addOnce(Held::Kind::Armed, "armed", s.keywordRange);
+  addOnce(Held::Kind::Started, "started", s.keywordRange);
+  g_.held[index].clock = clock;
+  sym::ExprId update = lower(*s.value, {});
+  if (update.valid())
+    g_.held[index].value = update;
 }
 
 } // namespace hbg::sema

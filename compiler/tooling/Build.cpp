@@ -221,6 +221,13 @@ Prepared prepare(const Model &model, const BuildOptions &opts) {
   for (const eq::Parameter &p : impl.initial->equations.parameters)
     image.structural.push_back(p.structural);
   image.numHeld = impl.initial->equations.numHeld;
+  for (std::size_t k = 0; k < impl.graph->held.size(); ++k) {
+    const bg::Held &h = impl.graph->held[k];
+    if (h.kind == bg::Held::Kind::Discrete)
+      image.discretes.push_back({h.name, std::uint32_t(k)});
+    if (h.kind == bg::Held::Kind::Settle)
+      image.settleSlot = std::int64_t(k);
+  }
   image.switched = impl.switched;
   image.switching = impl.switching;
   image.storageLaws = impl.storageLaws;

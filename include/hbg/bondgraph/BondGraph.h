@@ -127,19 +127,24 @@ struct Integrator {
 ///   other events;
 /// - `started`: 0 until the run's first event (its start), then 1.
 struct Held {
-  enum class Kind : std::uint8_t { Pre, Discrete, Clock, Started };
+  /// Edge, Armed, Settle and Fired serve `when edge(b)`: the run calls the
+  /// held function a second time once an event has settled (Settle 1),
+  /// and edge-clocked discrete values update then (eq::heldUpdates).
+  enum class Kind : std::uint8_t { Pre, Discrete, Clock, Started, Edge, Armed, Settle, Fired };
   Kind kind = Kind::Pre;
   std::string name;  ///< the source text of the call, e.g. "pre(ball.f)"; a discrete value's name
   SourceRange range; ///< the call; the discrete value's name
   sym::SymbolId symbol;
   /// Pre: `expr`, in the graph's Variable symbols like any signal.
   /// Discrete: its update. Clock: its phase, (time - start) / period,
-  /// whose floor is the number of its last tick.
+  /// whose floor is the number of its last tick. Edge: the Boolean signal
+  /// b of `edge(b)`, whose value when the last event settled it holds.
   sym::ExprId value;
   sym::ExprId initial;     ///< Discrete: the value before the first tick
   std::uint32_t clock = 0; ///< Discrete: the index in `held` of its clock
   /// Clock: stands for the number of the tick the clock is at, the branch
   /// of its phase's floor kink in each mode (eq::extractKinks puts it in).
+  /// Edge: stands for b with the branches of its kinks in each mode.
   sym::SymbolId tick;
 };
 

@@ -176,6 +176,14 @@ struct EquationSystem {
     sym::SymbolId tick;
   };
   std::vector<Clock> clocks;
+  /// Each `edge(b)`: b, whose kinks are kinks of every mode (so that the
+  /// event locator finds where b jumps); its `value` symbol in heldValues
+  /// stands for b with those kinks' branches.
+  struct Edge {
+    sym::ExprId b;
+    sym::SymbolId value;
+  };
+  std::vector<Edge> edges;
   /// The kinks of the right-hand side, outputs, loops and dependent
   /// storage (not of guards, which are judged exactly): their branches
   /// follow the held values in the parameter array.

@@ -51,6 +51,10 @@ struct ModelImage {
   SetupProgram setup;
   std::vector<bool> structural;
   std::size_t numHeld = 0;
+  /// Discrete values (sampled control) by name, with their held slots.
+  std::vector<std::pair<std::string, std::uint32_t>> discretes;
+  /// System::settleSlot: -1 without `edge(b)` clocks.
+  std::int64_t settleSlot = -1;
   bool switched = false;
   Switching switching;
   std::vector<std::optional<StorageLaw>> storageLaws;
@@ -95,6 +99,8 @@ public:
   const std::vector<std::string> &stateNames() const override { return image_.stateNames; }
   const std::vector<std::string> &outputNames() const override { return image_.outputNames; }
   const Switching &switching() const override { return image_.switching; }
+  bool sampled() const override { return !image_.discretes.empty(); }
+  std::int64_t settleSlot() const override { return image_.settleSlot; }
 
 protected:
   std::shared_ptr<const ModeProgram> program(const std::vector<std::uint32_t> &q,

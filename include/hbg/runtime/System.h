@@ -182,6 +182,11 @@ public:
   /// Whether some held values are discrete values of sampled control
   /// (state of their own, not functions of the state): false by default.
   virtual bool sampled() const { return false; }
+  /// `when edge(b)`: the held slot the run sets to 1 for a second call of
+  /// the held function once an event has settled (its modes, kinks and
+  /// jumps chosen), where edge-clocked discrete values update; the slot
+  /// after it is then 1 or more where one did. -1: the model has no edge.
+  virtual std::int64_t settleSlot() const { return -1; }
   /// The slots of the full state that are `integral(...)` signals (an
   /// angle, a running energy): none by default.
   virtual const std::vector<std::uint32_t> &integralStates() const;
