@@ -16,7 +16,9 @@
 
 #include "hbg/equations/Equations.h"
 
+#include <algorithm>
 #include <optional>
+#include <unordered_map>
 
 namespace hbg::eq {
 
@@ -75,6 +77,7 @@ public:
 
 private:
   Magnitude amplitude(sym::ExprId e, int depth = 0);
+  Magnitude amplitudeOf(sym::ExprId e, int depth);
   Magnitude variableAmplitude(sym::SymbolId s, int depth);
   /// The parameter of a C (capacitance) or I (inertance): the linear one,
   /// or a nonlinear law's slope inverted at the initial state. Nothing
@@ -84,6 +87,13 @@ private:
   const BondGraph &g_;
   sym::ExprContext &ctx_;
   std::vector<sym::ExprId> storage_, integrators_;
+  /// Amplitudes found in this pass of scale(), by expression: a DAG that
+  /// shares subexpressions (a PI's update reads its error twice) is
+  /// walked once, not once per path.
+  std::unordered_map<std::uint32_t, Magnitude> memo_;
+  /// The held values whose amplitude is being found: a discrete value
+  /// whose update reads itself (an integrator's sum) has none.
+  std::vector<std::uint32_t> visiting_;
 };
 
 /// An expression of parameters bounding |e| for every time, or nothing
@@ -93,6 +103,15 @@ private:
 Magnitude Nominals::amplitude(sym::ExprId e, int depth) {
   if (depth > 64)
     return std::nullopt;
+  auto known = memo_.find(e.index);
+  if (known != memo_.end())
+    return known->second;
+  Magnitude m = amplitudeOf(e, depth);
+  memo_[e.index] = m;
+  return m;
+}
+
+Magnitude Nominals::amplitudeOf(sym::ExprId e, int depth) {
   if (ofParameters(g_, e))
     return ctx_.unary(sym::Op::Abs, e);
   // A copy: building the amplitudes below adds nodes, which may move the
@@ -169,8 +188,14 @@ Magnitude Nominals::variableAmplitude(sym::SymbolId s, int depth) {
   default:
     break;
   }
-  if (const Held *h = g_.heldOf(s))
-    return amplitude(h->value, depth);
+  if (const Held *h = g_.heldOf(s)) {
+    if (std::find(visiting_.begin(), visiting_.end(), s.index) != visiting_.end())
+      return std::nullopt;
+    visiting_.push_back(s.index);
+    Magnitude m = amplitude(h->value, depth);
+    visiting_.pop_back();
+    return m;
+  }
   return std::nullopt; // time, a bond's effort or flow
 }
 
@@ -195,6 +220,7 @@ Magnitude Nominals::linearParameter(const Element &e) {
 }
 
 void Nominals::scale(bool pseudo) {
+  memo_.clear();
   // The energy the model starts with, in its linear storage. Without
   // sources it bounds every state for all time; with them it is one more
   // floor.

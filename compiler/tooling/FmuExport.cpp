@@ -112,6 +112,11 @@ std::string modelDescription(const runtime::ModelImage &image, const std::string
                  std::to_string(L.vr(Kind::State, i)) + "\"");
   for (std::size_t i = 0; i < L.outputs; ++i)
     variable(Kind::Output, i, "causality=\"output\" variability=\"continuous\" initial=\"calculated\"");
+  // A discrete value of sampled control: set at its clock's ticks,
+  // constant between (a discrete state, which the FMU's event handling
+  // updates), readable.
+  for (std::size_t i = 0; i < L.discretes; ++i)
+    variable(Kind::Discrete, i, "causality=\"local\" variability=\"discrete\" initial=\"calculated\"");
   for (std::size_t i = 0; i < L.indicators; ++i)
     variable(Kind::Indicator, i,
              "causality=\"local\" variability=\"continuous\" initial=\"calculated\"");

@@ -125,6 +125,63 @@ TEST_CASE("dc_motor: transient against the linear system's exact solution") {
   CHECK(relativeError(rs, "omega", w) < 1e-7);
 }
 
+TEST_CASE("dc_motor_digital: a sampled PI in the model against the exact sampled closed loop") {
+  // Over a period with V held, x = (i, omega) goes to Phi x + Gamma V,
+  // Phi = e^{A T}, Gamma = A^{-1} (Phi - 1) B (A's eigenvalues are real
+  // and distinct: Sylvester's formula). The controller at tick k reads
+  // e_k = r(t_k) - omega_k: a function of time alone that jumps at a tick
+  // is read at its value from the tick on (10 at 0.5 s).
+  const double Ra = 1, La = 0.01, K = 0.05, n = 0.1, J = 0.02, b = 0.01;
+  const double T = 1e-3, Kp = 2, Ki = 30;
+  const Eigen::Matrix2d A{{-Ra / La, -K / (n * La)}, {K / (n * J), -b / J}};
+  const Eigen::Vector2d B{1 / La, 0};
+  const double tr = A.trace(), det = A.determinant();
+  const double l1 = tr / 2 + std::sqrt(tr * tr / 4 - det), l2 = tr / 2 - std::sqrt(tr * tr / 4 - det);
+  auto sylvester = [&](double f1, double f2) {
+    Eigen::Matrix2d I = Eigen::Matrix2d::Identity();
+    return Eigen::Matrix2d((f1 * (A - l2 * I) - f2 * (A - l1 * I)) / (l1 - l2));
+  };
+  const Eigen::Matrix2d Phi = sylvester(std::exp(l1 * T), std::exp(l2 * T));
+  const Eigen::Vector2d Gamma = sylvester(std::expm1(l1 * T) / l1, std::expm1(l2 * T) / l2) * B;
+
+  // At the defaults, as a user runs it (its experiment's dt_out puts a
+  // row on every tick).
+  hbg::Model model = hbg::Compiler().compileFile(kExamples + "dc_motor_digital.hbg");
+  hbg::SimulationOptions opts;
+  opts.method = testMethod();
+  hbg::Result r = hbg::Simulation(model, opts).run();
+  REQUIRE_MESSAGE(r.ok(), r.error);
+  const std::vector<double> &t = r.at("time"), &omega = r.at("omega"), &volts = r.at("voltage");
+
+  Eigen::Vector2d x(0, 0);
+  double integral = 0, worstW = 0, worstV = 0;
+  std::size_t row = 0, ticks = 0;
+  for (int k = 0; k <= 1000; ++k) {
+    double tk = k * T;
+    double e = (k < 500 ? 20.0 : 10.0) - x(1);
+    integral += T * Ki / Kp * e;
+    double V = Kp * (e + integral);
+    // The rows at t_k: the last of them is after the tick.
+    while (row + 1 < t.size() && t[row + 1] <= tk + 1e-9)
+      ++row;
+    if (std::fabs(t[row] - tk) < 1e-9) {
+      worstW = std::max(worstW, std::fabs(omega[row] - x(1)));
+      worstV = std::max(worstV, std::fabs(volts[row] - V));
+      ++ticks;
+    }
+    x = Phi * x + Gamma * V;
+  }
+  INFO("largest |omega - exact| " << worstW << " rad/s, |V - exact| " << worstV << " V");
+  CHECK(ticks == 1001);
+  // The plant at the default rtol 1e-6: speeds near 20 rad/s to 2e-5,
+  // and the voltage, Kp = 2 times the speed's error, to 4e-5 plus the
+  // integral's.
+  CHECK(worstW < 2e-5);
+  CHECK(worstV < 1e-4);
+  // Integral action: the speed settles on the reference.
+  CHECK(omega.back() == doctest::Approx(10).epsilon(1e-4));
+}
+
 TEST_CASE("falling_drag: terminal velocity through a nonlinear R") {
   const double m = 1, g = 9.81, c = 0.25, vt = std::sqrt(m * g / c);
   hbg::Result r = simulate("falling_drag.hbg", 5, 0.01);
@@ -244,7 +301,7 @@ TEST_CASE("every example file has a closed-form test here") {
       "rlc.hbg",          "mass_spring_damper.hbg",  "dc_motor.hbg",
       "falling_drag.hbg", "rigid_masses.hbg",        "parallel_capacitors.hbg",
       "gear_inertias.hbg", "resistor_bridge.hbg",    "diode_loop.hbg",
-      "mass_chain.hbg", "dc_motor_speed.hbg",
+      "mass_chain.hbg", "dc_motor_speed.hbg", "dc_motor_digital.hbg",
       // Switched models, checked in hybrid_examples_test.cpp.
       "collision_inelastic.hbg", "collision_elastic.hbg", "bouncing_ball.hbg",
       "tank_valves.hbg", "rectifier.hbg", "buck.hbg", "pwm_rc.hbg", "ideal_switch.hbg",

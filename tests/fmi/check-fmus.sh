@@ -57,6 +57,28 @@ check relay_motor 1
 # A relay that slides, then leaves the slide: its exit is an event
 # indicator of the FMU's.
 src="$here/Inputs" check relay_room 3000
+# Sampled control: a PI's discrete values set at a clock's ticks.
+check dc_motor_digital 1
+# An edge clock whose update closes a switch in the same event.
+src="$here/../boolean/models" check edge_switch 4
+
+# The discrete values are variables of the FMU (variability `discrete`):
+# the PI's output, read as pi.y, is the supply voltage the model outputs.
+for kind in me cs; do
+  flag=""; [ "$kind" = cs ] && flag="--cs --tolerance 1e-10"
+  # shellcheck disable=SC2086
+  "$importer" dc_motor_digital $flag --t-end 1 --dt-out 0.01 --step 5e-5 --discrete \
+    > dc_motor_digital.discrete.$kind.csv
+  python3 - "dc_motor_digital.discrete.$kind.csv" "$kind" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert "pi.x" in rows[0] and "pi.y" in rows[0], "no discrete variables: %s" % list(rows[0])
+worst = max(abs(float(r["pi.y"]) - float(r["voltage"])) for r in rows)
+print("dc_motor_digital, %s: pi.y against the voltage it sets, largest difference %.3g" %
+      (sys.argv[2], worst))
+sys.exit(0 if worst == 0 else 1)
+PY
+done
 
 # The FMI 3.0 standard's example master loop, as the Modelica
 # Association's reference masters run Model Exchange: forward Euler, no

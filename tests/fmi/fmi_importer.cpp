@@ -18,10 +18,11 @@
 //   Co-Simulation (--cs): fmi3DoStep from one output time to the next.
 //
 // It writes CSV (`time`, then the outputs in model order) at every
-// output time, as `hbgc run` samples them.
+// output time, as `hbgc run` samples them; with --discrete, then every
+// variable of variability `discrete` (sampled control's discrete states).
 //
 //   fmi_importer DIR --t-end T --dt-out D [--step H] [--cs | --spec-loop] [--tolerance R]
-//                [-p NAME=V]... [--token T]
+//                [-p NAME=V]... [--token T] [--discrete]
 
 #include "../../tools/fmu/fmi3.h"
 
@@ -61,7 +62,7 @@ std::vector<std::string> elements(const std::string &xml, const std::string &tag
 
 struct Description {
   std::string identifier, token;
-  std::vector<std::pair<std::string, fmi3ValueReference>> outputs;
+  std::vector<std::pair<std::string, fmi3ValueReference>> outputs, discretes;
   std::map<std::string, fmi3ValueReference> byName;
   std::size_t states = 0, indicators = 0;
 };
@@ -84,6 +85,8 @@ Description describe(const std::string &dir) {
     auto vr = static_cast<fmi3ValueReference>(std::stoul(attribute(v, "valueReference")));
     names[vr] = attribute(v, "name");
     d.byName[attribute(v, "name")] = vr;
+    if (attribute(v, "variability") == "discrete")
+      d.discretes.emplace_back(names[vr], vr);
   }
   for (const std::string &o : elements(xml, "Output")) {
     auto vr = static_cast<fmi3ValueReference>(std::stoul(attribute(o, "valueReference")));
@@ -166,7 +169,7 @@ void check(fmi3Status s, const char *what) {
 struct Options {
   std::string dir;
   double tEnd = 1, dtOut = 0.01, step = 1e-4, tolerance = 0;
-  bool coSimulation = false, specLoop = false;
+  bool coSimulation = false, specLoop = false, discrete = false;
   std::string token; ///< instead of the description's (to test a wrong one)
   /// `--at T:NAME=V`: set a variable (an input) at output time T, in event
   /// mode (Model Exchange) or between steps (Co-Simulation).
@@ -202,6 +205,8 @@ public:
     std::vector<fmi3ValueReference> vrs;
     for (const auto &o : d_.outputs)
       vrs.push_back(o.second);
+    for (const auto &v : d_.discretes)
+      vrs.push_back(v.second);
     std::vector<double> y(vrs.size());
     check(f_.fmi3GetFloat64(in_, vrs.data(), vrs.size(), y.data(), y.size()), "fmi3GetFloat64");
     std::printf("%.17g", t);
@@ -426,6 +431,8 @@ int main(int argc, char **argv) {
         o.step = std::stod(value());
       else if (a == "--cs")
         o.coSimulation = true;
+      else if (a == "--discrete")
+        o.discrete = true;
       else if (a == "--spec-loop")
         o.specLoop = true;
       else if (a == "--tolerance")
@@ -478,9 +485,13 @@ int main(int argc, char **argv) {
       check(fmu.fmi3SetFloat64(in, &it->second, 1, &v, 1), "fmi3SetFloat64");
     }
     check(fmu.fmi3ExitInitializationMode(in), "fmi3ExitInitializationMode");
+    if (!o.discrete)
+      d.discretes.clear();
     std::printf("time");
     for (const auto &out : d.outputs)
       std::printf(",%s", out.first.c_str());
+    for (const auto &v : d.discretes)
+      std::printf(",%s", v.first.c_str());
     std::printf("\n");
     Master m(fmu, d, in);
     if (o.coSimulation)

@@ -383,6 +383,9 @@ HBG_FMI_EXPORT fmi3Status fmi3GetFloat64(fmi3Instance instance, const fmi3ValueR
       }
       values[k] = dx[v.index];
       break;
+    case fmi::Kind::Discrete:
+      values[k] = in.system->held(in.image->discretes[v.index].second);
+      break;
     case fmi::Kind::Output:
       if (y.empty()) {
         y.resize(L.outputs);

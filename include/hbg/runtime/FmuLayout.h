@@ -4,7 +4,8 @@
 // functions (tools/fmu/Fmu.cpp) and the modelDescription.xml that `hbgc
 // build --fmu` writes (compiler/tooling/FmuExport.cpp): time, the
 // parameter array by slot, the full state, its derivatives, the outputs,
-// the event indicators.
+// the discrete values (sampled control: discrete states), the event
+// indicators.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -19,7 +20,7 @@
 
 namespace hbg::fmi {
 
-enum class Kind { None, Time, Parameter, State, Derivative, Output, Indicator };
+enum class Kind { None, Time, Parameter, State, Derivative, Output, Discrete, Indicator };
 
 struct Variable {
   Kind kind = Kind::None;
@@ -27,7 +28,7 @@ struct Variable {
 };
 
 struct Layout {
-  std::size_t parameters = 0, states = 0, outputs = 0, indicators = 0;
+  std::size_t parameters = 0, states = 0, outputs = 0, discretes = 0, indicators = 0;
   std::vector<std::string> names;
 
   Layout() = default;
@@ -38,7 +39,8 @@ struct Layout {
   /// the combination (runtime FilippovMode).
   explicit Layout(const runtime::ModelImage &image)
       : parameters(image.setup.names.size()), states(image.stateNames.size()),
-        outputs(image.outputNames.size()), indicators(image.switching.numComparisons()) {
+        outputs(image.outputNames.size()), discretes(image.discretes.size()),
+        indicators(image.switching.numComparisons()) {
     std::size_t kinks = 0;
     for (const auto &p : image.programs)
       kinks = std::max(kinks, p->kinkInfo.size());
@@ -56,6 +58,9 @@ struct Layout {
     for (const std::string &n : image.outputNames)
       names.push_back(std::find(names.begin(), names.end(), n) == names.end() ? n
                                                                               : n + " (output)");
+    for (const auto &[n, slot] : image.discretes)
+      names.push_back(std::find(names.begin(), names.end(), n) == names.end() ? n
+                                                                              : n + " (discrete)");
     for (std::size_t k = 0; k < indicators; ++k)
       names.push_back("hbg.indicator[" + std::to_string(k + 1) + "]");
   }
@@ -65,7 +70,8 @@ struct Layout {
     std::size_t at = 0;
     for (auto [k, n] : {std::pair{Kind::Time, std::size_t(1)}, std::pair{Kind::Parameter, parameters},
                         std::pair{Kind::State, states}, std::pair{Kind::Derivative, states},
-                        std::pair{Kind::Output, outputs}, std::pair{Kind::Indicator, indicators}}) {
+                        std::pair{Kind::Output, outputs}, std::pair{Kind::Discrete, discretes},
+                        std::pair{Kind::Indicator, indicators}}) {
       if (k == kind)
         return static_cast<std::uint32_t>(at);
       at += n;
@@ -77,8 +83,8 @@ struct Layout {
   }
   Variable of(std::uint32_t vr) const {
     Variable v;
-    for (Kind k : {Kind::Indicator, Kind::Output, Kind::Derivative, Kind::State, Kind::Parameter,
-                   Kind::Time})
+    for (Kind k : {Kind::Indicator, Kind::Discrete, Kind::Output, Kind::Derivative, Kind::State,
+                   Kind::Parameter, Kind::Time})
       if (vr >= first(k)) {
         v.kind = vr < names.size() ? k : Kind::None;
         v.index = vr - first(k);

@@ -360,6 +360,8 @@ public:
   ~ProgramSystem() override;
 
   std::size_t numHeld() const override { return p_.size() - np_; }
+  /// Held value k as the run last set it.
+  double held(std::size_t k) const { return p_[np_ + k]; }
   void setHeld(const double *values) override;
   Mode *mode(const std::vector<std::uint32_t> &q, std::string &why) override;
   bool storedEnergy(double t, const double *X, double *energy) override;
