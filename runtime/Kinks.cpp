@@ -186,6 +186,23 @@ void Run::chooseTimeFloors(Mode &m) {
   double delta = 1e-6 * stepScale();
   call(m.kinkArguments(t_, x.data(), c.data()), m, "kinks");
   call(m.kinkArguments(t_ + delta, x.data(), later.data()), m, "kinks");
+  // Sign kinks of time alone first, on the side time moves into: a floor's
+  // argument may read one (a clock that starts later than the run:
+  // compiler/sema/Sampled.cpp), and so may what values are held.
+  bool signs = false;
+  for (std::uint32_t k : m.timeComparisons()) {
+    if (k < nc || k - nc >= nk || m.kinkFloor(k - nc))
+      continue;
+    std::size_t i = k - nc;
+    double move = later[i] - c[i];
+    bool on = c[i] == 0 || std::abs(c[i]) <= 1e-6 * std::abs(move);
+    m.setBranch(i, on && move != 0 ? signOf(move) : signOf(c[i]));
+    signs = true;
+  }
+  if (signs) {
+    call(m.kinkArguments(t_, x.data(), c.data()), m, "kinks");
+    call(m.kinkArguments(t_ + delta, x.data(), later.data()), m, "kinks");
+  }
   for (std::uint32_t k : m.timeComparisons()) {
     if (k < nc || k - nc >= nk || !m.kinkFloor(k - nc))
       continue;

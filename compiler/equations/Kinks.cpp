@@ -201,8 +201,11 @@ void extractKinks(EquationSystem &sys) {
   for (std::size_t k = 0; k < ticks.size(); ++k) {
     r.rewrite(ticks[k]);
     tickOf[sys.clocks[k].tick.index] = ticks[k];
+    // The phase as the kink reads it (its start's own kink a branch).
+    sym::ExprId phase = sys.clocks[k].phase;
+    r.rewrite(phase);
     for (Kink &kink : sys.kinks)
-      if (kink.floor && kink.argument == sys.clocks[k].phase)
+      if (kink.floor && kink.argument == phase)
         kink.text = sys.clocks[k].name;
   }
   // An edge's signal is its kinks, with the branches the run chose as the

@@ -86,9 +86,15 @@ void Analyzer::lowerDiscrete(const ast::Signal &s, Signal &sig) {
     return;
   }
   // Clocks of the same period and start are one clock (the DAG is
-  // hash-consed: equal phases are one node).
-  sym::ExprId phase =
-      ctx().div(ctx().sub(ctx().time(), start), ctx().max(period, ctx().constant(0)));
+  // hash-consed: equal phases are one node). Before the start the phase
+  // is -1/2, whose floor no tick reaches: a clock that starts later than
+  // a period after the run makes no events at the integers its phase
+  // would cross below 0 (its own kink at the start is the first tick's
+  // instant).
+  sym::ExprId since = ctx().sub(ctx().time(), start);
+  sym::ExprId phase = ifNotNegative(ctx(), since,
+                                    ctx().div(since, ctx().max(period, ctx().constant(0))),
+                                    ctx().constant(-0.5));
   std::uint32_t clock = UINT32_MAX;
   for (std::uint32_t k = 0; k < g_.held.size(); ++k)
     if (g_.held[k].kind == Held::Kind::Clock && g_.held[k].value == phase)

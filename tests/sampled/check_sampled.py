@@ -4,7 +4,8 @@
 check_sampled.py HBGC MODELS_DIR
 
 - registers.hbg: counters, a unit delay, a wrapping counter and a
-  sample-and-hold of sin with a clock that starts late, in closed form.
+  sample-and-hold of sin with a clock that starts late, in closed form,
+  and events at the ticks alone.
 - buck_pi.hbg: a synchronous buck converter under a PI controller sampled
   at its switching frequency, against the exact sampled-data closed loop:
   per period, the controller's recurrence on the sampled output voltage,
@@ -17,8 +18,10 @@ output grid only).
 import csv
 import io
 import math
+import os
 import subprocess
 import sys
+import tempfile
 
 import numpy as np
 from scipy.linalg import expm
@@ -61,7 +64,19 @@ def check_registers(hbgc, models):
         worst = max(worst, abs(row[col["z"]] - z))
     if worst > 1e-12:
         fail(f"registers: z differs from the held sine by {worst:.3g}")
-    print(f"registers: counters exact, held sine within {worst:.2g}")
+    # Events at the ticks only: z's clock, which starts 2.5 periods into
+    # the run, makes none at the integers its phase would cross below 0
+    # (t = 0.05, 0.15). The tick at the start is held as the run starts.
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "events.csv")
+        run(hbgc, models + "/registers.hbg", "--events", path)
+        with open(path) as f:
+            times = sorted({float(r["time"]) for r in csv.DictReader(f)})
+    ticks = sorted({round(0.1 * k, 12) for k in range(1, 11)} | {round(0.25 + 0.1 * k, 12) for k in range(8)})
+    if len(times) != len(ticks) or any(abs(a - b) > 1e-12 for a, b in zip(times, ticks)):
+        fail(f"registers: events at {times}, expected the ticks {ticks}")
+    print(f"registers: counters exact, held sine within {worst:.2g}, "
+          f"{len(times)} events, all at ticks")
 
 
 def buck_reference(times, delay=0, Vin=12.0, L=100e-6, C=100e-6, R=5.0, fs=20e3, Vref=5.0,
