@@ -35,6 +35,7 @@ const char *const kLoopColours[] = {"darkorange", "blue3", "green4", "magenta3",
                                     "goldenrod3"};
 const char *const kDerivative = "red3";
 const char *const kOff = "gray55";
+const char *const kPseudo = "sienna";
 
 struct Cluster {
   std::string type;
@@ -78,6 +79,14 @@ std::string dot(const bg::BondGraph &g, const causality::CausalAssignment &ca,
     legend.push_back(std::string(colour) + ": algebraic loop " + std::to_string(loop) + " (" +
                      bg::pathText(g, c.path) + ")");
   }
+
+  // A pseudo bond graph's bonds (temperature and heat flow) are drawn in a
+  // colour of their own: they carry no power.
+  bool pseudo = false;
+  for (const bg::Bond &b : g.bonds)
+    pseudo = pseudo || g.element(b.from).pseudo;
+  if (pseudo)
+    legend.push_back(std::string(kPseudo) + ": pseudo bond graph (temperature, heat flow: no power)");
 
   // Clusters: the instance paths that prefix element names.
   std::map<std::string, std::string> typeOf;
@@ -175,6 +184,8 @@ std::string dot(const bg::BondGraph &g, const causality::CausalAssignment &ca,
       os << ", style=dashed, color=" << kOff << ", fontcolor=" << kOff;
     else if (!bondColour[b].empty())
       os << ", color=" << bondColour[b] << ", fontcolor=" << bondColour[b] << ", penwidth=2";
+    else if (g.element(bond.from).pseudo)
+      os << ", color=" << kPseudo << ", fontcolor=" << kPseudo;
     os << "];\n";
   }
   os << "}\n";

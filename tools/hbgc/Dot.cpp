@@ -121,8 +121,9 @@ Runner declareDot(CLI::App *cmd, Common &common) {
       "direction of positive power, with its causal stroke at the end whose element receives "
       "the effort. Switched junctions are boxed with the state they are in (OFF ones dashed, "
       "with their bonds); storage in derivative causality is red; each algebraic loop has a "
-      "colour of its own; component instances are clusters. A legend names the mode, the "
-      "derivative storage and each loop's path (docs/cli.md).");
+      "colour of its own; the bonds of a pseudo bond graph (thermal) are brown; component "
+      "instances are clusters. A legend names the mode, the derivative storage and each loop's "
+      "path (docs/cli.md).");
   auto a = std::make_shared<DotArgs>();
   addModelArguments(*cmd, a->file, common);
   addModeOption(*cmd, a->mode,
