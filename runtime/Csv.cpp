@@ -58,9 +58,12 @@ void writeCsv(std::ostream &os, const std::vector<std::string> &names,
 
 void writeEventsCsv(std::ostream &os, const std::vector<Event> &events,
                     const std::vector<std::string> &stateNames,
-                    const std::vector<std::string> &outputNames) {
+                    const std::vector<std::string> &outputNames,
+                    const std::vector<std::string> &discreteNames) {
   os << "event,time,phase,mode,transitions,energy,removed";
   for (const std::string &n : stateNames)
+    os << "," << csvField(n);
+  for (const std::string &n : discreteNames)
     os << "," << csvField(n);
   // The outputs that are not a state already (`output c.q;`), nor named
   // like a column before them.
@@ -69,6 +72,8 @@ void writeEventsCsv(std::ostream &os, const std::vector<Event> &events,
                                           "transitions", "energy", "removed"};
   for (std::size_t i = 0; i < outputNames.size(); ++i)
     if (std::find(stateNames.begin(), stateNames.end(), outputNames[i]) == stateNames.end() &&
+        std::find(discreteNames.begin(), discreteNames.end(), outputNames[i]) ==
+            discreteNames.end() &&
         std::find(fixed.begin(), fixed.end(), outputNames[i]) == fixed.end()) {
       outputs.push_back(i);
       os << "," << csvField(outputNames[i]);
@@ -96,6 +101,14 @@ void writeEventsCsv(std::ostream &os, const std::vector<Event> &events,
       number(ev.removed);
     for (double v : x)
       os << "," << exactText(v);
+    const std::vector<double> *d = after                   ? &ev.discreteAfter
+                                   : &x == &ev.before ? &ev.discreteBefore
+                                                           : nullptr;
+    for (std::size_t i = 0; i < discreteNames.size(); ++i) {
+      os << ",";
+      if (d && i < d->size())
+        os << exactText((*d)[i]);
+    }
     // The outputs where the run was in a real mode with this state:
     // before and after (empty in between).
     const std::vector<double> *y = after                   ? &ev.outputsAfter

@@ -16,6 +16,11 @@ const std::vector<std::uint32_t> &System::integralStates() const {
   return none;
 }
 
+const std::vector<std::pair<std::string, std::uint32_t>> &System::discretes() const {
+  static const std::vector<std::pair<std::string, std::uint32_t>> none;
+  return none;
+}
+
 const std::vector<PowerElement> &System::powerElements() const {
   static const std::vector<PowerElement> none;
   return none;

@@ -68,6 +68,8 @@ void Run::recycle(Event &ev) {
   ev.after.clear();
   ev.outputsBefore.clear();
   ev.outputsAfter.clear();
+  ev.discreteBefore.clear();
+  ev.discreteAfter.clear();
   ev.energyBefore.clear();
   ev.energyAfter.clear();
   ev.junctionsSwitched.clear();
@@ -104,6 +106,7 @@ bool Run::iterateModes(const std::vector<double> *yBefore) {
   std::vector<std::uint32_t> &qBefore = buf_.qBefore;
   qBefore = q_;
   energyBefore(ev);
+  discreteValues(ev.discreteBefore);
   // The a priori values of the event: what `pre(...)` holds from now on.
   Mode &fromMode = mode(q_);
   std::vector<double> fromBranches;
@@ -310,6 +313,7 @@ bool Run::iterateModes(const std::vector<double> *yBefore) {
     enterSlide(from, ev);
   ev.after = X_;
   outputsNow(ev.outputsAfter);
+  discreteValues(ev.discreteAfter);
   buf_.yAfter = ev.outputsAfter;
   yAfterKept_ = true;
   auditEnergy(ev);

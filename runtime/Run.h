@@ -114,6 +114,8 @@ private:
   /// `edge(b)` clocks record b and their discrete values update; whether
   /// one did (System::settleSlot).
   bool settleEdges(Mode &m);
+  /// The discrete values (System::discretes()) as the run holds them.
+  void discreteValues(std::vector<double> &out) const;
   /// Both sides of every guard comparison, in `m` at X.
   /// (`evaluated`: m's text when it is not the mode the run is in.)
   void guardSides(Mode &m, std::vector<double> &sides, const std::string *evaluated = nullptr);

@@ -312,6 +312,13 @@ void Run::holdValues(Mode &m) {
   sys_.setHeld(buf_.held.data());
 }
 
+void Run::discreteValues(std::vector<double> &out) const {
+  const auto &d = sys_.discretes();
+  out.resize(d.size());
+  for (std::size_t i = 0; i < d.size(); ++i)
+    out[i] = d[i].second < buf_.held.size() ? buf_.held[d[i].second] : 0.0;
+}
+
 bool Run::settleEdges(Mode &m) {
   std::int64_t slot = sys_.settleSlot();
   if (slot < 0)

@@ -24,7 +24,9 @@ public:
     return m_.powerElements;
   }
   void runSpan(double t0, double tEnd) override { m_.tiers->runSpan(t0, tEnd); }
-  bool sampled() const override;
+  const std::vector<std::pair<std::string, std::uint32_t>> &discretes() const override {
+    return discretes_;
+  }
   std::int64_t settleSlot() const override;
   const std::vector<std::uint32_t> &integralStates() const override { return integrals_; }
 
@@ -36,6 +38,7 @@ private:
   const Model &model_;
   const Model::Impl &m_;
   std::vector<std::uint32_t> integrals_;
+  std::vector<std::pair<std::string, std::uint32_t>> discretes_;
 };
 
 } // namespace hbg

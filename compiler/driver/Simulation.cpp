@@ -157,6 +157,8 @@ Result Simulation::run() const {
   std::vector<double> x0 = model_.initialState(p);
   SimulationOptions o = withNominal(opts_, model_, p);
   CompiledSystem system(model_, std::move(p));
+  for (const auto &[name, slot] : system.discretes())
+    r.discreteNames.push_back(name);
   runtime::simulate(system, x0, o, r);
   if (!r.error.empty())
     r.error = r.errorText(model_.name());
@@ -185,7 +187,8 @@ void Result::writeCsv(std::ostream &os) const { runtime::writeCsv(os, names, col
 void Result::writeEventsCsv(std::ostream &os) const {
   runtime::writeEventsCsv(os, events, stateNames,
                           std::vector<std::string>(names.begin() + (names.empty() ? 0 : 1),
-                                                   names.end()));
+                                                   names.end()),
+                          discreteNames);
 }
 
 } // namespace hbg

@@ -283,8 +283,9 @@ class Result : public runtime::RunRecord {
 public:
   /// Column names: "time" first, then the outputs in model order.
   std::vector<std::string> names;
-  /// The names of the state entries (the event log's columns).
-  std::vector<std::string> stateNames;
+  /// The names of the state entries and of the discrete values (the event
+  /// log's columns; Event::discreteBefore, discreteAfter).
+  std::vector<std::string> stateNames, discreteNames;
   /// Modes compiled during the run, and the time spent compiling modes
   /// and Jacobians (for the stiff method) versus the whole run.
   std::size_t modesCompiled = 0;

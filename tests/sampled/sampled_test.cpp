@@ -127,6 +127,37 @@ model Count {
   }
 }
 
+TEST_CASE("the event log carries the discrete values before and after each tick") {
+  hbg::Model m = hbg::Compiler().compileString(R"(
+model Count {
+    discrete n(10) when sample(1) = n + 1;
+    discrete twice(0) when sample(1) = 2 * n;
+    signal x = integral(n);
+    output x;
+}
+)",
+                                               "count.hbg");
+  hbg::SimulationOptions o;
+  o.tEnd = 3.5;
+  hbg::Result r = hbg::Simulation(m, o).run();
+  REQUIRE(r.ok());
+  CHECK(r.discreteNames == std::vector<std::string>{"n", "twice"});
+  // The tick at 0 is held as the run starts; ticks 1, 2, 3 are events,
+  // each updating both from the values before it.
+  REQUIRE(r.events.size() == 3);
+  for (std::size_t k = 0; k < 3; ++k) {
+    double n = 11 + double(k);
+    CHECK(r.events[k].time == doctest::Approx(k + 1).epsilon(1e-12));
+    CHECK(r.events[k].discreteBefore == std::vector<double>{n, 2 * (n - 1)});
+    CHECK(r.events[k].discreteAfter == std::vector<double>{n + 1, 2 * n});
+  }
+  std::ostringstream csv;
+  r.writeEventsCsv(csv);
+  CHECK(csv.str().rfind("event,time,phase,mode,transitions,energy,removed,x.integral,n,twice,x\n", 0) == 0);
+  CHECK(csv.str().find(",before,\"\",\"sample(1): branch 0 -> 1\",,,11,11,20,11\n") !=
+        std::string::npos);
+}
+
 TEST_CASE("discrete values and their clocks are reported by sema") {
   hbg::Compiler c;
   CHECK_THROWS_WITH_AS(c.compileString("model M { discrete x when 1 = 2; output x; }", "m.hbg"),

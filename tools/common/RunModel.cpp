@@ -138,8 +138,11 @@ int runModel(runtime::ProgramSystem &system, const std::vector<double> &x0,
   bool written = full.empty();
   written &= files.trajectory().finish();
   if (!ro.events.empty()) {
+    std::vector<std::string> discretes;
+    for (const auto &[name, slot] : system.discretes())
+      discretes.push_back(name);
     runtime::writeEventsCsv(files.events().stream(), r.events, subject.stateNames,
-                            subject.outputNames);
+                            subject.outputNames, discretes);
     written &= files.events().finish();
   }
   if (plot) {

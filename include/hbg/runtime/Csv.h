@@ -35,10 +35,12 @@ void writeCsv(std::ostream &os, const std::vector<std::string> &names,
 /// mode, each `remap` iteration, `after`) with the energy stored in that
 /// row's state, on the `after` row the energy the jump removed, then the
 /// state (named `stateNames`), then on the `before` and `after` rows the
-/// outputs (named `outputNames`).
+/// discrete values (named `discreteNames`) and the outputs (named
+/// `outputNames`, but for those a state or a discrete value has named).
 void writeEventsCsv(std::ostream &os, const std::vector<Event> &events,
                     const std::vector<std::string> &stateNames,
-                    const std::vector<std::string> &outputNames);
+                    const std::vector<std::string> &outputNames,
+                    const std::vector<std::string> &discreteNames = {});
 
 /// The same as a table for people: columns 16 wide, 8 significant digits.
 void writeTableHeader(std::ostream &os, const std::vector<std::string> &names);

@@ -99,7 +99,9 @@ public:
   const std::vector<std::string> &stateNames() const override { return image_.stateNames; }
   const std::vector<std::string> &outputNames() const override { return image_.outputNames; }
   const Switching &switching() const override { return image_.switching; }
-  bool sampled() const override { return !image_.discretes.empty(); }
+  const std::vector<std::pair<std::string, std::uint32_t>> &discretes() const override {
+    return image_.discretes;
+  }
   std::int64_t settleSlot() const override { return image_.settleSlot; }
 
 protected:

@@ -103,6 +103,9 @@ struct Event {
   /// calls its variables (a coil's current, a capacitor's voltage) where
   /// the states are its storage's charges and momenta.
   std::vector<double> outputsBefore, outputsAfter;
+  /// The discrete values (System::discretes()) before and after: a tick
+  /// or an edge in the event sets them.
+  std::vector<double> discreteBefore, discreteAfter;
   /// Iterative remapping: the state after each iteration.
   std::vector<std::vector<double>> remapIterations;
   /// The energy audit (System::storedEnergy()): the energy of each slot of

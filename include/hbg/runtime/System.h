@@ -179,9 +179,12 @@ public:
   /// from then on).
   virtual std::size_t numHeld() const = 0;
   virtual void setHeld(const double *values) = 0;
-  /// Whether some held values are discrete values of sampled control
-  /// (state of their own, not functions of the state): false by default.
-  virtual bool sampled() const { return false; }
+  /// The discrete values of sampled control (state of their own, not
+  /// functions of the state), by name, with their held slots: none by
+  /// default.
+  virtual const std::vector<std::pair<std::string, std::uint32_t>> &discretes() const;
+  /// Whether the model has discrete values.
+  bool sampled() const { return !discretes().empty(); }
   /// `when edge(b)`: the held slot the run sets to 1 for a second call of
   /// the held function once an event has settled (its modes, kinks and
   /// jumps chosen), where edge-clocked discrete values update; the slot
