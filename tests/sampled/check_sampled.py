@@ -149,7 +149,8 @@ def check_buck(hbgc, models, name="buck_pi", delay=0, xi_scale=1.0, Kp=0.02, Ki=
 
 
 def check_blocks(hbgc, models):
-    """ZeroOrderHold, UnitDelay, Mean and DiscretePI in closed form."""
+    """ZeroOrderHold, UnitDelay, Mean, DiscretePI and DiscreteIntegrator
+    in closed form."""
     header, d = run(hbgc, models + "/blocks.hbg")
     col = {name: k for k, name in enumerate(header)}
     worst = {"hold.y": 0.0, "delay.y": 0.0, "mean.y": 0.0}
@@ -181,6 +182,11 @@ def check_blocks(hbgc, models):
         if abs(row[col["ctl.x"]] - x) > 1e-12 or abs(row[col["ctl.y"]] - y) > 1e-12:
             fail(f"blocks: DiscretePI at {t}: x {row[col['ctl.x']]} y {row[col['ctl.y']]}, "
                  f"expected {x} and {y}")
+        # DiscreteIntegrator: y0 = 1 grows by k T u = 0.2 a tick, ticks 0
+        # to 9; `clear` holds at the tick at 1.0 alone, which resets it.
+        acc = 1 + 0.2 * (n + 1) if n < 10 else 1 + 0.2 * (n - 10)
+        if abs(row[col["acc.y"]] - acc) > 1e-12:
+            fail(f"blocks: DiscreteIntegrator at {t}: {row[col['acc.y']]}, expected {acc}")
     # The hold and the delay read sin at tick times the run lands on to a
     # few ulps; the mean's integral is the integrator's (rtol 1e-6).
     print("blocks: worst " + ", ".join(f"{k} {v:.2g}" for k, v in worst.items()))
