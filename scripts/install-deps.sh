@@ -11,6 +11,9 @@ packages=(
   libopenmpi-dev openmpi-bin
   libsundials-dev
   python3 python3-scipy graphviz
+  # The Python module (docs/python.md), its tests and its notebook.
+  python3-dev pybind11-dev python3-numpy python3-pytest python3-pandas python3-matplotlib
+  python3-nbconvert python3-ipykernel
 )
 
 missing=()

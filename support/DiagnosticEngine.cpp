@@ -76,13 +76,18 @@ Diagnostic DiagnosticEngine::make(DiagKind kind, SourceRange range,
     return Diagnostic{kind, diagKindSeverity(kind), range, formatMessage(diagKindFormat(kind), args), {}};
 }
 
+std::vector<Diagnostic> DiagnosticEngine::notesOf(const Diagnostic &d) const {
+  std::vector<Diagnostic> notes = d.notes;
+  if (context_)
+    for (Diagnostic &n : context_(d))
+      notes.push_back(std::move(n));
+  return notes;
+}
+
 std::string DiagnosticEngine::render(const Diagnostic &d) const {
   std::string out = renderOne(d);
-  for (const Diagnostic &n : d.notes)
+  for (const Diagnostic &n : notesOf(d))
     out += renderOne(n);
-  if (context_)
-    for (const Diagnostic &n : context_(d))
-      out += renderOne(n);
   return out;
 }
 

@@ -41,6 +41,40 @@ Model driver::compileModel(const Compiler &compiler, std::shared_ptr<SourceManag
   return Model(std::move(impl));
 }
 
+namespace driver {
+
+namespace {
+CompileDiagnostic placed(const DiagnosticEngine &diags, const SourceManager &sm,
+                         const Diagnostic &d, bool withNotes) {
+  static const char *const kSeverity[] = {"error", "warning", "note"};
+  CompileDiagnostic out;
+  if (d.range.valid()) {
+    out.file = sm.name(d.range.begin.file);
+    LineCol lc = sm.lineCol(d.range.begin);
+    out.line = lc.line;
+    out.column = lc.column;
+  }
+  out.kind = diagKindName(d.kind);
+  out.severity = kSeverity[static_cast<int>(d.severity)];
+  out.message = d.message;
+  if (withNotes) {
+    out.rendered = diags.render(d);
+    for (const Diagnostic &n : diags.notesOf(d))
+      out.notes.push_back(placed(diags, sm, n, false));
+  }
+  return out;
+}
+} // namespace
+
+CompileError compileError(const DiagnosticEngine &diags, const SourceManager &sources) {
+  std::vector<CompileDiagnostic> all;
+  for (const Diagnostic &d : diags.diagnostics())
+    all.push_back(placed(diags, sources, d, true));
+  return CompileError(diags.renderAll(), std::move(all));
+}
+
+} // namespace driver
+
 Model Compiler::compileString(const std::string &text, const std::string &name) const {
   auto sm = std::make_shared<SourceManager>();
   std::uint32_t file = sm->addBuffer(name, text);
@@ -51,7 +85,7 @@ Model Compiler::compileString(const std::string &text, const std::string &name) 
   pipeline.parameters = opts_.parameters;
   driver::FrontendResult r = driver::runFrontend(*sm, file, diags, pipeline);
   if (diags.hasErrors() || !r.equations)
-    throw CompileError(diags.renderAll());
+    throw driver::compileError(diags, *sm);
   return driver::compileModel(*this, sm, std::move(*r.graph), std::move(*r.equations),
                               diags.context());
 }
@@ -62,7 +96,7 @@ Model Compiler::compileFile(const std::string &path) const {
     SourceManager sm;
     DiagnosticEngine diags(sm);
     diags.report(DiagKind::CannotOpenFile, {}, {path, why});
-    throw CompileError(diags.renderAll());
+    throw driver::compileError(diags, sm);
   }
   return compileString(text, path);
 }

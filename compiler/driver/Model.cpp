@@ -42,7 +42,7 @@ void Model::compileMode(const std::string &text) const {
     SourceManager sm;
     DiagnosticEngine diags(sm);
     driver::reportModeError(*impl_->graph, err, diags);
-    throw CompileError(diags.renderAll());
+    throw driver::compileError(diags, sm);
   }
   impl_->modeCode(mode);
 }

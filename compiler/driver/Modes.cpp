@@ -141,7 +141,7 @@ std::shared_ptr<ModeCode> Model::Impl::modeCode(const bg::Mode &mode) const {
     if (ca && !diags.hasErrors())
       sys = eq::buildEquations(*graph, *ca, mode, diags, equationOptions);
     if (!sys || diags.hasErrors())
-      throw CompileError(diags.renderAll());
+      throw driver::compileError(diags, *sources);
     m = hbg::compileMode(std::move(*sys), tiers, true, true);
   }
   m->modeName = bg::modeText(*graph, mode);

@@ -23,6 +23,7 @@
 #include "hbg_build_config.h"
 
 #include <cstdio>
+#include <dlfcn.h>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -151,7 +152,13 @@ int runProgram(const std::vector<std::string> &args, const std::string &log,
 std::vector<std::string> libraries(const std::vector<std::string> &build,
                                    const std::vector<std::string> &install) {
   std::error_code ec;
+  // The file this code is in: the program, or the shared object that
+  // carries the compiler into another (the Python module).
   fs::path self = fs::canonical("/proc/self/exe", ec);
+  Dl_info info;
+  if (dladdr(reinterpret_cast<void *>(&libraries), &info) != 0 && info.dli_fname &&
+      info.dli_fname[0] == '/')
+    self = fs::canonical(info.dli_fname, ec);
   fs::path tree = fs::weakly_canonical(kBuildTree, ec);
   std::string s = self.string(), t = tree.string();
   bool inBuild = !t.empty() && s.compare(0, t.size(), t) == 0 &&

@@ -74,10 +74,36 @@ struct SteadyOptions {
 struct SteadyState;
 struct FrequencyResponse;
 
-/// Compilation failed; what() is the rendered diagnostics.
+/// One diagnostic of a failed compilation, with its place in the source.
+struct CompileDiagnostic {
+  /// The file (compileFile's path, compileString's name, a library's
+  /// file for a line inside a component); empty for a diagnostic with no
+  /// place (a file that cannot be read).
+  std::string file;
+  /// 1-based; 0 without a place.
+  unsigned line = 0, column = 0;
+  /// Its kind, as DiagnosticKinds.def names it (`UnknownName`), and its
+  /// severity: "error", "warning" or "note".
+  std::string kind, severity;
+  /// The message alone, and as hbgc prints it: `file:line:col: error:
+  /// message`, the source line and a caret, then its notes.
+  std::string message, rendered;
+  /// Its notes (where a name was declared first, the instance a line
+  /// inside a component belongs to), each with its place.
+  std::vector<CompileDiagnostic> notes;
+};
+
+/// Compilation failed; what() is the rendered diagnostics, diagnostics()
+/// each of them with its place.
 class CompileError : public std::runtime_error {
 public:
   using std::runtime_error::runtime_error;
+  CompileError(const std::string &what, std::vector<CompileDiagnostic> diagnostics)
+      : std::runtime_error(what), diagnostics_(std::move(diagnostics)) {}
+  const std::vector<CompileDiagnostic> &diagnostics() const { return diagnostics_; }
+
+private:
+  std::vector<CompileDiagnostic> diagnostics_;
 };
 
 /// A compiled model. A cheap, shared handle: copies refer to the same JIT

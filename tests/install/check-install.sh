@@ -56,4 +56,15 @@ hidden ./r1 --t-end 1 --dt-out 1 | tail -1 | grep -q '^1,0.5$' || { echo "instal
 hidden env HBG_PATH= "$scratch/prefix/bin/hbgc" build r1.hbg --fmu -o r1.fmu
 python3 -m zipfile -l r1.fmu | grep -q 'binaries/x86_64-linux/R1.so' ||
   { echo "installed build: no FMU binary"; exit 1; }
+# The installed Python module, when the build made one: it imports from
+# the prefix's site-packages and finds the standard library there.
+site=$(ls -d "$scratch"/prefix/lib/python3*/site-packages 2> /dev/null | head -1 || true)
+if [ -n "$site" ] && [ -e "$site/hbg/__init__.py" ]; then
+  out=$(hidden env HBG_PATH= PYTHONPATH="$site" /usr/bin/python3 -c '
+import hbg
+r = hbg.compile("r1.hbg").simulate(t_end=1, dt_out=1)
+print(r["i"][-1])')
+  [ "$out" = "0.5" ] || { echo "installed Python module: unexpected output: $out"; exit 1; }
+  echo "installed Python module checked"
+fi
 echo "installation checked"

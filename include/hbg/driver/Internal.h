@@ -19,6 +19,10 @@ class SourceManager;
 
 namespace hbg::driver {
 
+/// The error of a failed compilation: every diagnostic `diags` holds,
+/// rendered and with its place (CompileError::diagnostics()).
+CompileError compileError(const DiagnosticEngine &diags, const SourceManager &sources);
+
 /// The equations `model` was compiled from (of its initial mode). Code
 /// that reads their expression store while others simulate the model
 /// takes `ctx->mutex()`.

@@ -132,6 +132,8 @@ public:
   using ContextFn = std::function<std::vector<Diagnostic>(const Diagnostic &)>;
   void setContext(ContextFn fn) { context_ = std::move(fn); }
   const ContextFn &context() const { return context_; }
+  /// The notes rendered after `d`: its own, then the context's.
+  std::vector<Diagnostic> notesOf(const Diagnostic &d) const;
   /// A diagnostic of `kind` at `range`, not reported (for ContextFn).
   static Diagnostic make(DiagKind kind, SourceRange range, std::initializer_list<DiagArg> args = {});
 
