@@ -12,9 +12,15 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "hbg/driver/Internal.h"
+#include "hbg/driver/Pipeline.h"
 #include "hbg/hbg.h"
+#include "hbg/support/Source.h"
 #include "hbg/tooling/Build.h"
+#include "hbg/tooling/Dot.h"
+#include "../tools/common/Plot.h"
 
+#include <pybind11/complex.h>
 #include <pybind11/functional.h>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -224,6 +230,112 @@ py::dict eventDict(const hbg::Event &ev) {
   return d;
 }
 
+/// A rows x cols row-major matrix as a 2-D NumPy array.
+py::array_t<double> matrix(const std::vector<double> &v, std::size_t rows, std::size_t cols) {
+  py::array_t<double> a({static_cast<py::ssize_t>(rows), static_cast<py::ssize_t>(cols)});
+  std::copy(v.begin(), v.end(), a.mutable_data());
+  return a;
+}
+
+py::dict linearModel(const hbg::LinearModel &m) {
+  std::size_t n = m.states.size(), k = m.inputs.size(), p = m.outputs.size();
+  py::dict d;
+  d["states"] = m.states;
+  d["inputs"] = m.inputs;
+  d["outputs"] = m.outputs;
+  d["A"] = matrix(m.a, n, n);
+  d["B"] = matrix(m.b, n, k);
+  d["C"] = matrix(m.c, p, n);
+  d["D"] = matrix(m.d, p, k);
+  py::array_t<std::complex<double>> poles(static_cast<py::ssize_t>(m.poles.size()));
+  std::copy(m.poles.begin(), m.poles.end(), poles.mutable_data());
+  d["poles"] = poles;
+  d["time"] = m.time;
+  d["mode"] = m.mode;
+  return d;
+}
+
+hbg::SteadyOptions steadyOptions(py::object period, std::size_t rowsPerPeriod, bool losses) {
+  hbg::SteadyOptions o;
+  if (!period.is_none())
+    o.period = period.cast<double>();
+  o.rowsPerPeriod = rowsPerPeriod;
+  o.losses = losses;
+  return o;
+}
+
+py::dict steadyState(hbg::SteadyState &s) {
+  py::dict d;
+  d["ok"] = s.ok();
+  d["error"] = s.error;
+  d["failure"] = failureDict(s.failure);
+  d["period"] = s.period;
+  d["residual"] = s.residual;
+  auto rows = std::make_shared<hbg::Result>(std::move(s.rows));
+  d["rows"] = rows;
+  py::dict figures;
+  const std::vector<std::string> &names = rows->names;
+  for (std::size_t i = 0; i < s.figures.size() && i + 1 < names.size(); ++i) {
+    py::dict f;
+    f["mean"] = s.figures[i].mean;
+    f["rms"] = s.figures[i].rms;
+    f["min"] = s.figures[i].min;
+    f["max"] = s.figures[i].max;
+    figures[py::str(names[i + 1])] = f;
+  }
+  d["figures"] = figures;
+  d["modes"] = s.modes;
+  d["mode_phases"] = s.modePhases;
+  d["multipliers"] = s.multipliers;
+  d["state"] = array(s.state);
+  d["start_time"] = s.startTime;
+  py::dict losses;
+  for (std::size_t i = 0; i < s.losses.elements.size() && i < s.losses.mean.size(); ++i)
+    losses[py::str(s.losses.elements[i].path)] = s.losses.mean[i];
+  if (!s.losses.elements.empty())
+    losses["events"] = s.losses.eventLoss;
+  d["losses"] = losses;
+  d["transient_periods"] = s.transientPeriods;
+  d["periods_simulated"] = s.periodsSimulated;
+  return d;
+}
+
+/// The bond graph of the model `text` in `mode`, in Graphviz's DOT
+/// language, as `hbgc dot` draws it.
+std::string dotText(const std::string &text, const std::string &name, const Overrides &parameters,
+                    const std::vector<std::string> &libPath, const std::string &mode) {
+  hbg::SourceManager sm;
+  std::uint32_t file = sm.addBuffer(name, text);
+  hbg::DiagnosticEngine diags(sm);
+  hbg::driver::PipelineOptions o;
+  o.stopAfter = hbg::driver::Stage::Causality;
+  o.mode = mode;
+  o.libPath = libPath;
+  o.parameters = parameters;
+  hbg::driver::FrontendResult fe = hbg::driver::runFrontend(sm, file, diags, o);
+  if (diags.hasErrors() || !fe.graph || !fe.causality)
+    throw hbg::driver::compileError(diags, sm);
+  return hbg::driver::dot(*fe.graph, *fe.causality, fe.ast->instances);
+}
+
+/// A run's outputs against time, with its events and modes, as `hbgc run
+/// --plot` draws them (SVG).
+std::string plotSvg(const hbg::Result &r, const std::string &title, bool together) {
+  if (r.columns.empty() || r.columns[0].empty())
+    return "";
+  const std::vector<double> &t = r.columns[0];
+  hbg::tools::Plot plot(r.names, t.front(), t.back());
+  std::vector<double> row(r.columns.size());
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    for (std::size_t c = 0; c < row.size(); ++c)
+      row[c] = r.columns[c][i];
+    plot.row(row.data());
+  }
+  for (const hbg::Event &ev : r.events)
+    plot.event(ev.time, ev.modes.front(), ev.modes.back());
+  return plot.svg({title, together, true, true});
+}
+
 py::list eventList(const std::vector<hbg::Event> &events) {
   py::list out;
   for (const hbg::Event &ev : events)
@@ -251,7 +363,8 @@ PYBIND11_MODULE(_hbg, m) {
       py::object error = compileErrorClass(e.what(), diagnostics);
       PyErr_SetObject(compileErrorClass.ptr(), error.ptr());
     } catch (const hbg::SimulationError &e) {
-      py::object error = simulationErrorClass(e.what(), failureDict(e.diagnostic()), py::none());
+      py::object error =
+          simulationErrorClass(e.what(), failureDict(e.diagnostic()), py::none(), e.details());
       PyErr_SetObject(simulationErrorClass.ptr(), error.ptr());
     }
   });
@@ -283,6 +396,51 @@ PYBIND11_MODULE(_hbg, m) {
              if (e.method)
                out["method"] = hbg::runtime::methodName(*e.method);
              return out;
+           })
+      .def("linearize",
+           [](const hbg::Model &model, double at, const std::string &mode,
+              const Overrides &parameters) {
+             hbg::LinearModel m;
+             {
+               py::gil_scoped_release released;
+               m = model.linearize(at, mode, parameters);
+             }
+             return linearModel(m);
+           })
+      .def("steady",
+           [](const hbg::Model &model, const Overrides &parameters, py::object period,
+              std::size_t rowsPerPeriod, bool losses) {
+             hbg::SteadyOptions o = steadyOptions(period, rowsPerPeriod, losses);
+             hbg::SteadyState s;
+             {
+               py::gil_scoped_release released;
+               s = model.steady(parameters, o);
+             }
+             return steadyState(s);
+           })
+      .def("ac",
+           [](const hbg::Model &model, const std::string &input,
+              const std::vector<double> &frequencies, const Overrides &parameters,
+              py::object period) {
+             hbg::SteadyOptions o = steadyOptions(period, 1000, false);
+             hbg::FrequencyResponse f;
+             {
+               py::gil_scoped_release released;
+               f = model.frequencyResponse(input, frequencies, parameters, o);
+             }
+             py::dict d;
+             d["ok"] = f.ok();
+             d["error"] = f.error;
+             d["failure"] = failureDict(f.failure);
+             d["input"] = f.input;
+             d["frequencies"] = array(f.frequencies);
+             py::dict response;
+             for (std::size_t i = 0; i < f.outputs.size() && i < f.response.size(); ++i)
+               response[py::str(f.outputs[i])] = f.response[i];
+             d["response"] = response;
+             d["period"] = f.period;
+             d["residual"] = f.residual;
+             return d;
            })
       .def("simulate", &simulate)
       .def("sweep", &sweep)
@@ -387,6 +545,8 @@ PYBIND11_MODULE(_hbg, m) {
                              [](const hbg::Simulation &s) { return eventList(s.events()); })
       .def_property_readonly("steps", &hbg::Simulation::steps);
 
+  m.def("dot_text", &dotText);
+  m.def("plot_svg", &plotSvg);
   m.def(
       "compile_file",
       [](const std::string &path, const Overrides &parameters,

@@ -38,6 +38,8 @@ Model driver::compileModel(const Compiler &compiler, std::shared_ptr<SourceManag
                            std::move(context));
   std::shared_ptr<Model::Impl> impl = plainModel(compiler, std::move(initial));
   impl->graph = std::make_shared<bg::BondGraph>(std::move(graph));
+  impl->sources = std::move(sources);
+  impl->context = std::move(context);
   return Model(std::move(impl));
 }
 

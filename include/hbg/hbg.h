@@ -74,6 +74,22 @@ struct SteadyOptions {
 struct SteadyState;
 struct FrequencyResponse;
 
+/// The linear model dx/dt = A x + B u, y = C x + D u of a model about an
+/// operating point (Model::linearize; `hbgc linearize`): the inputs u are
+/// the sources' values (an effort source's effort, a flow source's flow),
+/// the outputs y the model's outputs. Matrices row-major: A is states by
+/// states, B states by inputs, C outputs by states, D outputs by inputs.
+struct LinearModel {
+  std::vector<std::string> states, inputs, outputs;
+  std::vector<double> a, b, c, d;
+  /// The eigenvalues of A, sorted by real part, then imaginary part.
+  std::vector<std::complex<double>> poles;
+  /// Where: the time and the mode (`sw=on`; empty without switched
+  /// junctions).
+  double time = 0;
+  std::string mode;
+};
+
 /// One diagnostic of a failed compilation, with its place in the source.
 struct CompileDiagnostic {
   /// The file (compileFile's path, compileString's name, a library's
@@ -186,6 +202,16 @@ public:
                                       const std::vector<double> &frequencies,
                                       const std::map<std::string, double> &parameters = {},
                                       SteadyOptions options = {}) const;
+  /// The linear model about the state a run from the start reaches at
+  /// time `at` (the initial state for 0), with `parameters` (by name, the
+  /// defaults otherwise), in `mode` (`j1=on, j2=off`; empty: the mode the
+  /// run is in at `at`), from the symbolic derivatives of its equations
+  /// (docs/numerics.md, "Linearisation"). Throws CompileError for a mode
+  /// that names no mode, std::invalid_argument for an unknown parameter,
+  /// and SimulationError when the run to `at` fails or the model cannot
+  /// be linearised there (a loop with no solution, a singular Jacobian).
+  LinearModel linearize(double at = 0, const std::string &mode = "",
+                        const std::map<std::string, double> &parameters = {}) const;
   /// Modes analysed so far (switched models analyse a mode the first time
   /// a simulation enters it; one dropped from the cache and entered again
   /// counts again, see CompilerOptions::maxCachedModes).
@@ -422,12 +448,17 @@ struct FrequencyResponse {
 class SimulationError : public std::runtime_error {
 public:
   using std::runtime_error::runtime_error;
-  SimulationError(const std::string &what, std::optional<RunDiagnostic> d)
-      : std::runtime_error(what), diagnostic_(std::move(d)) {}
+  SimulationError(const std::string &what, std::optional<RunDiagnostic> d,
+                  std::string details = {})
+      : std::runtime_error(what), diagnostic_(std::move(d)), details_(std::move(details)) {}
   const std::optional<RunDiagnostic> &diagnostic() const { return diagnostic_; }
+  /// What the model's analysis reported on the way, rendered with carets
+  /// (a mode whose sources conflict, for Model::linearize); mostly empty.
+  const std::string &details() const { return details_; }
 
 private:
   std::optional<RunDiagnostic> diagnostic_;
+  std::string details_;
 };
 
 /// One configurable run of a model: all at once (run()), or step by step

@@ -15,8 +15,8 @@ import os as _os
 
 from . import _hbg
 
-__all__ = ["compile", "Model", "Result", "Event", "Simulation", "CompileError",
-           "SimulationError", "Diagnostic"]
+__all__ = ["compile", "Model", "Result", "Event", "Simulation", "LinearModel", "SteadyState",
+           "FrequencyResponse", "CompileError", "SimulationError", "Diagnostic"]
 
 
 class Diagnostic:
@@ -68,8 +68,9 @@ class SimulationError(Exception):
     time, mode and element, the message, and the result computed up to the
     failure (`result`; None for a run driven step by step)."""
 
-    def __init__(self, text, failure, result):
+    def __init__(self, text, failure, result, details=""):
         super().__init__(text)
+        self.details = details
         failure = failure or {}
         self.kind = failure.get("kind", "")
         self.time = failure.get("time", float("nan"))
@@ -96,10 +97,14 @@ def compile(source, parameters=None, lib_path=None, name=None):
     parameters = dict(parameters or {})
     lib = [str(p) for p in (lib_path or [])]
     if isinstance(source, _os.PathLike) or not _is_source(source):
-        model = _hbg.compile_file(_os.fspath(source), parameters, lib)
+        path = _os.fspath(source)
+        model = _hbg.compile_file(path, parameters, lib)
+        origin = ("file", path)
     else:
-        model = _hbg.compile_string(source, name or "<string>", parameters, lib)
-    return Model(model, parameters)
+        name = name or "<string>"
+        model = _hbg.compile_string(source, name, parameters, lib)
+        origin = ("text", source, name)
+    return Model(model, parameters, origin, lib)
 
 
 def _settings(kwargs):
@@ -110,9 +115,11 @@ class Model:
     """A compiled model (hbg.compile). Any number of threads may simulate
     it at once."""
 
-    def __init__(self, model, parameters=None):
+    def __init__(self, model, parameters=None, origin=None, lib_path=None):
         self._model = model
         self._parameters = dict(parameters or {})
+        self._origin = origin
+        self._lib_path = list(lib_path or [])
 
     name = property(lambda self: self._model.name)
     switched = property(lambda self: self._model.switched, doc="whether it has switched junctions")
@@ -175,6 +182,39 @@ class Model:
                     raise SimulationError(r.error_text, r._result.failure, r)
         return results
 
+    def linearize(self, at=0.0, mode=None, parameters=None):
+        """The linear model dx/dt = A x + B u, y = C x + D u about the state
+        a run from the start reaches at `at`, in `mode` ("sw=on"; None:
+        the mode the run is in there): a LinearModel. The inputs u are the
+        sources' values, the outputs y the model's outputs."""
+        return LinearModel(self._model.linearize(float(at), mode or "", self._with(parameters)))
+
+    def steady(self, parameters=None, period=None, rows_per_period=1000, losses=True, check=True):
+        """The periodic steady state under the model's periodic sources,
+        found by shooting (`hbgc steady`): a SteadyState with one period's
+        rows, each output's mean, RMS, minimum and maximum, the losses
+        (mean power of each R element and source, and at events), the
+        Floquet multipliers. `period`: the sources' common period unless
+        given. A search that fails raises SimulationError (check=False:
+        returns it, `ok` false)."""
+        d = self._model.steady(self._with(parameters), period, rows_per_period, losses)
+        s = SteadyState(d, self)
+        if check and not s.ok:
+            raise SimulationError(s.error, d["failure"], None)
+        return s
+
+    def ac(self, input, frequencies, parameters=None, period=None, check=True):
+        """The small-signal frequency response about the periodic steady
+        state (`hbgc ac`) to a sinusoid on `input` (a parameter or an
+        input) at each frequency (Hz): a FrequencyResponse whose
+        `response[output]` is a complex NumPy array per unit of the input."""
+        import numpy
+        d = self._model.ac(input, [float(f) for f in numpy.atleast_1d(frequencies)],
+                           self._with(parameters), period)
+        if check and not d["ok"]:
+            raise SimulationError(d["error"], d["failure"], None)
+        return FrequencyResponse(d)
+
     def build(self, path):
         """Writes a standalone simulator (`hbgc build`) to `path`."""
         self._model.build(_os.fspath(path), False)
@@ -183,9 +223,103 @@ class Model:
         """Writes an FMI 3.0 FMU (Model Exchange and Co-Simulation)."""
         self._model.build(_os.fspath(path), True)
 
+    def dot(self, mode=None):
+        """The bond graph in Graphviz's DOT language, drawn as `hbgc dot`
+        draws it: causal strokes, switched junctions boxed with their
+        state, derivative storage red, loops coloured, instances as
+        clusters; in `mode` ("sw=on"; None: the initial mode)."""
+        if self._origin is None:
+            raise ValueError("the model's source is not known")
+        if self._origin[0] == "file":
+            with open(self._origin[1]) as f:
+                text, name = f.read(), self._origin[1]
+        else:
+            text, name = self._origin[1], self._origin[2]
+        structural = {k: v for k, v in self._parameters.items()
+                      if self._model.structural(k) is not None}
+        return _hbg.dot_text(text, name, structural, self._lib_path, mode or "")
+
+    def svg(self, mode=None):
+        """The drawing as SVG, rendered by Graphviz's `dot` program."""
+        import subprocess
+        return subprocess.run(["dot", "-Tsvg"], input=self.dot(mode), capture_output=True,
+                              text=True, check=True).stdout
+
+    def _repr_svg_(self):
+        # A notebook shows the bond graph; without Graphviz, the text repr.
+        try:
+            return self.svg()
+        except (OSError, ValueError, CompileError, Exception):
+            return None
+
     def __repr__(self):
         return "<hbg.Model %s: %d states, outputs %s>" % (
             self.name, len(self.state_names), ", ".join(self.output_names))
+
+
+class LinearModel:
+    """Model.linearize's result: A, B, C, D (2-D NumPy arrays), the poles
+    (A's eigenvalues, complex, sorted by real part), the names of the
+    states, inputs and outputs, and where (time, mode)."""
+
+    def __init__(self, d):
+        self.A, self.B, self.C, self.D = d["A"], d["B"], d["C"], d["D"]
+        self.poles = d["poles"]
+        self.states, self.inputs, self.outputs = list(d["states"]), list(d["inputs"]), list(d["outputs"])
+        self.time, self.mode = d["time"], d["mode"]
+
+    def __repr__(self):
+        return "<hbg.LinearModel %d states, %d inputs, %d outputs at t=%r%s>" % (
+            len(self.states), len(self.inputs), len(self.outputs), self.time,
+            " in " + self.mode if self.mode else "")
+
+
+class SteadyState:
+    """Model.steady's result: `period`, one period's `rows` (a Result,
+    time from 0 to the period), `figures[output]` (mean, rms, min, max),
+    `losses` (element path: mean power; "events": the loss at events),
+    `multipliers`, `modes` and `mode_phases`, `residual`; efficiency()."""
+
+    def __init__(self, d, model):
+        self.ok, self.error = d["ok"], d["error"]
+        self.period, self.residual = d["period"], d["residual"]
+        self.rows = Result(d["rows"], model._parameters, model)
+        self.figures = dict(d["figures"])
+        self.losses = dict(d["losses"])
+        self.multipliers = list(d["multipliers"])
+        self.modes, self.mode_phases = list(d["modes"]), list(d["mode_phases"])
+        self.state = d["state"]
+
+    def efficiency(self, out, into):
+        """The mean power of the elements `out` names over that of those
+        `into` names (comma-separated element paths, as --efficiency)."""
+        def total(names):
+            return sum(self.losses[n.strip()] for n in names.split(","))
+        return total(out) / total(into)
+
+    def __repr__(self):
+        return "<hbg.SteadyState period %r, residual %.2g>" % (self.period, self.residual)
+
+
+class FrequencyResponse:
+    """Model.ac's result: `frequencies` (Hz) and `response[output]`,
+    complex NumPy arrays per unit of `input`, with magnitude() and
+    phase() (degrees) of an output."""
+
+    def __init__(self, d):
+        import numpy
+        self.input = d["input"]
+        self.frequencies = d["frequencies"]
+        self.response = {k: numpy.asarray(v, dtype=complex) for k, v in d["response"].items()}
+        self.period, self.residual = d["period"], d["residual"]
+
+    def magnitude(self, output):
+        import numpy
+        return numpy.abs(self.response[output])
+
+    def phase(self, output):
+        import numpy
+        return numpy.degrees(numpy.angle(self.response[output]))
 
 
 class Event:
@@ -267,6 +401,36 @@ class Result:
         import pandas
         return pandas.DataFrame({n: self[n] for n in self.output_names},
                                 index=pandas.Index(self.time, name="time"))
+
+    def svg(self, together=False, title=None):
+        """The outputs against time as SVG, with the events as lines and the
+        modes as bands, as `hbgc run --plot` draws them (`together`: one
+        panel for all)."""
+        return _hbg.plot_svg(self._result, title or "model " + self._model.name, together)
+
+    def _repr_svg_(self):
+        return self.svg() or None
+
+    def plot(self, outputs=None, events=True, ax=None):
+        """The outputs against time with matplotlib (each in a panel of its
+        own unless `ax` is given), with the events as vertical lines.
+        Returns the figure."""
+        import matplotlib.pyplot as plt
+        names = list(outputs or self.output_names)
+        if ax is None:
+            fig, axes = plt.subplots(len(names), 1, sharex=True, squeeze=False,
+                                     figsize=(7, 1.8 * len(names) + 0.6))
+            axes = [a[0] for a in axes]
+        else:
+            fig, axes = ax.figure, [ax] * len(names)
+        times = [e.time for e in self.events] if events else []
+        for a, n in zip(axes, names):
+            a.plot(self.time, self[n], label=n)
+            for t in times:
+                a.axvline(t, color="0.8", linewidth=0.8, zorder=0)
+            a.set_ylabel(n)
+        axes[-1].set_xlabel("time")
+        return fig
 
     def csv(self):
         """The trajectory as CSV, as `hbgc run` writes it."""

@@ -124,3 +124,27 @@ def test_build_simulator_and_fmu(tmp_path, examples):
     import zipfile
     with zipfile.ZipFile(fmu) as z:
         assert "modelDescription.xml" in z.namelist()
+
+
+def test_linearize_against_characteristic_roots(examples):
+    # The series RLC: L C s^2 + R C s + 1 = 0.
+    model = hbg.compile(os.path.join(examples, "rlc.hbg"))
+    for R in (1.0, 5.0):
+        lin = model.linearize(parameters={"R": R})
+        L, C = 0.5, 0.1
+        roots = np.sort_complex(np.roots([L * C, R * C, 1.0]))
+        assert lin.A.shape == (2, 2) and lin.B.shape == (2, 1)
+        assert lin.C.shape == (2, 2) and lin.D.shape == (2, 1)
+        assert lin.inputs == ["source.e"]
+        assert lin.outputs == model.output_names
+        assert np.allclose(np.sort_complex(lin.poles), roots, rtol=1e-12, atol=0)
+        assert np.allclose(np.sort_complex(np.linalg.eigvals(lin.A)), roots, rtol=1e-12)
+
+
+def test_linearize_in_a_mode_and_its_errors(examples):
+    model = hbg.compile(os.path.join(examples, "ideal_switch.hbg"))
+    with pytest.raises(hbg.CompileError) as info:
+        model.linearize(mode="nosuch=on")
+    assert info.value.kind
+    with pytest.raises(ValueError):
+        model.linearize(parameters={"nosuch": 1})

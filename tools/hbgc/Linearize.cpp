@@ -21,79 +21,35 @@ struct LinearizeArgs {
 int linearize(const LinearizeArgs &a, const Common &common) {
   if (a.file.empty())
     throw UsageError{"no input file"};
-  const std::string &path = a.file, &mode = a.mode, &format = a.format;
-  bool haveMode = a.haveMode;
+  const std::string &format = a.format;
   double at = a.at;
-  const std::map<std::string, double> &overrides = a.overrides;
   // The model is compiled from its initial mode (that is where a run
-  // starts); the mode to linearise in is read separately.
-  driver::Session session(sessionOptions(common, overrides), std::cerr);
-  if (!session.load(path))
+  // starts); Model::linearize reads the mode to linearise in.
+  driver::Session session(sessionOptions(common, a.overrides), std::cerr);
+  if (!session.load(a.file))
     return 1;
-  bg::BondGraph graph = *session.frontend().graph;
-  bg::Mode where = session.frontend().mode;
-  bool switched = bg::hasSwitched(graph);
-  if (haveMode) {
-    bg::ModeError err;
-    bg::Mode given;
-    if (!bg::parseMode(graph, mode, where, given, err)) {
-      driver::reportModeError(graph, err, session.diagnostics());
-      session.printDiagnostics();
-      return 1;
-    }
-    where = std::move(given);
-  }
   std::optional<Model> compiled = session.compile(Compiler());
   if (!compiled)
     return 1;
   Model &model = *compiled;
-  SimulationOptions opts;
-  opts.tEnd = at;
-  Simulation sim(model, opts);
-  for (const auto &[name, v] : overrides) {
-    try {
-      sim.setParameter(name, v);
-    } catch (const std::invalid_argument &e) {
-      std::cerr << "hbgc: error: " << e.what() << "\n";
-      return 1;
-    }
-  }
-  std::vector<double> params = model.parameterValues(overrides);
-  std::vector<double> state = model.initialState(params);
-  std::string modeText = bg::modeText(graph, where);
-  if (at > 0) {
-    Result r = sim.run();
-    if (!r.ok()) {
-      std::cerr << "hbgc: error: " << r.error << "\n";
-      return 1;
-    }
-    state = r.finalState;
-    if (switched && !haveMode && r.finalMode != modeText) {
-      bg::ModeError err;
-      if (!bg::parseMode(graph, r.finalMode, bg::initialMode(graph), where, err)) {
-        std::cerr << "hbgc: internal error: cannot read mode `" << r.finalMode << "`\n";
-        return 70;
-      }
-      modeText = r.finalMode;
-    }
-  }
-  const std::vector<std::string> &names = model.stateNames();
-  auto stateValue = [&](const std::string &name) {
-    auto it = std::find(names.begin(), names.end(), name);
-    return it == names.end() ? 0.0 : state[static_cast<std::size_t>(it - names.begin())];
-  };
-  std::optional<RunDiagnostic> why;
-  std::optional<eq::StateSpace> ss =
-      eq::linearize(graph, where, params, at, stateValue, session.diagnostics(), why);
-  session.printDiagnostics();
-  if (!ss) {
-    why->mode = modeText; // as the run that reached it names it
-    std::cerr << "hbgc: error: " << why->text(model.name()) << "\n";
+  std::optional<LinearModel> linear;
+  try {
+    linear = model.linearize(at, a.haveMode ? a.mode : "", a.overrides);
+  } catch (const CompileError &e) {
+    std::cerr << e.what();
+    return 1;
+  } catch (const std::invalid_argument &e) {
+    std::cerr << "hbgc: error: " << e.what() << "\n";
+    return 1;
+  } catch (const SimulationError &e) {
+    std::cerr << e.details() << "hbgc: error: " << e.what() << "\n";
     return 1;
   }
+  const LinearModel *ss = &*linear;
+  const std::string &modeText = ss->mode;
   std::size_t n = ss->states.size(), m = ss->inputs.size(), p = ss->outputs.size();
   auto pole = [&](std::size_t k) {
-    double re = ss->eigenRe[k], im = ss->eigenIm[k];
+    double re = ss->poles[k].real(), im = ss->poles[k].imag();
     if (im == 0)
       return re < 0 ? "time constant " + num(-1 / re) + " s"
                     : re == 0 ? std::string("integrator") : "unstable, growing as exp(" + num(re) + " t)";
@@ -115,8 +71,8 @@ int linearize(const LinearizeArgs &a, const Common &common) {
     dump("C", ss->c, ss->outputs, ss->states);
     dump("D", ss->d, ss->outputs, ss->inputs);
     for (std::size_t k = 0; k < n; ++k)
-      std::cout << "pole," << k << ",\"" << pole(k) << "\"," << num(ss->eigenRe[k])
-                << (ss->eigenIm[k] < 0 ? "" : "+") << num(ss->eigenIm[k]) << "i\n";
+      std::cout << "pole," << k << ",\"" << pole(k) << "\"," << num(ss->poles[k].real())
+                << (ss->poles[k].imag() < 0 ? "" : "+") << num(ss->poles[k].imag()) << "i\n";
     return finishStdout(0);
   }
   std::cout << "model " << model.name() << "\n";
@@ -148,9 +104,10 @@ int linearize(const LinearizeArgs &a, const Common &common) {
   matrix("D", ss->d, p, m);
   std::cout << "\npoles\n";
   for (std::size_t k = 0; k < n; ++k) {
-    std::cout << "  " << num(ss->eigenRe[k]);
-    if (ss->eigenIm[k] != 0)
-      std::cout << (ss->eigenIm[k] < 0 ? " - " : " + ") << num(std::abs(ss->eigenIm[k])) << "i";
+    std::cout << "  " << num(ss->poles[k].real());
+    if (ss->poles[k].imag() != 0)
+      std::cout << (ss->poles[k].imag() < 0 ? " - " : " + ") << num(std::abs(ss->poles[k].imag()))
+                << "i";
     std::cout << ": " << pole(k) << "\n";
   }
   return finishStdout(0);
