@@ -136,6 +136,69 @@ TEST_CASE("errors: compile errors carry rendered diagnostics") {
   CHECK_THROWS_AS(hbg::Compiler().compileFile("/nonexistent/x.hbg"), hbg::CompileError);
 }
 
+TEST_CASE("errors: each compile diagnostic with its place, kind and notes") {
+  try {
+    hbg::Compiler().compileString("model M {\n  R r(1);\n  R r(2);\n  C c(1); bond c -> d;\n}\n",
+                                  "bad.hbg");
+    FAIL("expected a CompileError");
+  } catch (const hbg::CompileError &e) {
+    REQUIRE(e.diagnostics().size() >= 2);
+    const hbg::CompileDiagnostic &dup = e.diagnostics()[0];
+    CHECK(dup.file == "bad.hbg");
+    CHECK(dup.line == 3);
+    CHECK(dup.column == 5);
+    CHECK(dup.kind == "DuplicateName");
+    CHECK(dup.severity == "error");
+    CHECK(dup.message == "redefinition of `r`");
+    CHECK(dup.rendered.rfind("bad.hbg:3:5: error: redefinition of `r`\n  R r(2);\n    ^\n", 0) == 0);
+    REQUIRE(dup.notes.size() == 1);
+    CHECK(dup.notes[0].line == 2);
+    CHECK(dup.notes[0].severity == "note");
+    const hbg::CompileDiagnostic &unknown = e.diagnostics()[1];
+    CHECK(unknown.line == 4);
+    CHECK(unknown.kind == "UnknownName");
+    // what() is every diagnostic rendered, in order.
+    CHECK(std::string(e.what()).rfind(dup.rendered, 0) == 0);
+  }
+  try {
+    hbg::Compiler().compileFile("/nonexistent/x.hbg");
+    FAIL("expected a CompileError");
+  } catch (const hbg::CompileError &e) {
+    REQUIRE(e.diagnostics().size() == 1);
+    CHECK(e.diagnostics()[0].kind == "CannotOpenFile");
+    CHECK(e.diagnostics()[0].file.empty());
+    CHECK(e.diagnostics()[0].line == 0);
+  }
+}
+
+TEST_CASE("Model::linearize: the poles of a series RLC are its characteristic roots") {
+  hbg::Model m = hbg::Compiler().compileString(R"(
+model RLC {
+    parameter R = 1;
+    Se s(1); R r(R); I l(0.5); C c(0.1); 1 j;
+    bond s -> j; bond j -> r; bond j -> l; bond j -> c;
+    output q = c.q;
+}
+)");
+  for (double R : {1.0, 5.0}) {
+    hbg::LinearModel lin = m.linearize(0, "", {{"R", R}});
+    REQUIRE(lin.poles.size() == 2);
+    // L C s^2 + R C s + 1 = 0.
+    double a = 0.05, b = R * 0.1, c = 1, disc = b * b - 4 * a * c;
+    std::complex<double> r1 = (-b - std::sqrt(std::complex<double>(disc))) / (2 * a);
+    std::complex<double> r2 = (-b + std::sqrt(std::complex<double>(disc))) / (2 * a);
+    auto near = [](std::complex<double> x, std::complex<double> y) {
+      return std::abs(x - y) <= 1e-12 * std::abs(y);
+    };
+    CHECK(((near(lin.poles[0], r1) && near(lin.poles[1], r2)) ||
+           (near(lin.poles[0], r2) && near(lin.poles[1], r1))));
+    CHECK(lin.inputs == std::vector<std::string>{"s.e"});
+    CHECK(lin.outputs == std::vector<std::string>{"q"});
+    CHECK(lin.a.size() == 4);
+  }
+  CHECK_THROWS_AS(m.linearize(0, "", {{"nosuch", 1}}), std::invalid_argument);
+}
+
 TEST_CASE("errors: unknown parameter and unknown output name close matches") {
   hbg::Model model = hbg::Compiler().compileString(kDecay);
   hbg::Simulation sim(model);
