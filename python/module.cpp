@@ -264,7 +264,9 @@ hbg::SteadyOptions steadyOptions(py::object period, std::size_t rowsPerPeriod, b
   return o;
 }
 
-py::dict steadyState(hbg::SteadyState &s) {
+py::dict steadyState(hbg::SteadyState &&state) {
+  auto kept = std::make_shared<hbg::SteadyState>(std::move(state));
+  hbg::SteadyState &s = *kept;
   py::dict d;
   d["ok"] = s.ok();
   d["error"] = s.error;
@@ -295,6 +297,9 @@ py::dict steadyState(hbg::SteadyState &s) {
   if (!s.losses.elements.empty())
     losses["events"] = s.losses.eventLoss;
   d["losses"] = losses;
+  // SteadyState::efficiency, which names unknown elements and close ones.
+  d["efficiency"] = py::cpp_function(
+      [kept](const std::string &out, const std::string &in) { return kept->efficiency(out, in); });
   d["transient_periods"] = s.transientPeriods;
   d["periods_simulated"] = s.periodsSimulated;
   return d;
@@ -416,7 +421,7 @@ PYBIND11_MODULE(_hbg, m) {
                py::gil_scoped_release released;
                s = model.steady(parameters, o);
              }
-             return steadyState(s);
+             return steadyState(std::move(s));
            })
       .def("ac",
            [](const hbg::Model &model, const std::string &input,

@@ -10,22 +10,18 @@ CompiledSystem::CompiledSystem(const Model &model, std::vector<double> params)
     : ProgramSystem(std::move(params), model.impl()->initial->equations.numHeld,
                     model.impl()->switched, &model.impl()->storageLaws),
       model_(model), m_(*model.impl()) {
-  for (std::size_t k = 0; k < m_.graph->held.size(); ++k)
+  for (std::size_t k = 0; k < m_.graph->held.size(); ++k) {
     if (m_.graph->held[k].kind == bg::Held::Kind::Discrete)
       discretes_.push_back({m_.graph->held[k].name, std::uint32_t(k)});
+    if (m_.graph->held[k].kind == bg::Held::Kind::Settle)
+      settle_ = std::int64_t(k);
+  }
   for (const bg::Integrator &in : m_.graph->integrators)
     for (std::uint32_t i = 0; i < m_.stateNames.size(); ++i)
       if (m_.stateNames[i] == in.name)
         integrals_.push_back(i);
 }
 
-
-std::int64_t CompiledSystem::settleSlot() const {
-  for (std::size_t k = 0; k < m_.graph->held.size(); ++k)
-    if (m_.graph->held[k].kind == bg::Held::Kind::Settle)
-      return std::int64_t(k);
-  return -1;
-}
 
 CompiledSystem::~CompiledSystem() {
   // The run's modes are free for the cache to drop once it lets go.

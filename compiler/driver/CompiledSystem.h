@@ -27,7 +27,7 @@ public:
   const std::vector<std::pair<std::string, std::uint32_t>> &discretes() const override {
     return discretes_;
   }
-  std::int64_t settleSlot() const override;
+  std::int64_t settleSlot() const override { return settle_; }
   const std::vector<std::uint32_t> &integralStates() const override { return integrals_; }
 
 protected:
@@ -39,6 +39,7 @@ private:
   const Model::Impl &m_;
   std::vector<std::uint32_t> integrals_;
   std::vector<std::pair<std::string, std::uint32_t>> discretes_;
+  std::int64_t settle_ = -1;
 };
 
 } // namespace hbg

@@ -168,19 +168,8 @@ void extractKinks(EquationSystem &sys) {
   const sym::ExprContext &ctx = *sys.ctx;
   if (ctx.count(sym::Op::Sign) + ctx.count(sym::Op::Floor) + ctx.count(sym::Op::Abs) +
           ctx.count(sym::Op::Min) + ctx.count(sym::Op::Max) ==
-      0) {
-    // An edge's signal with no kink is constant: held values read it as is.
-    std::unordered_map<std::uint32_t, sym::ExprId> edgeOf;
-    for (const EquationSystem::Edge &e : sys.edges)
-      edgeOf[e.value.index] = e.b;
-    if (!edgeOf.empty()) {
-      std::vector<sym::ExprId *> roots;
-      for (sym::ExprId &e : sys.heldValues)
-        roots.push_back(&e);
-      sys.ctx->substitute(roots, edgeOf);
-    }
-    return;
-  }
+      0)
+    return; // an edge's Boolean signal is an `if`, a Sign: it counts
   KinkRewriter r(sys);
   for (State &s : sys.states)
     r.rewrite(s.derivative);

@@ -289,13 +289,13 @@ class SteadyState:
         self.multipliers = list(d["multipliers"])
         self.modes, self.mode_phases = list(d["modes"]), list(d["mode_phases"])
         self.state = d["state"]
+        self._efficiency = d["efficiency"]
 
     def efficiency(self, out, into):
         """The mean power of the elements `out` names over that of those
-        `into` names (comma-separated element paths, as --efficiency)."""
-        def total(names):
-            return sum(self.losses[n.strip()] for n in names.split(","))
-        return total(out) / total(into)
+        `into` names (comma-separated element paths, as --efficiency);
+        ValueError naming an unknown element and close ones."""
+        return self._efficiency(out, into)
 
     def __repr__(self):
         return "<hbg.SteadyState period %r, residual %.2g>" % (self.period, self.residual)
@@ -327,12 +327,10 @@ class Event:
     through, the state, discrete values and outputs before and after (by
     name), the energy stored before and after, and what the jump removed."""
 
-    def __init__(self, d, result):
+    def __init__(self, d, states, outputs, discretes):
         self.time = d["time"]
         self.transitions = list(d["transitions"])
         self.modes = list(d["modes"])
-        states, outputs = result.state_names, result.output_names
-        discretes = result.discrete_names
         self.before = dict(zip(states, d["before"]))
         self.after = dict(zip(states, d["after"]))
         self.outputs_before = dict(zip(outputs, d["outputs_before"]))
@@ -394,7 +392,8 @@ class Result:
 
     @property
     def events(self):
-        return [Event(d, self) for d in self._result.events]
+        names = (self.state_names, self.output_names, self.discrete_names)
+        return [Event(d, *names) for d in self._result.events]
 
     def to_pandas(self):
         """A pandas DataFrame indexed by time, a column per output."""
@@ -494,8 +493,7 @@ class Simulation:
 
     @property
     def events(self):
-        class _Names:
-            state_names = self._model.state_names
-            output_names = self._model.output_names
-            discrete_names = []
-        return [Event(d, _Names) for d in self._sim.events]
+        """The events so far (without discrete values: Result.events has
+        them)."""
+        names = (self._model.state_names, self._model.output_names, [])
+        return [Event(d, *names) for d in self._sim.events]
