@@ -41,7 +41,10 @@ for block in blocks:
         print("$ " + command, flush=True)
         subprocess.run(command, shell=True, cwd=work, check=True)
 import os
-built = os.path.isdir(os.path.join(os.environ["PYTHONPATH"], "hbg"))
+# The compiled part, not the folder: a build configured once with the
+# module and then without it (a sanitizer build) keeps the folder.
+package = os.path.join(os.environ["PYTHONPATH"], "hbg")
+built = os.path.isdir(package) and any(f.startswith("_hbg") for f in os.listdir(package))
 for script in scripts:
     if not built:
         print("check-readme: the Python module was not built; its block is not run")
